@@ -1,0 +1,1 @@
+//! Parquet writers (being written).

@@ -1,0 +1,146 @@
+//! Plain record types the simulator emits: one `FlowRecord` per flow, one `QueueSample`
+//! per (queue, sampling instant), and the `RunSummary`. These are the contract of
+//! `../shared/design.md` (flows.parquet, queues.parquet, summary.json); the writers in
+//! `parquet.rs` and `summary.rs` turn them into files without changing their meaning.
+
+use serde::Serialize;
+
+/// Class mark carried by a packet and reported per flow (Guo & Matta's In/Out = short/long).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassMark {
+    #[default]
+    None = 0,
+    Short = 1,
+    Long = 2,
+}
+
+impl ClassMark {
+    pub const ALL: [ClassMark; 3] = [ClassMark::None, ClassMark::Short, ClassMark::Long];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClassMark::None => "none",
+            ClassMark::Short => "short",
+            ClassMark::Long => "long",
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One row of flows.parquet.
+#[derive(Clone, Debug, Default)]
+pub struct FlowRecord {
+    pub flow_id: u64,
+    /// Node names of the two ends (data flows from src to dst; in request/response
+    /// mode src is the server that sends the object and dst the client).
+    pub src: String,
+    pub dst: String,
+    /// "tcp" or "udp".
+    pub kind: &'static str,
+    /// Name of the traffic block that created the flow.
+    pub source: String,
+    /// Free-form tag from the traffic block (e.g. "foreground"); empty when none.
+    pub tag: String,
+    pub start_s: f64,
+    /// Time the last data byte was delivered; None if unfinished.
+    pub end_s: Option<f64>,
+    /// Payload bytes of the transfer (size_pkts * MSS); None for persistent flows.
+    pub size_bytes: Option<u64>,
+    /// Data packets of the transfer; None for persistent flows.
+    pub size_pkts: Option<u64>,
+    /// First SYN sent (or first data packet without handshake) to last byte delivered.
+    pub fct_s: Option<f64>,
+    pub data_pkts_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub drops: u64,
+    pub ecn_marks: u64,
+    pub syn_drops: u64,
+    pub first_data_drop: bool,
+    pub favored_pkts: u64,
+    pub class_at_end: ClassMark,
+    pub path: String,
+    /// Base round-trip propagation delay of the flow's path (both directions), seconds.
+    pub base_rtt_s: f64,
+    /// Data packets delivered in order to the receiving application.
+    pub delivered_pkts: u64,
+}
+
+/// One row of queues.parquet: one queue at one sampling instant. Counters cover the
+/// interval (t_s - interval, t_s]; arrays are indexed by `ClassMark::index()`.
+#[derive(Clone, Debug, Default)]
+pub struct QueueSample {
+    pub t_s: f64,
+    pub queue: String,
+    pub len_pkts: u64,
+    pub len_bytes: u64,
+    /// The discipline's average queue estimate (RED's avg), None if it keeps none.
+    pub avg_pkts: Option<f64>,
+    pub len_by_class: [u64; 3],
+    pub departures: [u64; 3],
+    pub drops: [u64; 3],
+    pub marks: [u64; 3],
+}
+
+/// Per-queue totals for summary.json.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueTotals {
+    pub name: String,
+    pub discipline: String,
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub departed: u64,
+    pub dropped: u64,
+    pub marked: u64,
+    pub pushed_out: u64,
+    /// Fraction of simulated time the link behind the queue was transmitting.
+    pub utilisation: f64,
+    pub occupancy_at_end: u64,
+    /// Drops by reason: "overflow", "early", "forced", "pushout", ...
+    pub dropped_by_reason: std::collections::BTreeMap<String, u64>,
+    /// Split by class ("none", "short", "long"): arrivals, enqueued, departed, dropped, marked.
+    pub by_class: std::collections::BTreeMap<String, ClassTotals>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ClassTotals {
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub departed: u64,
+    pub dropped: u64,
+    pub marked: u64,
+    pub pushed_out: u64,
+}
+
+/// summary.json.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunSummary {
+    pub savanna_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub events: u64,
+    pub packets_forwarded: u64,
+    pub packets_created: u64,
+    pub packets_delivered: u64,
+    pub packets_dropped: u64,
+    pub packets_in_network_at_end: u64,
+    pub link_losses: u64,
+    pub flows_started: u64,
+    pub flows_finished: u64,
+    pub queues: Vec<QueueTotals>,
+}
+
+/// Everything one run produces.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    pub flows: Vec<FlowRecord>,
+    pub queues: Vec<QueueSample>,
+    /// Whether queue sampling was on (queues.parquet is written only then).
+    pub queue_sampling: bool,
+    pub summary: RunSummary,
+}

@@ -1,0 +1,1 @@
+//! summary.json writer (being written).
