@@ -1,5 +1,768 @@
-//! The simulation loop (being written).
-use crate::error::Result;
-use crate::metrics::RunOutput;
+//! The simulator: builds a world from a `Plan` and runs the event loop.
+//!
+//! A packet's life: an endpoint emits it at its host, which hands it to the egress link
+//! towards the destination (static routes); the link's queue discipline accepts, drops or
+//! pushes out; the transmitter serialises one packet at a time at the link rate, then the
+//! packet propagates for the link delay (or is lost with the link's Bernoulli probability)
+//! and arrives at the next node, until the destination host hands it to the endpoint.
+//!
+//! The hot loop allocates nothing once pools have grown (packets, endpoints and scratch
+//! buffers are reused) and looks nothing up by name: nodes, links, flows and endpoints are
+//! plain indices.
+
+use std::time::Instant;
+
+use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
+use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
+use crate::error::{Error, Result};
+use crate::metrics::{ClassMark, ClassTotals, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary};
+use crate::net::packet::FLAG_RETX;
+use crate::net::topology::NO_ROUTE;
+use crate::net::{Packet, PacketPool, PktId, PktKind};
+use crate::scenario::build::{make_qdisc, Plan, TrafficKind};
+use crate::scenario::schema::{FaultKind, FaultSpec, Mode};
 use crate::scenario::Scenario;
-pub fn run(_sc: &Scenario) -> Result<RunOutput> { Ok(RunOutput::default()) }
+use crate::tcp::{TcpConfig, TcpEndpoint, TcpIo, TcpNotice};
+
+const NONE: u32 = u32::MAX;
+
+/// Run a scenario to completion and return its records.
+pub fn run(sc: &Scenario) -> Result<RunOutput> {
+    let plan = crate::scenario::resolve(sc)?;
+    let mut w = World::new(plan);
+    let t0 = Instant::now();
+    w.run();
+    let wall = t0.elapsed().as_secs_f64();
+    w.finish(wall)
+}
+
+/// Per-queue counters, by class where it matters.
+#[derive(Clone, Default)]
+pub struct QStats {
+    pub arrivals: [u64; 3],
+    pub enqueued: [u64; 3],
+    pub departed: [u64; 3],
+    pub drops: [[u64; 3]; DropReason::COUNT],
+    pub marks: [u64; 3],
+    pub occupancy: [u64; 3],
+}
+
+impl QStats {
+    fn dropped(&self, c: usize) -> u64 {
+        (0..DropReason::COUNT).filter(|&r| r != DropReason::LinkLoss as usize).map(|r| self.drops[r][c]).sum()
+    }
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: f64,
+    ns_per_byte: f64,
+    pub delay_ns: Time,
+    pub loss: f64,
+    pub qdisc: Box<dyn Qdisc>,
+    rng: Rng,
+    loss_rng: Rng,
+    busy: bool,
+    tx_pkt: PktId,
+    tx_end: Time,
+    pub busy_ns: Time,
+    pub stats: QStats,
+    last_sample: QStats,
+    faults: Vec<(FaultSpec, u32)>,
+}
+
+/// Compact per-flow state kept for every flow of the run.
+#[derive(Clone)]
+pub struct Flow {
+    pub traffic: u16,
+    pub mode: Mode,
+    /// Data sender and receiver hosts.
+    pub src: u32,
+    pub dst: u32,
+    pub start: Time,
+    pub end: Option<Time>,
+    /// Data packets (None: persistent).
+    pub size: Option<u64>,
+    /// Side (0 client, 1 server) that receives the data.
+    pub data_to_side: u8,
+    pub ep: [u32; 2],
+    pub drops: u64,
+    pub syn_drops: u64,
+    pub synack_drops: u64,
+    pub ack_drops: u64,
+    pub first_data_drop: bool,
+    pub tcp: crate::tcp::TcpStats,
+    pub base_rtt: Time,
+    pub class_at_end: ClassMark,
+}
+
+pub struct World {
+    plan: Plan,
+    sched: Scheduler,
+    pkts: PacketPool,
+    pub links: Vec<Link>,
+    routes: Vec<u32>,
+    n_nodes: usize,
+    pub flows: Vec<Flow>,
+    eps: Vec<TcpEndpoint>,
+    free_eps: Vec<u32>,
+    traffic_rng: Vec<Rng>,
+    tx_buf: Vec<Packet>,
+    qout: QOut,
+    samples: Vec<QueueSample>,
+    sampled_links: Vec<u32>,
+    sample_ns: Time,
+    packets_forwarded: u64,
+    packets_delivered: u64,
+    packets_dropped: u64,
+    link_losses: u64,
+    late_packets: u64,
+    flows_finished: u64,
+    end_ns: Time,
+}
+
+impl World {
+    pub fn new(plan: Plan) -> World {
+        let topo = &plan.topo;
+        let routes = topo.routes();
+        let mut links: Vec<Link> = topo
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Link {
+                name: l.name.clone(),
+                from: l.from,
+                to: l.to,
+                rate_bps: l.rate_bps,
+                ns_per_byte: 8e9 / l.rate_bps,
+                delay_ns: l.delay_ns,
+                loss: l.loss,
+                qdisc: make_qdisc(&plan.queues[l.queue], plan.pkt_bytes),
+                rng: Rng::stream(plan.seed, &format!("queue/{i}")),
+                loss_rng: Rng::stream(plan.seed, &format!("loss/{i}")),
+                busy: false,
+                tx_pkt: 0,
+                tx_end: 0,
+                busy_ns: 0,
+                stats: QStats::default(),
+                last_sample: QStats::default(),
+                faults: Vec::new(),
+            })
+            .collect();
+        for (l, f) in &plan.faults {
+            links[*l as usize].faults.push((f.clone(), 0));
+        }
+        let traffic_rng = plan.traffic.iter().map(|t| Rng::stream(plan.seed, &format!("traffic/{}", t.name))).collect();
+        let (sample_ns, sampled_links) = plan.sampling.clone().unwrap_or((0, Vec::new()));
+        let mut w = World {
+            n_nodes: topo.n_nodes(),
+            sched: Scheduler::new(),
+            pkts: PacketPool::new(),
+            links,
+            routes,
+            flows: Vec::new(),
+            eps: Vec::new(),
+            free_eps: Vec::new(),
+            traffic_rng,
+            tx_buf: Vec::with_capacity(64),
+            qout: QOut::default(),
+            samples: Vec::new(),
+            sampled_links,
+            sample_ns,
+            packets_forwarded: 0,
+            packets_delivered: 0,
+            packets_dropped: 0,
+            link_losses: 0,
+            late_packets: 0,
+            flows_finished: 0,
+            end_ns: plan.duration_ns,
+            plan,
+        };
+        for (i, t) in w.plan.traffic.iter().enumerate() {
+            let first = match &t.kind {
+                TrafficKind::Poisson { start, .. } => Some(*start),
+                TrafficKind::Persistent { start, .. } => Some(*start),
+                TrafficKind::List { flows } => flows.first().map(|f| f.0),
+            };
+            if let Some(at) = first {
+                w.sched.at(at, Event::Traffic { src: i as u32, arg: 0 });
+            }
+        }
+        if w.sample_ns > 0 {
+            w.sched.at(w.sample_ns, Event::Sample);
+        }
+        w.sched.at(w.end_ns, Event::Stop);
+        w
+    }
+
+    pub fn run(&mut self) {
+        while let Some(ev) = self.sched.pop() {
+            match ev {
+                Event::Arrive { node, pkt } => self.arrive(node, pkt),
+                Event::TxDone { link } => self.tx_done(link),
+                Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
+                Event::DelAck { ep, gen } => self.delack_timer(ep, gen),
+                Event::Traffic { src, arg } => self.traffic(src, arg),
+                Event::Sample => self.sample(),
+                Event::Stop => break,
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ forwarding
+
+    #[inline]
+    fn arrive(&mut self, node: u32, id: PktId) {
+        let dst = self.pkts.get(id).dst;
+        if dst == node {
+            self.deliver(id);
+        } else {
+            self.forward(node, id);
+        }
+    }
+
+    #[inline]
+    fn forward(&mut self, node: u32, id: PktId) {
+        let dst = self.pkts.get(id).dst;
+        let l = self.routes[node as usize * self.n_nodes + dst as usize];
+        if l == NO_ROUTE {
+            // Validation guarantees host-to-host routes; count defensively.
+            self.drop_packet(id, DropReason::Policy);
+            return;
+        }
+        self.enqueue(l, id);
+    }
+
+    fn enqueue(&mut self, l: u32, id: PktId) {
+        let now = self.sched.now();
+        let link = &mut self.links[l as usize];
+        let class = {
+            let p = self.pkts.get_mut(id);
+            p.enq_ns = now;
+            p.class.index()
+        };
+        link.stats.arrivals[class] += 1;
+        self.qout.clear();
+        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let accepted = link.qdisc.enqueue(id, &mut cx);
+        if accepted {
+            link.stats.enqueued[class] += 1;
+            link.stats.occupancy[class] += 1;
+        }
+        self.account_marks(l);
+        let n = self.qout.drops.len();
+        for i in 0..n {
+            let (d, why) = self.qout.drops[i];
+            let c = self.pkts.get(d).class.index();
+            let link = &mut self.links[l as usize];
+            link.stats.drops[why as usize][c] += 1;
+            if d != id {
+                link.stats.occupancy[c] -= 1; // a queued packet pushed out
+            }
+            self.drop_packet(d, why);
+        }
+        if !self.links[l as usize].busy {
+            self.start_tx(l);
+        }
+    }
+
+    fn account_marks(&mut self, l: u32) {
+        if self.qout.marks > 0 {
+            for &m in &self.qout.marked {
+                let c = self.pkts.get(m).class.index();
+                self.links[l as usize].stats.marks[c] += 1;
+            }
+        }
+    }
+
+    fn start_tx(&mut self, l: u32) {
+        let now = self.sched.now();
+        let link = &mut self.links[l as usize];
+        self.qout.clear();
+        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let next = link.qdisc.dequeue(&mut cx);
+        self.account_marks(l);
+        let n = self.qout.drops.len();
+        for i in 0..n {
+            let (d, why) = self.qout.drops[i];
+            let c = self.pkts.get(d).class.index();
+            let link = &mut self.links[l as usize];
+            link.stats.drops[why as usize][c] += 1;
+            link.stats.occupancy[c] -= 1;
+            self.drop_packet(d, why);
+        }
+        if let Some(id) = next {
+            let link = &mut self.links[l as usize];
+            let p = self.pkts.get(id);
+            let c = p.class.index();
+            link.stats.occupancy[c] -= 1;
+            link.stats.departed[c] += 1;
+            let tx = (p.size as f64 * link.ns_per_byte).round() as Time;
+            link.busy = true;
+            link.tx_pkt = id;
+            link.tx_end = now + tx;
+            link.busy_ns += tx;
+            self.packets_forwarded += 1;
+            self.sched.at(now + tx, Event::TxDone { link: l });
+        }
+    }
+
+    fn tx_done(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        link.busy = false;
+        let id = link.tx_pkt;
+        let lost = (!link.faults.is_empty() && Self::fault_hits(&mut link.faults, self.pkts.get(id))) || (link.loss > 0.0 && link.loss_rng.bernoulli(link.loss));
+        if lost {
+            self.link_losses += 1;
+            let c = self.pkts.get(id).class.index();
+            self.links[l as usize].stats.drops[DropReason::LinkLoss as usize][c] += 1;
+            self.drop_packet(id, DropReason::LinkLoss);
+        } else {
+            let to = link.to;
+            let at = self.sched.now() + link.delay_ns;
+            self.sched.at(at, Event::Arrive { node: to, pkt: id });
+        }
+        self.start_tx(l);
+    }
+
+    fn fault_hits(faults: &mut [(FaultSpec, u32)], p: &Packet) -> bool {
+        for (f, seen) in faults.iter_mut() {
+            let kind_ok = matches!(
+                (f.kind, p.kind),
+                (FaultKind::Syn, PktKind::Syn) | (FaultKind::SynAck, PktKind::SynAck) | (FaultKind::Data, PktKind::Data) | (FaultKind::Ack, PktKind::Ack)
+            );
+            if kind_ok && f.flow == p.flow && (f.kind != FaultKind::Data && f.kind != FaultKind::Ack || f.seq == p.seq) {
+                *seen += 1;
+                if *seen == f.occurrence {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn drop_packet(&mut self, id: PktId, _why: DropReason) {
+        let p = *self.pkts.get(id);
+        self.pkts.free(id);
+        self.packets_dropped += 1;
+        if let Some(f) = self.flows.get_mut(p.flow as usize) {
+            match p.kind {
+                PktKind::Data | PktKind::Udp => {
+                    f.drops += 1;
+                    if p.seq == 0 && p.to_side == f.data_to_side && p.flags & FLAG_RETX == 0 {
+                        f.first_data_drop = true;
+                    }
+                }
+                PktKind::Syn => f.syn_drops += 1,
+                PktKind::SynAck => f.synack_drops += 1,
+                PktKind::Ack => f.ack_drops += 1,
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ endpoints
+
+    fn deliver(&mut self, id: PktId) {
+        let p = *self.pkts.get(id);
+        self.pkts.free(id);
+        self.packets_delivered += 1;
+        let ep = self.flows[p.flow as usize].ep[p.to_side as usize];
+        if ep == NONE {
+            self.late_packets += 1;
+            return;
+        }
+        let e = &mut self.eps[ep as usize];
+        let cfg = &self.plan.tcp[e.cfg as usize];
+        let mut io = TcpIo { now: self.sched.now(), cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
+        e.on_packet(&p, &mut io);
+        let notice = io.notice;
+        self.after_tcp(ep, notice);
+    }
+
+    fn tcp_timer(&mut self, ep: u32, gen: u32) {
+        let now = self.sched.now();
+        let e = &mut self.eps[ep as usize];
+        if e.timer_gen != gen {
+            return; // stale
+        }
+        e.timer_at = None;
+        match e.rto_deadline {
+            Some(d) if d <= now => {
+                let cfg = &self.plan.tcp[e.cfg as usize];
+                let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
+                e.on_timeout(&mut io);
+                let notice = io.notice;
+                self.after_tcp(ep, notice);
+            }
+            Some(_) => self.sync_timers(ep),
+            None => {}
+        }
+    }
+
+    fn delack_timer(&mut self, ep: u32, gen: u32) {
+        let now = self.sched.now();
+        let e = &mut self.eps[ep as usize];
+        if e.delack_gen != gen {
+            return;
+        }
+        e.delack_at = None;
+        match e.delack_deadline {
+            Some(d) if d <= now => {
+                let cfg = &self.plan.tcp[e.cfg as usize];
+                let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
+                e.on_delack_timer(&mut io);
+                let notice = io.notice;
+                self.after_tcp(ep, notice);
+            }
+            Some(_) => self.sync_timers(ep),
+            None => {}
+        }
+    }
+
+    /// Inject what an endpoint sent, react to its notices, and arm its timers.
+    fn after_tcp(&mut self, ep: u32, notice: TcpNotice) {
+        let node = self.eps[ep as usize].local;
+        let mut buf = std::mem::take(&mut self.tx_buf);
+        for p in buf.drain(..) {
+            let id = self.pkts.alloc(p);
+            self.forward(node, id);
+        }
+        self.tx_buf = buf;
+        let flow = self.eps[ep as usize].flow;
+        let side = self.eps[ep as usize].side;
+        let f = &mut self.flows[flow as usize];
+        if notice.rx_complete && side == f.data_to_side && f.end.is_none() {
+            f.end = Some(self.sched.now());
+            self.flows_finished += 1;
+        }
+        let (a, b) = (f.ep[0], f.ep[1]);
+        let done = |e: &TcpEndpoint| e.rx_done && e.tx_done && e.response_pkts.is_none();
+        if a != NONE && b != NONE && done(&self.eps[a as usize]) && done(&self.eps[b as usize]) {
+            self.release(flow);
+            return;
+        }
+        self.sync_timers(ep);
+    }
+
+    /// Schedule timer events for an endpoint whose deadlines moved earlier than its pending
+    /// events (later deadlines are picked up when the pending event fires).
+    fn sync_timers(&mut self, ep: u32) {
+        let e = &mut self.eps[ep as usize];
+        if let Some(d) = e.rto_deadline {
+            if e.timer_at.is_none_or(|t| d < t) {
+                e.timer_gen = e.timer_gen.wrapping_add(1);
+                e.timer_at = Some(d);
+                self.sched.at(d, Event::TcpTimer { ep, gen: e.timer_gen });
+            }
+        }
+        if let Some(d) = e.delack_deadline {
+            if e.delack_at.is_none_or(|t| d < t) {
+                e.delack_gen = e.delack_gen.wrapping_add(1);
+                e.delack_at = Some(d);
+                self.sched.at(d, Event::DelAck { ep, gen: e.delack_gen });
+            }
+        }
+    }
+
+    fn release(&mut self, flow: u32) {
+        for side in 0..2 {
+            let ep = self.flows[flow as usize].ep[side];
+            if ep == NONE {
+                continue;
+            }
+            let e = &mut self.eps[ep as usize];
+            add_stats(&mut self.flows[flow as usize].tcp, &e.stats);
+            e.timer_gen = e.timer_gen.wrapping_add(1);
+            e.delack_gen = e.delack_gen.wrapping_add(1);
+            e.timer_at = None;
+            e.delack_at = None;
+            self.flows[flow as usize].ep[side] = NONE;
+            self.free_eps.push(ep);
+        }
+    }
+
+    fn new_endpoint(&mut self, flow: u32, side: u8, local: u32, remote: u32, cfg: u16, snd: u64, rcv: u64) -> u32 {
+        let c: &TcpConfig = &self.plan.tcp[cfg as usize];
+        match self.free_eps.pop() {
+            Some(i) => {
+                self.eps[i as usize].reset(flow, side, local, remote, cfg, c, snd, rcv);
+                i
+            }
+            None => {
+                self.eps.push(TcpEndpoint::new(flow, side, local, remote, cfg, c, snd, rcv));
+                (self.eps.len() - 1) as u32
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ traffic
+
+    fn traffic(&mut self, src: u32, arg: u32) {
+        let now = self.sched.now();
+        let t = src as usize;
+        let tcp = self.plan.traffic[t].tcp;
+        let mode = self.plan.traffic[t].mode;
+        match &self.plan.traffic[t].kind {
+            TrafficKind::Poisson { mean_gap_s, size, pairs, stop, .. } => {
+                if now >= *stop {
+                    return;
+                }
+                let rng = &mut self.traffic_rng[t];
+                // Draw order is fixed (pair, size, gap) so the workload is a function of
+                // the seed alone.
+                let (s, d) = pairs[rng.below(pairs.len() as u64) as usize];
+                let n = size.sample(rng);
+                let gap = secs_to_ns(rng.exp(*mean_gap_s));
+                let (stop, next) = (*stop, now + gap.max(1));
+                self.start_flow(src as u16, tcp, mode, s, d, Some(n));
+                if next < stop {
+                    self.sched.at(next, Event::Traffic { src, arg: 0 });
+                }
+            }
+            TrafficKind::Persistent { count, stagger, pairs, .. } => {
+                let (count, stagger) = (*count, *stagger);
+                let (s, d) = pairs[arg as usize % pairs.len()];
+                self.start_flow(src as u16, tcp, Mode::Bulk, s, d, None);
+                if arg + 1 < count {
+                    self.sched.at(now + stagger, Event::Traffic { src, arg: arg + 1 });
+                }
+            }
+            TrafficKind::List { flows } => {
+                let (_, size, s, d) = flows[arg as usize];
+                let next = flows.get(arg as usize + 1).map(|f| f.0);
+                self.start_flow(src as u16, tcp, mode, s, d, size);
+                if let Some(at) = next {
+                    self.sched.at(at, Event::Traffic { src, arg: arg + 1 });
+                }
+            }
+        }
+    }
+
+    /// Create a flow carrying `size` data packets (None: persistent) from host `s` to `d`.
+    fn start_flow(&mut self, traffic: u16, tcp: u16, mode: Mode, s: u32, d: u32, size: Option<u64>) {
+        let now = self.sched.now();
+        let flow = self.flows.len() as u32;
+        let n = size.unwrap_or(u64::MAX);
+        let base_rtt = self.path_delay(s, d) + self.path_delay(d, s);
+        // Client (side 0) opens the connection. Bulk: the client is the data sender.
+        // Request/response: the client is the data receiver and asks with one packet.
+        let (client, server, data_to_side) = match mode {
+            Mode::Bulk => (s, d, 1u8),
+            Mode::RequestResponse => (d, s, 0u8),
+        };
+        self.flows.push(Flow {
+            traffic,
+            mode,
+            src: s,
+            dst: d,
+            start: now,
+            end: None,
+            size,
+            data_to_side,
+            ep: [NONE, NONE],
+            drops: 0,
+            syn_drops: 0,
+            synack_drops: 0,
+            ack_drops: 0,
+            first_data_drop: false,
+            tcp: Default::default(),
+            base_rtt,
+            class_at_end: ClassMark::None,
+        });
+        let (c_snd, c_rcv, s_snd, s_rcv) = match mode {
+            Mode::Bulk => (n, 0, 0, n),
+            Mode::RequestResponse => (1, n, 0, 1),
+        };
+        let ce = self.new_endpoint(flow, 0, client, server, tcp, c_snd, c_rcv);
+        let se = self.new_endpoint(flow, 1, server, client, tcp, s_snd, s_rcv);
+        let cfg = &self.plan.tcp[tcp as usize];
+        if mode == Mode::RequestResponse {
+            self.eps[ce as usize].data_bytes = cfg.request_bytes;
+            self.eps[se as usize].response_pkts = Some(n);
+            self.eps[se as usize].tx_done = false;
+        }
+        if !cfg.handshake {
+            self.eps[se as usize].accept_without_handshake(cfg);
+        }
+        self.flows[flow as usize].ep = [ce, se];
+        let e = &mut self.eps[ce as usize];
+        let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
+        e.open(&mut io);
+        let notice = io.notice;
+        self.after_tcp(ce, notice);
+    }
+
+    fn path_delay(&self, s: u32, d: u32) -> Time {
+        self.plan.topo.path(&self.routes, s, d).iter().map(|&l| self.links[l as usize].delay_ns).sum()
+    }
+
+    // ------------------------------------------------------------------ measurement
+
+    fn sample(&mut self) {
+        let t = ns_to_secs(self.sched.now());
+        for &l in &self.sampled_links {
+            let link = &mut self.links[l as usize];
+            let s = &link.stats;
+            let p = &link.last_sample;
+            let diff = |a: &[u64; 3], b: &[u64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+            let drops_now = [s.dropped(0), s.dropped(1), s.dropped(2)];
+            let drops_prev = [p.dropped(0), p.dropped(1), p.dropped(2)];
+            self.samples.push(QueueSample {
+                t_s: t,
+                queue: link.name.clone(),
+                len_pkts: link.qdisc.len_pkts() as u64,
+                len_bytes: link.qdisc.len_bytes(),
+                avg_pkts: link.qdisc.avg(),
+                len_by_class: s.occupancy,
+                departures: diff(&s.departed, &p.departed),
+                drops: diff(&drops_now, &drops_prev),
+                marks: diff(&s.marks, &p.marks),
+            });
+            link.last_sample = link.stats.clone();
+        }
+        let next = self.sched.now() + self.sample_ns;
+        if next <= self.end_ns {
+            self.sched.at(next, Event::Sample);
+        }
+    }
+
+    /// Build the run's records.
+    pub fn finish(mut self, wall_seconds: f64) -> Result<RunOutput> {
+        let end = self.sched.now().max(self.end_ns.min(self.sched.now()));
+        // Fold the counters of still-open endpoints into their flows.
+        for fi in 0..self.flows.len() {
+            for side in 0..2 {
+                let ep = self.flows[fi].ep[side];
+                if ep != NONE {
+                    let st = self.eps[ep as usize].stats.clone();
+                    add_stats(&mut self.flows[fi].tcp, &st);
+                }
+            }
+        }
+        let mut queues = Vec::with_capacity(self.links.len());
+        let sim_s = ns_to_secs(end);
+        let mut in_queues = 0u64;
+        let mut in_tx = 0u64;
+        for link in &self.links {
+            let s = &link.stats;
+            let occ: u64 = s.occupancy.iter().sum();
+            if occ != link.qdisc.len_pkts() as u64 {
+                return Err(Error::Internal(format!("queue {}: accounting says {} queued, discipline holds {}", link.name, occ, link.qdisc.len_pkts())));
+            }
+            in_queues += occ;
+            let mut busy = link.busy_ns;
+            if link.busy {
+                in_tx += 1;
+                busy -= link.tx_end.saturating_sub(end);
+            }
+            let mut by_reason = std::collections::BTreeMap::new();
+            for r in DropReason::ALL {
+                let n: u64 = s.drops[r as usize].iter().sum();
+                if n > 0 {
+                    by_reason.insert(r.as_str().to_string(), n);
+                }
+            }
+            let mut by_class = std::collections::BTreeMap::new();
+            for c in ClassMark::ALL {
+                let i = c.index();
+                if s.arrivals[i] > 0 {
+                    by_class.insert(
+                        c.as_str().to_string(),
+                        ClassTotals {
+                            arrivals: s.arrivals[i],
+                            enqueued: s.enqueued[i],
+                            departed: s.departed[i],
+                            dropped: s.dropped(i),
+                            marked: s.marks[i],
+                            pushed_out: s.drops[DropReason::PushOut as usize][i],
+                        },
+                    );
+                }
+            }
+            queues.push(QueueTotals {
+                name: link.name.clone(),
+                discipline: link.qdisc.kind().to_string(),
+                arrivals: s.arrivals.iter().sum(),
+                enqueued: s.enqueued.iter().sum(),
+                departed: s.departed.iter().sum(),
+                dropped: (0..3).map(|c| s.dropped(c)).sum(),
+                marked: s.marks.iter().sum(),
+                pushed_out: s.drops[DropReason::PushOut as usize].iter().sum(),
+                utilisation: if end > 0 { busy as f64 / end as f64 } else { 0.0 },
+                occupancy_at_end: occ,
+                dropped_by_reason: by_reason,
+                by_class,
+            });
+        }
+        let _ = (in_queues, in_tx);
+        let names = &self.plan.topo.node_names;
+        let flows: Vec<FlowRecord> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let t = &self.plan.traffic[f.traffic as usize];
+                let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
+                FlowRecord {
+                    flow_id: i as u64,
+                    src: names[f.src as usize].clone(),
+                    dst: names[f.dst as usize].clone(),
+                    kind: "tcp",
+                    source: t.name.clone(),
+                    tag: t.tag.clone(),
+                    start_s: ns_to_secs(f.start),
+                    end_s: f.end.map(ns_to_secs),
+                    size_bytes: f.size.map(|n| n * mss),
+                    size_pkts: f.size,
+                    fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
+                    data_pkts_sent: f.tcp.data_pkts_sent,
+                    retransmits: f.tcp.retransmits,
+                    timeouts: f.tcp.timeouts,
+                    fast_retransmits: f.tcp.fast_retransmits,
+                    drops: f.drops,
+                    ecn_marks: f.tcp.ecn_marks,
+                    syn_drops: f.syn_drops,
+                    first_data_drop: f.first_data_drop,
+                    favored_pkts: 0,
+                    class_at_end: f.class_at_end,
+                    path: String::new(),
+                    base_rtt_s: ns_to_secs(f.base_rtt),
+                    delivered_pkts: f.tcp.delivered,
+                }
+            })
+            .collect();
+        let summary = RunSummary {
+            savanna_version: crate::VERSION.to_string(),
+            scenario: self.plan.name.clone(),
+            seed: self.plan.seed,
+            sim_seconds: sim_s,
+            wall_seconds,
+            events: self.sched.events(),
+            packets_forwarded: self.packets_forwarded,
+            packets_created: self.pkts.created(),
+            packets_delivered: self.packets_delivered,
+            packets_dropped: self.packets_dropped,
+            packets_in_network_at_end: self.pkts.live(),
+            link_losses: self.link_losses,
+            flows_started: self.flows.len() as u64,
+            flows_finished: self.flows_finished,
+            queues,
+        };
+        if summary.packets_created != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end {
+            return Err(Error::Internal("packet conservation failed".into()));
+        }
+        Ok(RunOutput { flows, queues: std::mem::take(&mut self.samples), queue_sampling: self.sample_ns > 0, summary })
+    }
+}
+
+fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats) {
+    into.data_pkts_sent += s.data_pkts_sent;
+    into.retransmits += s.retransmits;
+    into.timeouts += s.timeouts;
+    into.fast_retransmits += s.fast_retransmits;
+    into.ecn_marks += s.ecn_marks;
+    into.delivered += s.delivered;
+    into.syn_sent += s.syn_sent;
+}

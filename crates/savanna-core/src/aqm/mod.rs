@@ -1,1 +1,233 @@
-//! (being written)
+//! Queue disciplines. One discipline per file (as Linux `net/sched/sch_*.c`), all behind the
+//! `Qdisc` trait, sharing RED's average and drop-curve math in `redmath.rs`.
+//!
+//! The contract a discipline implements (so size-aware disciplines need no engine change):
+//! - `enqueue` sees the arriving packet (its flow id, class mark, kind, ECN codepoint) and
+//!   may accept it, drop it, or push out queued packets, reporting every drop through
+//!   `QCtx::drop` with a reason and ECN marks through `QCtx::mark`;
+//! - `dequeue` may pick any queued packet (and may drop others on the way, e.g. CoDel);
+//! - the engine keeps the accounting (arrivals, departures, drops by reason and class,
+//!   marks, occupancy by class), so every discipline is counted the same way.
+
+pub mod droptail;
+pub mod red;
+pub mod redmath;
+
+use crate::engine::{Rng, Time};
+use crate::net::{Ecn, PacketPool, PktId};
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropReason {
+    /// Buffer full (tail drop).
+    Overflow = 0,
+    /// Random early drop (RED-family probability).
+    Early = 1,
+    /// Forced drop: the average is above the hard threshold.
+    Forced = 2,
+    /// A queued packet pushed out to make room for a preferred arrival.
+    PushOut = 3,
+    /// Dropped by a sojourn-time law (CoDel/PIE) or a discipline-specific rule (CHOKe pair).
+    Policy = 4,
+    /// Lost on a link (Bernoulli loss or an injected fault); not a queue drop.
+    LinkLoss = 5,
+}
+
+impl DropReason {
+    pub const COUNT: usize = 6;
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::PushOut,
+        DropReason::Policy,
+        DropReason::LinkLoss,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::PushOut => "pushout",
+            DropReason::Policy => "policy",
+            DropReason::LinkLoss => "link_loss",
+        }
+    }
+}
+
+/// Drops and marks a discipline reported during one enqueue or dequeue call.
+/// The vectors are reused (cleared by the engine), so reporting allocates nothing.
+#[derive(Default)]
+pub struct QOut {
+    pub drops: Vec<(PktId, DropReason)>,
+    pub marks: u32,
+    pub marked: Vec<PktId>,
+}
+
+impl QOut {
+    pub fn clear(&mut self) {
+        self.drops.clear();
+        self.marked.clear();
+        self.marks = 0;
+    }
+}
+
+/// What a discipline may use while handling a packet.
+pub struct QCtx<'a> {
+    pub now: Time,
+    pub pkts: &'a mut PacketPool,
+    /// This queue's own random stream.
+    pub rng: &'a mut Rng,
+    pub out: &'a mut QOut,
+    /// Rate of the link the queue feeds, bits per second (RED's idle-time correction).
+    pub link_bps: f64,
+}
+
+impl QCtx<'_> {
+    /// Report a drop. The packet must no longer be held by the discipline.
+    #[inline]
+    pub fn drop(&mut self, p: PktId, why: DropReason) {
+        self.out.drops.push((p, why));
+    }
+    /// Try to ECN-mark a packet (RFC 3168): an ECT packet becomes CE and true is returned;
+    /// a not-ECT packet is left alone and false is returned (the caller then drops it).
+    #[inline]
+    pub fn mark(&mut self, p: PktId) -> bool {
+        let pk = self.pkts.get_mut(p);
+        match pk.ecn {
+            Ecn::Ect => {
+                pk.ecn = Ecn::Ce;
+                self.out.marks += 1;
+                self.out.marked.push(p);
+                true
+            }
+            Ecn::Ce => true,
+            Ecn::NotEct => false,
+        }
+    }
+}
+
+/// A queue discipline on a link's egress.
+pub trait Qdisc {
+    /// Short name ("droptail", "red", ...).
+    fn kind(&self) -> &'static str;
+    /// Offer an arriving packet. Returns true if it was queued (it may still push others
+    /// out); false if it was dropped, in which case `cx.drop` was called for it.
+    fn enqueue(&mut self, p: PktId, cx: &mut QCtx) -> bool;
+    /// Remove the next packet to transmit.
+    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId>;
+    fn len_pkts(&self) -> usize;
+    fn len_bytes(&self) -> u64;
+    /// The discipline's average queue estimate in packets (RED's avg), if it keeps one.
+    fn avg(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// FIFO of packet ids with byte accounting, the storage most disciplines build on.
+#[derive(Default)]
+pub struct Fifo {
+    q: std::collections::VecDeque<PktId>,
+    bytes: u64,
+}
+
+impl Fifo {
+    pub fn with_capacity(n: usize) -> Self {
+        Fifo { q: std::collections::VecDeque::with_capacity(n), bytes: 0 }
+    }
+    #[inline]
+    pub fn push(&mut self, p: PktId, pkts: &PacketPool) {
+        self.bytes += pkts.get(p).size as u64;
+        self.q.push_back(p);
+    }
+    #[inline]
+    pub fn pop(&mut self, pkts: &PacketPool) -> Option<PktId> {
+        let p = self.q.pop_front()?;
+        self.bytes -= pkts.get(p).size as u64;
+        Some(p)
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &PktId> {
+        self.q.iter()
+    }
+    /// Remove the packet at position `i` (0 = head).
+    pub fn remove_at(&mut self, i: usize, pkts: &PacketPool) -> Option<PktId> {
+        let p = self.q.remove(i)?;
+        self.bytes -= pkts.get(p).size as u64;
+        Some(p)
+    }
+    pub fn insert_at(&mut self, i: usize, p: PktId, pkts: &PacketPool) {
+        self.bytes += pkts.get(p).size as u64;
+        self.q.insert(i, p);
+    }
+    pub fn get(&self, i: usize) -> Option<PktId> {
+        self.q.get(i).copied()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! A bench for driving a discipline directly with synthetic packets.
+    use super::*;
+    use crate::metrics::ClassMark;
+    use crate::net::{Packet, PktKind};
+
+    pub struct Bench {
+        pub pkts: PacketPool,
+        pub rng: Rng,
+        pub out: QOut,
+        pub now: Time,
+        pub link_bps: f64,
+    }
+
+    impl Bench {
+        pub fn new(seed: u64) -> Self {
+            Bench { pkts: PacketPool::new(), rng: Rng::stream(seed, "bench"), out: QOut::default(), now: 0, link_bps: 10e6 }
+        }
+        pub fn pkt(&mut self, flow: u32, seq: u32, class: ClassMark, ecn: Ecn) -> PktId {
+            self.pkts.alloc(Packet {
+                flow,
+                seq,
+                ack: 0,
+                src: 0,
+                dst: 1,
+                size: 1500,
+                enq_ns: 0,
+                kind: PktKind::Data,
+                ecn,
+                flags: 0,
+                class,
+                to_side: 1,
+                path: 0,
+                qmark: 0,
+            })
+        }
+        pub fn cx(&mut self) -> QCtx<'_> {
+            QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps }
+        }
+        /// Offer a packet; returns (accepted, drops reported).
+        pub fn offer(&mut self, q: &mut dyn Qdisc, p: PktId) -> (bool, Vec<(PktId, DropReason)>) {
+            self.out.clear();
+            let mut cx = QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps };
+            let ok = q.enqueue(p, &mut cx);
+            (ok, self.out.drops.clone())
+        }
+        pub fn take(&mut self, q: &mut dyn Qdisc) -> Option<PktId> {
+            self.out.clear();
+            let mut cx = QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps };
+            q.dequeue(&mut cx)
+        }
+    }
+}

@@ -1,6 +1,375 @@
-//! Atomic output directories (being written).
-use std::path::Path;
-use crate::error::Result;
+//! Atomic output directories: `write_run` puts flows.parquet, queues.parquet (only when
+//! queue sampling is on) and summary.json into `--out DIR` so that a reader never sees a
+//! half-written run.
+//!
+//! Files are first written into a fresh hidden staging directory inside DIR
+//! (`.partial-<pid>-<n>`), then renamed into place: a stale summary.json is removed first,
+//! the Parquet files are renamed next, and summary.json is renamed last, so the presence of
+//! summary.json means the directory holds one complete run. On error the staging directory
+//! is removed, as are any directories this call created (if still empty).
+
+use std::fs::{self, File};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+use crate::metrics::parquet::{write_flows, write_queues};
+use crate::metrics::summary::to_json;
 use crate::metrics::RunOutput;
-pub fn check_writable(_out_dir: &Path) -> Result<()> { Ok(()) }
-pub fn write_run(_out_dir: &Path, _out: &RunOutput) -> Result<()> { Ok(()) }
+
+/// File names inside an output directory.
+pub const FLOWS_FILE: &str = "flows.parquet";
+pub const QUEUES_FILE: &str = "queues.parquet";
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// Prefix of staging directories (hidden; left behind only if the process is killed).
+pub const STAGING_PREFIX: &str = ".partial-";
+
+/// The CLI flag that names the output directory; used as the field of input errors.
+const OUT_FIELD: &str = "--out";
+
+/// Check, before a run, that `out_dir` can receive its output: it is a directory or can be
+/// created, and files can be created in it. Directories created to find out are removed
+/// again, so a successful check leaves the file system as it was.
+pub fn check_writable(out_dir: &Path) -> Result<()> {
+    let created = create_out_dir(out_dir)?;
+    let probe = make_staging(out_dir);
+    if let Ok(p) = &probe {
+        let _ = fs::remove_dir(p);
+    }
+    remove_created(&created);
+    probe.map(|_| ())
+}
+
+/// Write one run's output into `out_dir` atomically (see the module docs). Creates
+/// `out_dir` (and missing parents) if needed; replaces the files of a previous run.
+pub fn write_run(out_dir: &Path, out: &RunOutput) -> Result<()> {
+    write_run_with(out_dir, out, write_run_files)
+}
+
+/// Write the run's files directly into the existing directory `dir`, not atomically:
+/// flows.parquet, then queues.parquet if `out.queue_sampling`, then summary.json.
+/// `write_run` uses this to fill its staging directory.
+pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
+    write_flows(&dir.join(FLOWS_FILE), &out.flows)?;
+    if out.queue_sampling {
+        write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
+    }
+    write_summary(&dir.join(SUMMARY_FILE), out)
+}
+
+/// `write_run` with the staging writer as a parameter (tests inject failures here).
+fn write_run_with(
+    out_dir: &Path,
+    out: &RunOutput,
+    write_files: impl FnOnce(&Path, &RunOutput) -> Result<()>,
+) -> Result<()> {
+    let created = create_out_dir(out_dir)?;
+    let result = make_staging(out_dir).and_then(|staging| {
+        let r =
+            write_files(&staging, out).and_then(|()| commit(&staging, out_dir, out.queue_sampling));
+        // On success the staging directory is empty; on failure it may hold partial files.
+        let _ = fs::remove_dir_all(&staging);
+        r
+    });
+    if result.is_err() {
+        remove_created(&created);
+    } else {
+        sync_dir(out_dir);
+    }
+    result
+}
+
+/// Move the staged files into `out_dir`, summary.json last.
+fn commit(staging: &Path, out_dir: &Path, queue_sampling: bool) -> Result<()> {
+    // Nothing may look complete while old and new files are mixed.
+    remove_if_exists(&out_dir.join(SUMMARY_FILE))?;
+    rename(&staging.join(FLOWS_FILE), &out_dir.join(FLOWS_FILE))?;
+    if queue_sampling {
+        rename(&staging.join(QUEUES_FILE), &out_dir.join(QUEUES_FILE))?;
+    } else {
+        remove_if_exists(&out_dir.join(QUEUES_FILE))?;
+    }
+    rename(&staging.join(SUMMARY_FILE), &out_dir.join(SUMMARY_FILE))
+}
+
+fn write_summary(path: &Path, out: &RunOutput) -> Result<()> {
+    let io_err = |e: std::io::Error| Error::io(path.display().to_string(), e);
+    let mut f = File::create(path).map_err(io_err)?;
+    f.write_all(to_json(&out.summary).as_bytes()).map_err(io_err)?;
+    f.sync_all().map_err(io_err)
+}
+
+fn rename(from: &Path, to: &Path) -> Result<()> {
+    fs::rename(from, to).map_err(|e| Error::io(to.display().to_string(), e))
+}
+
+fn remove_if_exists(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path.display().to_string(), e)),
+    }
+}
+
+/// Best effort: make the renames durable (no-op where directories cannot be synced).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(f) = File::open(dir) {
+        let _ = f.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// The directories that do not exist yet on the way to `out_dir`, deepest first.
+/// Fails with an input error if `out_dir` or one of its ancestors is not a directory.
+fn missing_dirs(out_dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut missing = Vec::new();
+    let mut p = out_dir;
+    loop {
+        match fs::metadata(p) {
+            Ok(m) if m.is_dir() => return Ok(missing),
+            Ok(_) if p == out_dir => {
+                return Err(Error::input(
+                    OUT_FIELD,
+                    format!("{} exists and is not a directory", out_dir.display()),
+                ))
+            }
+            Ok(_) => {
+                return Err(Error::input(
+                    OUT_FIELD,
+                    format!(
+                        "cannot create {}: {} is not a directory",
+                        out_dir.display(),
+                        p.display()
+                    ),
+                ))
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                missing.push(p.to_path_buf());
+                match p.parent() {
+                    // A relative path's last ancestor is "", i.e. the working directory.
+                    Some(parent) if !parent.as_os_str().is_empty() => p = parent,
+                    _ => return Ok(missing),
+                }
+            }
+            Err(e) => {
+                return Err(Error::input(OUT_FIELD, format!("cannot access {}: {e}", p.display())))
+            }
+        }
+    }
+}
+
+/// Create `out_dir` and its missing parents; return the directories created, deepest first.
+fn create_out_dir(out_dir: &Path) -> Result<Vec<PathBuf>> {
+    let missing = missing_dirs(out_dir)?;
+    if missing.is_empty() {
+        return Ok(missing);
+    }
+    // A concurrent cleanup of an empty shared parent (another run's check_writable) can
+    // make creation fail with NotFound; trying again resolves that.
+    let mut attempt = 0;
+    loop {
+        match fs::create_dir_all(out_dir) {
+            Ok(()) => return Ok(missing),
+            Err(e) if e.kind() == ErrorKind::NotFound && attempt < 3 => attempt += 1,
+            Err(e) => {
+                remove_created(&missing);
+                return Err(Error::input(
+                    OUT_FIELD,
+                    format!("cannot create directory {}: {e}", out_dir.display()),
+                ));
+            }
+        }
+    }
+}
+
+/// Remove directories this call created (deepest first), stopping at the first that is
+/// not empty or is already gone.
+fn remove_created(created: &[PathBuf]) {
+    for d in created {
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+    }
+}
+
+/// Create a fresh, empty staging directory inside `out_dir`.
+fn make_staging(out_dir: &Path) -> Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let pid = std::process::id();
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = out_dir.join(format!("{STAGING_PREFIX}{pid}-{n}"));
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            // Left behind by an earlier process with the same pid: pick the next name.
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+            Err(e) => {
+                return Err(Error::input(
+                    OUT_FIELD,
+                    format!("cannot write in {}: {e}", out_dir.display()),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::records::{FlowRecord, QueueSample, RunSummary};
+    use std::sync::atomic::AtomicUsize;
+
+    fn scratch(name: &str) -> PathBuf {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir()
+            .join(format!("savanna-output-test-{}-{name}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn run(n_flows: u64, sampling: bool) -> RunOutput {
+        RunOutput {
+            flows: (0..n_flows)
+                .map(|i| FlowRecord { flow_id: i, kind: "tcp", ..Default::default() })
+                .collect(),
+            queues: vec![QueueSample { t_s: 0.1, queue: "q".into(), ..Default::default() }],
+            queue_sampling: sampling,
+            summary: RunSummary { flows_started: n_flows, ..Default::default() },
+        }
+    }
+
+    fn flow_rows(path: &Path) -> i64 {
+        use ::parquet::file::reader::{FileReader, SerializedFileReader};
+        let r = SerializedFileReader::new(File::open(path).unwrap()).unwrap();
+        r.metadata().file_metadata().num_rows()
+    }
+
+    #[test]
+    fn writes_three_files_and_no_staging() {
+        let base = scratch("three");
+        let out = base.join("a").join("b");
+        write_run(&out, &run(3, true)).unwrap();
+        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]);
+        assert_eq!(flow_rows(&out.join(FLOWS_FILE)), 3);
+        let s = fs::read_to_string(out.join(SUMMARY_FILE)).unwrap();
+        assert_eq!(s, to_json(&run(3, true).summary));
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn rerun_replaces_files_and_drops_stale_queues() {
+        let out = scratch("rerun");
+        write_run(&out, &run(3, true)).unwrap();
+        write_run(&out, &run(5, false)).unwrap();
+        assert_eq!(entries(&out), [FLOWS_FILE, SUMMARY_FILE]);
+        assert_eq!(flow_rows(&out.join(FLOWS_FILE)), 5);
+        assert!(fs::read_to_string(out.join(SUMMARY_FILE))
+            .unwrap()
+            .contains("\"flows_started\": 5"));
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn same_input_same_bytes() {
+        let base = scratch("determinism");
+        let (a, b) = (base.join("a"), base.join("b"));
+        write_run(&a, &run(4, true)).unwrap();
+        write_run(&b, &run(4, true)).unwrap();
+        for f in [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE] {
+            assert_eq!(fs::read(a.join(f)).unwrap(), fs::read(b.join(f)).unwrap(), "{f}");
+        }
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn out_dir_that_is_a_file_is_an_input_error() {
+        let base = scratch("isfile");
+        let out = base.join("out");
+        fs::write(&out, b"not a dir").unwrap();
+        let err = check_writable(&out).unwrap_err();
+        assert!(matches!(&err, Error::Input { field, .. } if field == "--out"), "{err:?}");
+        let err = write_run(&out, &run(1, true)).unwrap_err();
+        assert!(matches!(&err, Error::Input { field, .. } if field == "--out"), "{err:?}");
+        assert_eq!(fs::read(&out).unwrap(), b"not a dir");
+        assert_eq!(entries(&base), ["out"]);
+        // A file in the middle of the path is reported too, and nothing is created.
+        let nested = out.join("sub");
+        assert!(matches!(check_writable(&nested), Err(Error::Input { .. })));
+        assert!(matches!(write_run(&nested, &run(1, true)), Err(Error::Input { .. })));
+        assert_eq!(entries(&base), ["out"]);
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn check_writable_leaves_no_trace() {
+        let base = scratch("check");
+        check_writable(&base.join("x").join("y")).unwrap();
+        check_writable(&base).unwrap();
+        assert!(entries(&base).is_empty());
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn failure_while_staging_removes_created_dirs() {
+        let base = scratch("fail-stage");
+        let out = base.join("new").join("out");
+        let err = write_run_with(&out, &run(2, true), |dir, o| {
+            write_flows(&dir.join(FLOWS_FILE), &o.flows)?;
+            Err(Error::io("injected", "disk full"))
+        })
+        .unwrap_err();
+        assert!(matches!(err, Error::Io { .. }));
+        assert!(entries(&base).is_empty(), "{:?}", entries(&base));
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn failure_while_staging_keeps_previous_run() {
+        let out = scratch("fail-keep");
+        write_run(&out, &run(3, true)).unwrap();
+        let before: Vec<Vec<u8>> = [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]
+            .iter()
+            .map(|f| fs::read(out.join(f)).unwrap())
+            .collect();
+        let r = write_run_with(&out, &run(9, true), |_, _| Err(Error::io("injected", "boom")));
+        assert!(r.is_err());
+        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]);
+        let after: Vec<Vec<u8>> = [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]
+            .iter()
+            .map(|f| fs::read(out.join(f)).unwrap())
+            .collect();
+        assert_eq!(before, after);
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn failure_while_committing_never_looks_complete() {
+        let out = scratch("fail-commit");
+        write_run(&out, &run(3, true)).unwrap();
+        // A non-empty directory where flows.parquet should go makes the rename fail.
+        fs::remove_file(out.join(FLOWS_FILE)).unwrap();
+        fs::create_dir(out.join(FLOWS_FILE)).unwrap();
+        fs::write(out.join(FLOWS_FILE).join("x"), b"x").unwrap();
+        let err = write_run(&out, &run(4, true)).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+        // The old summary is gone (the directory no longer claims a complete run) and no
+        // staging directory remains.
+        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE]);
+        fs::remove_dir_all(&out).unwrap();
+    }
+}

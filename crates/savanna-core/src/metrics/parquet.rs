@@ -1,1 +1,556 @@
-//! Parquet writers (being written).
+//! Parquet writers for `flows.parquet` (one row per `FlowRecord`) and `queues.parquet`
+//! (one row per `QueueSample`), using the low-level `parquet` column-writer API.
+//!
+//! Each table is described once, as an ordered list of columns (name, physical type,
+//! nullability, and how to read the value off a record); the schema text and the column
+//! writes are both derived from that list, so they cannot drift apart. Files are Snappy
+//! compressed, written in row groups of at most `ROW_GROUP_ROWS` rows, and deterministic:
+//! the same records give byte-identical files (`created_by` is fixed, no timestamps).
+//! Strings are BYTE_ARRAY with logical type STRING, so pandas/pyarrow read them as `str`.
+//! Unsigned counters are stored as INT64 (saturating at `i64::MAX`, never reached in practice).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+use std::sync::Arc;
+
+use ::parquet::basic::Compression;
+use ::parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use ::parquet::file::properties::WriterProperties;
+use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
+use ::parquet::schema::parser::parse_message_type;
+
+use crate::error::{Error, Result};
+use crate::metrics::records::{FlowRecord, QueueSample};
+
+/// Maximum rows per row group: bounds the writer's buffered memory on long runs.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
+/// Value written into the file footer's `created_by` (fixed, for byte-identical output).
+pub const CREATED_BY: &str = "savanna";
+
+/// How to read one column's value off a record of type `R`.
+enum Getter<R> {
+    I64(Box<dyn Fn(&R) -> i64>),
+    OptI64(Box<dyn Fn(&R) -> Option<i64>>),
+    F64(Box<dyn Fn(&R) -> f64>),
+    OptF64(Box<dyn Fn(&R) -> Option<f64>>),
+    Bool(Box<dyn Fn(&R) -> bool>),
+    Str(Box<dyn Fn(&R) -> &str>),
+}
+
+/// One column of a table: its name and how to get its value.
+struct Column<R> {
+    name: String,
+    get: Getter<R>,
+}
+
+impl<R> Column<R> {
+    fn schema_line(&self) -> String {
+        let (rep, ty, annot) = match self.get {
+            Getter::I64(_) => ("REQUIRED", "INT64", ""),
+            Getter::OptI64(_) => ("OPTIONAL", "INT64", ""),
+            Getter::F64(_) => ("REQUIRED", "DOUBLE", ""),
+            Getter::OptF64(_) => ("OPTIONAL", "DOUBLE", ""),
+            Getter::Bool(_) => ("REQUIRED", "BOOLEAN", ""),
+            Getter::Str(_) => ("REQUIRED", "BYTE_ARRAY", " (STRING)"),
+        };
+        format!("  {rep} {ty} {}{annot};\n", self.name)
+    }
+}
+
+fn col<R>(name: impl Into<String>, get: Getter<R>) -> Column<R> {
+    Column { name: name.into(), get }
+}
+
+/// u64 counter to INT64, saturating (counters never approach 2^63).
+fn sat(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn i64_col<R>(name: &str, f: impl Fn(&R) -> u64 + 'static) -> Column<R> {
+    col(name, Getter::I64(Box::new(move |r| sat(f(r)))))
+}
+
+fn opt_i64_col<R>(name: &str, f: impl Fn(&R) -> Option<u64> + 'static) -> Column<R> {
+    col(name, Getter::OptI64(Box::new(move |r| f(r).map(sat))))
+}
+
+fn f64_col<R>(name: &str, f: impl Fn(&R) -> f64 + 'static) -> Column<R> {
+    col(name, Getter::F64(Box::new(f)))
+}
+
+fn opt_f64_col<R>(name: &str, f: impl Fn(&R) -> Option<f64> + 'static) -> Column<R> {
+    col(name, Getter::OptF64(Box::new(f)))
+}
+
+fn str_col<R>(name: &str, f: impl Fn(&R) -> &str + 'static) -> Column<R> {
+    col(name, Getter::Str(Box::new(f)))
+}
+
+fn bool_col<R>(name: &str, f: impl Fn(&R) -> bool + 'static) -> Column<R> {
+    col(name, Getter::Bool(Box::new(f)))
+}
+
+/// Columns of flows.parquet, in file order.
+fn flow_columns() -> Vec<Column<FlowRecord>> {
+    vec![
+        i64_col("flow_id", |r: &FlowRecord| r.flow_id),
+        str_col("src", |r: &FlowRecord| r.src.as_str()),
+        str_col("dst", |r: &FlowRecord| r.dst.as_str()),
+        str_col("kind", |r: &FlowRecord| r.kind),
+        str_col("source", |r: &FlowRecord| r.source.as_str()),
+        str_col("tag", |r: &FlowRecord| r.tag.as_str()),
+        f64_col("start_s", |r: &FlowRecord| r.start_s),
+        opt_f64_col("end_s", |r: &FlowRecord| r.end_s),
+        opt_i64_col("size_bytes", |r: &FlowRecord| r.size_bytes),
+        opt_i64_col("size_pkts", |r: &FlowRecord| r.size_pkts),
+        opt_f64_col("fct_s", |r: &FlowRecord| r.fct_s),
+        i64_col("data_pkts_sent", |r: &FlowRecord| r.data_pkts_sent),
+        i64_col("retransmits", |r: &FlowRecord| r.retransmits),
+        i64_col("timeouts", |r: &FlowRecord| r.timeouts),
+        i64_col("fast_retransmits", |r: &FlowRecord| r.fast_retransmits),
+        i64_col("drops", |r: &FlowRecord| r.drops),
+        i64_col("ecn_marks", |r: &FlowRecord| r.ecn_marks),
+        i64_col("syn_drops", |r: &FlowRecord| r.syn_drops),
+        bool_col("first_data_drop", |r: &FlowRecord| r.first_data_drop),
+        i64_col("favored_pkts", |r: &FlowRecord| r.favored_pkts),
+        str_col("class_at_end", |r: &FlowRecord| r.class_at_end.as_str()),
+        str_col("path", |r: &FlowRecord| r.path.as_str()),
+        f64_col("base_rtt_s", |r: &FlowRecord| r.base_rtt_s),
+        i64_col("delivered_pkts", |r: &FlowRecord| r.delivered_pkts),
+    ]
+}
+
+/// Columns of queues.parquet, in file order. The per-class arrays become three columns
+/// each, suffixed with the class name in `ClassMark::ALL` order (none, short, long).
+fn queue_columns() -> Vec<Column<QueueSample>> {
+    use crate::metrics::records::ClassMark;
+    let mut cols = vec![
+        f64_col("t_s", |q: &QueueSample| q.t_s),
+        str_col("queue", |q: &QueueSample| q.queue.as_str()),
+        i64_col("len_pkts", |q: &QueueSample| q.len_pkts),
+        i64_col("len_bytes", |q: &QueueSample| q.len_bytes),
+        opt_f64_col("avg_pkts", |q: &QueueSample| q.avg_pkts),
+    ];
+    type Arr = fn(&QueueSample) -> &[u64; 3];
+    let arrays: [(&str, Arr); 4] = [
+        ("len", |q| &q.len_by_class),
+        ("departures", |q| &q.departures),
+        ("drops", |q| &q.drops),
+        ("marks", |q| &q.marks),
+    ];
+    for (prefix, arr) in arrays {
+        for class in ClassMark::ALL {
+            let i = class.index();
+            cols.push(i64_col(&format!("{prefix}_{}", class.as_str()), move |q: &QueueSample| {
+                arr(q)[i]
+            }));
+        }
+    }
+    cols
+}
+
+/// Names of the flows.parquet columns, in file order.
+pub fn flow_column_names() -> Vec<String> {
+    flow_columns().into_iter().map(|c| c.name).collect()
+}
+
+/// Names of the queues.parquet columns, in file order.
+pub fn queue_column_names() -> Vec<String> {
+    queue_columns().into_iter().map(|c| c.name).collect()
+}
+
+/// Write `flows` to `path` as flows.parquet (overwriting any existing file).
+pub fn write_flows(path: &Path, flows: &[FlowRecord]) -> Result<()> {
+    write_table(path, "flows", &flow_columns(), flows)
+}
+
+/// Write `samples` to `path` as queues.parquet (overwriting any existing file).
+pub fn write_queues(path: &Path, samples: &[QueueSample]) -> Result<()> {
+    write_table(path, "queues", &queue_columns(), samples)
+}
+
+fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_created_by(CREATED_BY.to_string())
+        .build()
+}
+
+fn write_table<R>(path: &Path, message: &str, cols: &[Column<R>], rows: &[R]) -> Result<()> {
+    let shown = path.display().to_string();
+    let io_err = |e: &dyn std::fmt::Display| Error::io(shown.clone(), e);
+
+    let mut schema_text = format!("message {message} {{\n");
+    for c in cols {
+        schema_text.push_str(&c.schema_line());
+    }
+    schema_text.push('}');
+    let schema = parse_message_type(&schema_text)
+        .map_err(|e| Error::Internal(format!("{message} parquet schema: {e}")))?;
+
+    let file = File::create(path).map_err(|e| io_err(&e))?;
+    let mut writer = SerializedFileWriter::new(
+        BufWriter::new(file),
+        Arc::new(schema),
+        Arc::new(writer_properties()),
+    )
+    .map_err(|e| io_err(&e))?;
+
+    for chunk in rows.chunks(ROW_GROUP_ROWS) {
+        let mut rg = writer.next_row_group().map_err(|e| io_err(&e))?;
+        for c in cols {
+            let mut cw = rg.next_column().map_err(|e| io_err(&e))?.ok_or_else(|| {
+                Error::Internal(format!("{message}: schema has fewer columns than {}", c.name))
+            })?;
+            write_column(&mut cw, &c.get, chunk).map_err(|e| io_err(&e))?;
+            cw.close().map_err(|e| io_err(&e))?;
+        }
+        rg.close().map_err(|e| io_err(&e))?;
+    }
+
+    let buf = writer.into_inner().map_err(|e| io_err(&e))?;
+    let file = buf.into_inner().map_err(|e| io_err(e.error()))?;
+    file.sync_all().map_err(|e| io_err(&e))?;
+    Ok(())
+}
+
+/// Definition levels of an optional column: 1 where the value is present, 0 where null.
+fn def_levels<T>(vals: &[Option<T>]) -> Vec<i16> {
+    vals.iter().map(|v| i16::from(v.is_some())).collect()
+}
+
+fn write_column<R>(
+    cw: &mut SerializedColumnWriter<'_>,
+    get: &Getter<R>,
+    rows: &[R],
+) -> ::parquet::errors::Result<()> {
+    match get {
+        Getter::I64(f) => {
+            let vals: Vec<i64> = rows.iter().map(|r| f(r)).collect();
+            cw.typed::<Int64Type>().write_batch(&vals, None, None)?;
+        }
+        Getter::OptI64(f) => {
+            let opts: Vec<Option<i64>> = rows.iter().map(|r| f(r)).collect();
+            let vals: Vec<i64> = opts.iter().flatten().copied().collect();
+            cw.typed::<Int64Type>().write_batch(&vals, Some(&def_levels(&opts)), None)?;
+        }
+        Getter::F64(f) => {
+            let vals: Vec<f64> = rows.iter().map(|r| f(r)).collect();
+            cw.typed::<DoubleType>().write_batch(&vals, None, None)?;
+        }
+        Getter::OptF64(f) => {
+            let opts: Vec<Option<f64>> = rows.iter().map(|r| f(r)).collect();
+            let vals: Vec<f64> = opts.iter().flatten().copied().collect();
+            cw.typed::<DoubleType>().write_batch(&vals, Some(&def_levels(&opts)), None)?;
+        }
+        Getter::Bool(f) => {
+            let vals: Vec<bool> = rows.iter().map(|r| f(r)).collect();
+            cw.typed::<BoolType>().write_batch(&vals, None, None)?;
+        }
+        Getter::Str(f) => {
+            let vals: Vec<ByteArray> = rows.iter().map(|r| ByteArray::from(f(r))).collect();
+            cw.typed::<ByteArrayType>().write_batch(&vals, None, None)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::records::ClassMark;
+    use ::parquet::file::reader::{FileReader, SerializedFileReader};
+    use ::parquet::record::{Field, RowAccessor};
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn scratch(name: &str) -> PathBuf {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir()
+            .join(format!("savanna-parquet-test-{}-{name}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn sample_flows() -> Vec<FlowRecord> {
+        vec![
+            FlowRecord {
+                flow_id: 0,
+                src: "s0".into(),
+                dst: "d0".into(),
+                kind: "tcp",
+                source: "web".into(),
+                tag: "foreground".into(),
+                start_s: 0.5,
+                end_s: Some(1.25),
+                size_bytes: Some(14600),
+                size_pkts: Some(10),
+                fct_s: Some(0.75),
+                data_pkts_sent: 12,
+                retransmits: 2,
+                timeouts: 1,
+                fast_retransmits: 1,
+                drops: 2,
+                ecn_marks: 3,
+                syn_drops: 0,
+                first_data_drop: true,
+                favored_pkts: 7,
+                class_at_end: ClassMark::Short,
+                path: "s0>r0>d0".into(),
+                base_rtt_s: 0.1,
+                delivered_pkts: 10,
+            },
+            FlowRecord {
+                flow_id: 1,
+                src: "s1".into(),
+                dst: "d1".into(),
+                kind: "udp",
+                source: "cbr".into(),
+                tag: String::new(),
+                start_s: 2.0,
+                end_s: None,
+                size_bytes: None,
+                size_pkts: None,
+                fct_s: None,
+                data_pkts_sent: 100,
+                class_at_end: ClassMark::Long,
+                path: "s1>r0>d1".into(),
+                base_rtt_s: 0.04,
+                delivered_pkts: 99,
+                ..Default::default()
+            },
+            FlowRecord {
+                flow_id: u64::MAX,
+                src: "héllo".into(),
+                kind: "tcp",
+                end_s: Some(3.0),
+                size_pkts: Some(1),
+                ..Default::default()
+            },
+        ]
+    }
+
+    fn sample_queues() -> Vec<QueueSample> {
+        vec![
+            QueueSample {
+                t_s: 0.1,
+                queue: "r0->d0".into(),
+                len_pkts: 5,
+                len_bytes: 7500,
+                avg_pkts: Some(3.5),
+                len_by_class: [1, 2, 2],
+                departures: [3, 4, 5],
+                drops: [0, 1, 2],
+                marks: [6, 7, 8],
+            },
+            QueueSample { t_s: 0.2, queue: "r0->d1".into(), avg_pkts: None, ..Default::default() },
+        ]
+    }
+
+    fn read_rows(path: &Path) -> (Vec<String>, Vec<Vec<Field>>) {
+        let reader = SerializedFileReader::new(File::open(path).unwrap()).unwrap();
+        let schema = reader.metadata().file_metadata().schema_descr_ptr();
+        let names = schema.columns().iter().map(|c| c.name().to_string()).collect();
+        let rows = reader
+            .get_row_iter(None)
+            .unwrap()
+            .map(|r| r.unwrap().get_column_iter().map(|(_, f)| f.clone()).collect())
+            .collect();
+        (names, rows)
+    }
+
+    fn get<'a>(names: &[String], row: &'a [Field], name: &str) -> &'a Field {
+        &row[names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no column {name}"))]
+    }
+
+    #[test]
+    fn flows_round_trip_with_nulls() {
+        let dir = scratch("flows");
+        let path = dir.join("flows.parquet");
+        let flows = sample_flows();
+        write_flows(&path, &flows).unwrap();
+        let (names, rows) = read_rows(&path);
+        assert_eq!(names, flow_column_names());
+        assert_eq!(rows.len(), 3);
+        let r0 = &rows[0];
+        assert_eq!(get(&names, r0, "flow_id"), &Field::Long(0));
+        assert_eq!(get(&names, r0, "src"), &Field::Str("s0".into()));
+        assert_eq!(get(&names, r0, "kind"), &Field::Str("tcp".into()));
+        assert_eq!(get(&names, r0, "tag"), &Field::Str("foreground".into()));
+        assert_eq!(get(&names, r0, "start_s"), &Field::Double(0.5));
+        assert_eq!(get(&names, r0, "end_s"), &Field::Double(1.25));
+        assert_eq!(get(&names, r0, "size_bytes"), &Field::Long(14600));
+        assert_eq!(get(&names, r0, "size_pkts"), &Field::Long(10));
+        assert_eq!(get(&names, r0, "fct_s"), &Field::Double(0.75));
+        assert_eq!(get(&names, r0, "retransmits"), &Field::Long(2));
+        assert_eq!(get(&names, r0, "ecn_marks"), &Field::Long(3));
+        assert_eq!(get(&names, r0, "first_data_drop"), &Field::Bool(true));
+        assert_eq!(get(&names, r0, "favored_pkts"), &Field::Long(7));
+        assert_eq!(get(&names, r0, "class_at_end"), &Field::Str("short".into()));
+        assert_eq!(get(&names, r0, "path"), &Field::Str("s0>r0>d0".into()));
+        assert_eq!(get(&names, r0, "base_rtt_s"), &Field::Double(0.1));
+        assert_eq!(get(&names, r0, "delivered_pkts"), &Field::Long(10));
+
+        let r1 = &rows[1];
+        assert_eq!(get(&names, r1, "kind"), &Field::Str("udp".into()));
+        assert_eq!(get(&names, r1, "tag"), &Field::Str(String::new()));
+        assert_eq!(get(&names, r1, "end_s"), &Field::Null);
+        assert_eq!(get(&names, r1, "size_bytes"), &Field::Null);
+        assert_eq!(get(&names, r1, "size_pkts"), &Field::Null);
+        assert_eq!(get(&names, r1, "fct_s"), &Field::Null);
+        assert_eq!(get(&names, r1, "first_data_drop"), &Field::Bool(false));
+        assert_eq!(get(&names, r1, "class_at_end"), &Field::Str("long".into()));
+        assert_eq!(get(&names, r1, "data_pkts_sent"), &Field::Long(100));
+
+        // Mixed nulls within one row, a non-ASCII string and a saturated id.
+        let r2 = &rows[2];
+        assert_eq!(get(&names, r2, "flow_id"), &Field::Long(i64::MAX));
+        assert_eq!(get(&names, r2, "src"), &Field::Str("héllo".into()));
+        assert_eq!(get(&names, r2, "end_s"), &Field::Double(3.0));
+        assert_eq!(get(&names, r2, "size_bytes"), &Field::Null);
+        assert_eq!(get(&names, r2, "size_pkts"), &Field::Long(1));
+        assert_eq!(get(&names, r2, "class_at_end"), &Field::Str("none".into()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn schema_types_and_metadata() {
+        use ::parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+        let dir = scratch("schema");
+        let path = dir.join("flows.parquet");
+        write_flows(&path, &sample_flows()).unwrap();
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let meta = reader.metadata();
+        assert_eq!(meta.file_metadata().created_by(), Some(CREATED_BY));
+        assert!(meta.file_metadata().key_value_metadata().is_none());
+        let descr = meta.file_metadata().schema_descr();
+        let by_name = |n: &str| descr.columns().iter().find(|c| c.name() == n).unwrap().clone();
+        let src = by_name("src");
+        assert_eq!(src.physical_type(), PhysicalType::BYTE_ARRAY);
+        assert_eq!(src.logical_type_ref(), Some(&LogicalType::String));
+        let end = by_name("end_s");
+        assert_eq!(end.physical_type(), PhysicalType::DOUBLE);
+        assert_eq!(end.self_type().get_basic_info().repetition(), Repetition::OPTIONAL);
+        let fid = by_name("flow_id");
+        assert_eq!(fid.physical_type(), PhysicalType::INT64);
+        assert_eq!(fid.self_type().get_basic_info().repetition(), Repetition::REQUIRED);
+        assert_eq!(by_name("first_data_drop").physical_type(), PhysicalType::BOOLEAN);
+        for rg in meta.row_groups() {
+            for c in rg.columns() {
+                assert_eq!(c.compression(), Compression::SNAPPY);
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn queues_round_trip() {
+        let dir = scratch("queues");
+        let path = dir.join("queues.parquet");
+        write_queues(&path, &sample_queues()).unwrap();
+        let (names, rows) = read_rows(&path);
+        let expected: Vec<String> = [
+            "t_s",
+            "queue",
+            "len_pkts",
+            "len_bytes",
+            "avg_pkts",
+            "len_none",
+            "len_short",
+            "len_long",
+            "departures_none",
+            "departures_short",
+            "departures_long",
+            "drops_none",
+            "drops_short",
+            "drops_long",
+            "marks_none",
+            "marks_short",
+            "marks_long",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(names, expected);
+        assert_eq!(rows.len(), 2);
+        let r0 = &rows[0];
+        assert_eq!(get(&names, r0, "t_s"), &Field::Double(0.1));
+        assert_eq!(get(&names, r0, "queue"), &Field::Str("r0->d0".into()));
+        assert_eq!(get(&names, r0, "len_bytes"), &Field::Long(7500));
+        assert_eq!(get(&names, r0, "avg_pkts"), &Field::Double(3.5));
+        assert_eq!(get(&names, r0, "len_short"), &Field::Long(2));
+        assert_eq!(get(&names, r0, "departures_long"), &Field::Long(5));
+        assert_eq!(get(&names, r0, "drops_short"), &Field::Long(1));
+        assert_eq!(get(&names, r0, "marks_none"), &Field::Long(6));
+        assert_eq!(get(&names, r0, "marks_long"), &Field::Long(8));
+        assert_eq!(get(&names, &rows[1], "avg_pkts"), &Field::Null);
+        assert_eq!(get(&names, &rows[1], "len_pkts"), &Field::Long(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn deterministic_bytes() {
+        let dir = scratch("determinism");
+        let (a, b) = (dir.join("a.parquet"), dir.join("b.parquet"));
+        write_flows(&a, &sample_flows()).unwrap();
+        write_flows(&b, &sample_flows()).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        write_queues(&a, &sample_queues()).unwrap();
+        write_queues(&b, &sample_queues()).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn empty_tables_are_valid() {
+        let dir = scratch("empty");
+        let f = dir.join("flows.parquet");
+        let q = dir.join("queues.parquet");
+        write_flows(&f, &[]).unwrap();
+        write_queues(&q, &[]).unwrap();
+        let (names, rows) = read_rows(&f);
+        assert_eq!(names, flow_column_names());
+        assert!(rows.is_empty());
+        let (names, rows) = read_rows(&q);
+        assert_eq!(names, queue_column_names());
+        assert!(rows.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn splits_into_bounded_row_groups() {
+        let dir = scratch("rowgroups");
+        let path = dir.join("queues.parquet");
+        let n = ROW_GROUP_ROWS * 2 + 17;
+        let samples: Vec<QueueSample> = (0..n)
+            .map(|i| QueueSample {
+                t_s: i as f64 * 1e-3,
+                queue: "q".into(),
+                len_pkts: i as u64,
+                avg_pkts: (i % 3 == 0).then_some(i as f64),
+                ..Default::default()
+            })
+            .collect();
+        write_queues(&path, &samples).unwrap();
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let meta = reader.metadata();
+        assert_eq!(meta.num_row_groups(), 3);
+        assert!(meta.row_groups().iter().all(|rg| rg.num_rows() as usize <= ROW_GROUP_ROWS));
+        assert_eq!(meta.file_metadata().num_rows() as usize, n);
+        let last = reader.get_row_iter(None).unwrap().last().unwrap().unwrap();
+        assert_eq!(last.get_long(2).unwrap(), (n - 1) as i64);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unwritable_path_is_io_error() {
+        let dir = scratch("unwritable");
+        let err = write_flows(&dir.join("missing").join("flows.parquet"), &[]).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

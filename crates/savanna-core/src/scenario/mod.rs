@@ -1,10 +1,75 @@
-//! Scenario: the typed TOML/JSON schema, its validation, and the world builder. (being written)
-use std::path::Path;
+//! Scenarios: parse TOML or JSON into the typed schema (`schema.rs`), then validate and
+//! resolve it into a `Plan` the simulator builds its world from (`build.rs`). Every error a
+//! user can cause names the field (dotted path, e.g. `topology.bottleneck_queue.min_th`) and
+//! what is allowed.
+
+pub mod build;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+
 use crate::api::Format;
-use crate::error::Result;
+use crate::error::{Error, Result};
+pub use build::{resolve, Plan};
+pub use schema::ScenarioFile;
 
-#[derive(Clone, Debug, Default)]
-pub struct Scenario { pub name: String, pub seed: u64, pub duration_s: f64 }
+/// A parsed scenario and the directory its relative paths are resolved against.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub file: ScenarioFile,
+    pub base_dir: PathBuf,
+}
 
-pub fn parse(_text: &str, _format: Format, _base_dir: &Path) -> Result<Scenario> { Ok(Scenario::default()) }
-pub fn validate(_sc: &Scenario) -> Result<()> { Ok(()) }
+/// Parse scenario text. Syntax errors, unknown keys and wrong types become `Error::Input`.
+pub fn parse(text: &str, format: Format, base_dir: &Path) -> Result<Scenario> {
+    let file: ScenarioFile = match format {
+        Format::Toml => {
+            let de = toml::Deserializer::parse(text).map_err(|e| toml_error(text, "", e))?;
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                let path = clean_path(&e.path().to_string());
+                toml_error(text, &path, e.into_inner())
+            })?
+        }
+        Format::Json => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                let path = clean_path(&e.path().to_string());
+                let inner = e.into_inner();
+                Error::input(path, format!("{} (line {}, column {})", strip_position(&inner.to_string()), inner.line(), inner.column()))
+            })?
+        }
+    };
+    Ok(Scenario { name: file.name.clone(), seed: file.seed, duration_s: file.duration_s, file, base_dir: base_dir.to_path_buf() })
+}
+
+/// Check everything the simulator will rely on, without running.
+pub fn validate(sc: &Scenario) -> Result<()> {
+    resolve(sc).map(|_| ())
+}
+
+fn clean_path(p: &str) -> String {
+    if p == "." {
+        String::new()
+    } else {
+        p.to_string()
+    }
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn toml_error(text: &str, path: &str, e: toml::de::Error) -> Error {
+    let mut msg = e.message().trim().to_string();
+    if let Some(span) = e.span() {
+        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+        msg = format!("{msg} (line {line})");
+    }
+    Error::input(path, msg)
+}

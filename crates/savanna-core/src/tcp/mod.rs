@@ -1,1 +1,104 @@
-//! (being written)
+//! TCP, packet-granular as ns-2 models it and faithful to the RFCs where they speak:
+//! three-way handshake (or ns-2's one-way TCP with `handshake = false`), RFC 6298 RTO with
+//! Karn's rule, backoff and an initial timeout (ITO) for the SYN / first data packet,
+//! RFC 5681 slow start, congestion avoidance, fast retransmit and fast recovery, RFC 6582
+//! NewReno partial ACKs (Reno and Tahoe as variants), RFC 3168 ECN, optional delayed ACKs
+//! (RFC 1122/5681), and a request/response mode for web-like transfers.
+//!
+//! Sequence numbers count packets (one MSS each), as in ns-2; every data packet has the
+//! same wire size. See `endpoint.rs` for the state machine and docs/tcp.md for the choices
+//! made where the RFCs or the papers leave room.
+
+pub mod endpoint;
+pub mod rto;
+
+pub use endpoint::{TcpEndpoint, TcpIo, TcpNotice};
+
+/// Congestion-control variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    NewReno,
+    Reno,
+    Tahoe,
+}
+
+/// How RTT samples are taken (RFC 6298 allows both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSampling {
+    /// Every ACK that advances snd_una and covers no retransmitted segment (Linux, ns-3).
+    EveryAck,
+    /// One timed segment per round trip (BSD, ns-2).
+    OncePerRtt,
+}
+
+/// Per-flow TCP settings (one per traffic block; endpoints refer to it by index).
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    pub handshake: bool,
+    /// Initial retransmission timeout, seconds (SYN, or first data packet without handshake).
+    pub ito_s: f64,
+    pub min_rto_s: f64,
+    pub max_rto_s: f64,
+    /// Clock granularity G of RFC 6298 (ns-2's tcpTick).
+    pub granularity_s: f64,
+    /// Initial congestion window, packets.
+    pub init_cwnd: u32,
+    /// Maximum window (receiver window), packets.
+    pub max_window: u32,
+    /// Initial slow-start threshold, packets (defaults to the maximum window).
+    pub init_ssthresh: f64,
+    pub delayed_ack: bool,
+    pub delack_timeout_s: f64,
+    pub ecn: bool,
+    pub dupack_threshold: u32,
+    pub rtt_sampling: RttSampling,
+    /// Wire size of a data packet, bytes (headers included).
+    pub pkt_bytes: u32,
+    /// Header bytes: the size of SYN, SYN-ACK and pure ACK packets.
+    pub hdr_bytes: u32,
+    /// Wire size of the request in request/response mode.
+    pub request_bytes: u32,
+}
+
+impl TcpConfig {
+    pub fn mss(&self) -> u32 {
+        self.pkt_bytes - self.hdr_bytes
+    }
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::NewReno,
+            handshake: true,
+            ito_s: 3.0,
+            min_rto_s: 0.2,
+            max_rto_s: 60.0,
+            granularity_s: 0.001,
+            init_cwnd: 2,
+            max_window: 128,
+            init_ssthresh: 128.0,
+            delayed_ack: false,
+            delack_timeout_s: 0.2,
+            ecn: false,
+            dupack_threshold: 3,
+            rtt_sampling: RttSampling::EveryAck,
+            pkt_bytes: 1500,
+            hdr_bytes: 40,
+            request_bytes: 300,
+        }
+    }
+}
+
+/// Per-endpoint counters, summed into the flow record.
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    pub data_pkts_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_marks: u64,
+    pub delivered: u64,
+    pub syn_sent: u64,
+}

@@ -1,0 +1,80 @@
+//! DropTail: a FIFO that drops arrivals when it holds `limit_pkts` packets (or, when set,
+//! when the arrival would exceed `limit_bytes`). The baseline of every paper.
+
+use super::{DropReason, Fifo, QCtx, Qdisc};
+use crate::net::PktId;
+
+pub struct DropTail {
+    q: Fifo,
+    limit_pkts: usize,
+    limit_bytes: Option<u64>,
+}
+
+impl DropTail {
+    pub fn new(limit_pkts: usize, limit_bytes: Option<u64>) -> Self {
+        DropTail { q: Fifo::with_capacity(limit_pkts.min(1 << 16)), limit_pkts, limit_bytes }
+    }
+}
+
+impl Qdisc for DropTail {
+    fn kind(&self) -> &'static str {
+        "droptail"
+    }
+    fn enqueue(&mut self, p: PktId, cx: &mut QCtx) -> bool {
+        let size = cx.pkts.get(p).size as u64;
+        let over_bytes = self.limit_bytes.is_some_and(|b| self.q.bytes() + size > b);
+        if self.q.len() >= self.limit_pkts || over_bytes {
+            cx.drop(p, DropReason::Overflow);
+            return false;
+        }
+        self.q.push(p, cx.pkts);
+        true
+    }
+    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
+        self.q.pop(cx.pkts)
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.q.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Bench;
+    use crate::metrics::ClassMark;
+    use crate::net::Ecn;
+
+    #[test]
+    fn fifo_order_and_tail_drop_at_limit() {
+        let mut b = Bench::new(1);
+        let mut q = DropTail::new(3, None);
+        let ids: Vec<_> = (0..5).map(|i| b.pkt(i, 0, ClassMark::None, Ecn::NotEct)).collect();
+        for (i, &p) in ids.iter().enumerate() {
+            let (ok, drops) = b.offer(&mut q, p);
+            assert_eq!(ok, i < 3);
+            if i >= 3 {
+                assert_eq!(drops, vec![(p, DropReason::Overflow)]);
+            }
+        }
+        assert_eq!(q.len_pkts(), 3);
+        assert_eq!(q.len_bytes(), 4500);
+        let out: Vec<_> = std::iter::from_fn(|| b.take(&mut q)).collect();
+        assert_eq!(out, ids[..3].to_vec());
+    }
+
+    #[test]
+    fn byte_limit() {
+        let mut b = Bench::new(1);
+        let mut q = DropTail::new(100, Some(3000));
+        let a = b.pkt(0, 0, ClassMark::None, Ecn::NotEct);
+        let c = b.pkt(0, 1, ClassMark::None, Ecn::NotEct);
+        let d = b.pkt(0, 2, ClassMark::None, Ecn::NotEct);
+        assert!(b.offer(&mut q, a).0);
+        assert!(b.offer(&mut q, c).0);
+        assert!(!b.offer(&mut q, d).0);
+    }
+}

@@ -1,0 +1,197 @@
+//! RED (Floyd & Jacobson 1993) as ns-2 ran it in Guo & Matta 2001 and Tokuda et al. 2002:
+//! average updated on every arrival (idle-time corrected from the link rate), count-based
+//! uniform early drops between min_th and max_th, `gentle` (linear to 1 between max_th and
+//! 2 max_th), `wait` (no early drop until 1/p_b packets have passed since the last), ECN
+//! marking of ECT packets instead of early drops (RFC 3168; not-ECT packets such as SYNs
+//! are dropped), forced drops above the hard threshold, and tail drop when the buffer is
+//! full. Thresholds are in packets; in byte mode the probability of a packet is scaled by
+//! its size over the mean packet size (ns-2 `bytes_`).
+
+use super::redmath::{Curve, RedAvg, RedCount, Region};
+use super::{DropReason, Fifo, QCtx, Qdisc};
+use crate::net::PktId;
+
+#[derive(Clone, Debug)]
+pub struct RedParams {
+    pub limit_pkts: usize,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    pub ecn: bool,
+    pub byte_mode: bool,
+    pub mean_pkt_bytes: f64,
+}
+
+pub struct Red {
+    q: Fifo,
+    p: RedParams,
+    curve: Curve,
+    avg: RedAvg,
+    count: RedCount,
+}
+
+impl Red {
+    pub fn new(p: RedParams) -> Self {
+        Red {
+            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+            curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
+            avg: RedAvg::new(p.w_q),
+            count: RedCount::new(p.wait),
+            p,
+        }
+    }
+}
+
+impl Qdisc for Red {
+    fn kind(&self) -> &'static str {
+        "red"
+    }
+    fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
+        let qlen = if self.p.byte_mode { self.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.q.len() as f64 };
+        let avg = self.avg.on_arrival(qlen, cx.now, pps);
+        let region = self.curve.region(avg);
+        match region {
+            Region::Below => self.count.reset(),
+            Region::Forced => {
+                self.count.reset();
+                cx.drop(id, DropReason::Forced);
+                return false;
+            }
+            Region::Early(mut pb) => {
+                if self.p.byte_mode {
+                    pb = (pb * cx.pkts.get(id).size as f64 / self.p.mean_pkt_bytes).min(1.0);
+                }
+                if self.count.decide(pb, cx.rng) && !(self.p.ecn && cx.mark(id)) {
+                    cx.drop(id, DropReason::Early);
+                    return false;
+                }
+            }
+        }
+        if self.q.len() >= self.p.limit_pkts {
+            cx.drop(id, DropReason::Overflow);
+            return false;
+        }
+        self.q.push(id, cx.pkts);
+        true
+    }
+    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
+        let p = self.q.pop(cx.pkts);
+        if self.q.is_empty() {
+            self.avg.on_empty(cx.now);
+        }
+        p
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.q.bytes()
+    }
+    fn avg(&self) -> Option<f64> {
+        Some(self.avg.avg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Bench;
+    use crate::metrics::ClassMark;
+    use crate::net::Ecn;
+
+    fn params(gentle: bool, wait: bool, ecn: bool) -> RedParams {
+        RedParams {
+            limit_pkts: 1000,
+            min_th: 10.0,
+            max_th: 30.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle,
+            wait,
+            ecn,
+            byte_mode: false,
+            mean_pkt_bytes: 1500.0,
+        }
+    }
+
+    /// Hold the instantaneous queue (= average, with w_q = 1) at `level` packets and offer
+    /// `n` packets; return the fraction dropped.
+    fn measured_drop_fraction(gentle: bool, wait: bool, level: usize, n: usize) -> f64 {
+        let mut b = Bench::new(42);
+        let mut q = Red::new(params(gentle, wait, false));
+        // Fill to `level` with w_q = 1 while below min_th is irrelevant: fill directly.
+        let mut filled = 0;
+        while q.len_pkts() < level {
+            let p = b.pkt(0, filled, ClassMark::None, Ecn::NotEct);
+            filled += 1;
+            b.offer(&mut q, p);
+        }
+        let mut dropped = 0;
+        for i in 0..n {
+            let p = b.pkt(1, i as u32, ClassMark::None, Ecn::NotEct);
+            let (ok, _) = b.offer(&mut q, p);
+            if ok {
+                // Keep the level constant: serve one packet for each one accepted.
+                let out = b.take(&mut q).unwrap();
+                b.pkts.free(out);
+            } else {
+                dropped += 1;
+                b.pkts.free(p);
+            }
+        }
+        dropped as f64 / n as f64
+    }
+
+    /// F&J's count-based rule makes the gap between drops uniform on {1..1/p_b}, so the
+    /// long-run drop fraction is 1/E[gap] = 2 p_b / (1 + p_b); with `wait`, the gap is
+    /// uniform on {1/p_b .. 2/p_b}: fraction 2 p_b / 3.
+    #[test]
+    fn drop_fraction_follows_the_curve() {
+        let c = Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1, gentle: false };
+        for &(level, gentle) in &[(15usize, false), (20, false), (28, false), (35, true), (50, true)] {
+            let cg = Curve { gentle, ..c };
+            let pb = match cg.region(level as f64) {
+                Region::Early(p) => p,
+                r => panic!("{r:?}"),
+            };
+            let n = 200_000;
+            let got = measured_drop_fraction(gentle, false, level, n);
+            let want = 2.0 * pb / (1.0 + pb);
+            assert!((got - want).abs() / want < 0.05, "level {level}: got {got}, want {want}");
+            if pb < 0.5 {
+                let got_w = measured_drop_fraction(gentle, true, level, n);
+                let want_w = 1.0 / (1.5 / pb);
+                assert!((got_w - want_w).abs() / want_w < 0.05, "wait, level {level}: got {got_w}, want {want_w}");
+            }
+        }
+        // Below min_th nothing is dropped; at or above max_th without gentle all is.
+        assert_eq!(measured_drop_fraction(false, false, 8, 5000), 0.0);
+        assert_eq!(measured_drop_fraction(false, false, 31, 5000), 1.0);
+        assert_eq!(measured_drop_fraction(true, false, 61, 5000), 1.0);
+    }
+
+    #[test]
+    fn ecn_marks_ect_and_drops_not_ect() {
+        let mut b = Bench::new(3);
+        // min_th 0, max_th 2, max_p 1, gentle: with 2 packets queued (w_q = 1) the
+        // average sits where p_b = 1, so every arrival is an early drop or mark.
+        let mut q = Red::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, ..params(true, false, true) });
+        for i in 0..2 {
+            let x = b.pkt(0, i, ClassMark::None, Ecn::Ect);
+            b.offer(&mut q, x);
+        }
+        let ect = b.pkt(1, 0, ClassMark::None, Ecn::Ect);
+        let (ok, drops) = b.offer(&mut q, ect);
+        assert!(ok && drops.is_empty());
+        assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
+        assert_eq!(b.out.marks, 1);
+        let syn = b.pkt(2, 0, ClassMark::None, Ecn::NotEct);
+        let (ok, drops) = b.offer(&mut q, syn);
+        assert!(!ok);
+        assert_eq!(drops, vec![(syn, DropReason::Early)]);
+    }
+}

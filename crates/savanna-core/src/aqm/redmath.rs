@@ -1,0 +1,160 @@
+//! The RED math every RED-family discipline shares (Floyd & Jacobson 1993, with ns-2's
+//! `gentle_` and `wait_` options as Guo & Matta 2001 configure them):
+//! - `RedAvg`: the EWMA of the queue length, updated on each arrival, decayed over idle
+//!   periods as if `m = idle_time * link_rate / mean_packet_size` empty-queue samples had
+//!   been taken (F&J section 4);
+//! - `curve`: the drop-probability curve p_b(avg) (linear from 0 at min_th to max_p at
+//!   max_th; with gentle, linear from max_p to 1 between max_th and 2 max_th);
+//! - `RedCount`: the count-based spreading of drops, so the number of packets between two
+//!   drops is uniform on [1, 1/p_b] (or on [1/p_b, 2/p_b] with `wait`).
+
+use crate::engine::{Rng, Time};
+
+/// Where the average sits on the drop curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Region {
+    /// Below min_th: never drop early.
+    Below,
+    /// Between the thresholds: drop or mark with base probability p_b.
+    Early(f64),
+    /// Above max_th (or 2 max_th with gentle): drop every packet.
+    Forced,
+}
+
+/// Thresholds of one RED curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Curve {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub gentle: bool,
+}
+
+impl Curve {
+    /// The base drop probability p_b at average `avg`.
+    pub fn region(&self, avg: f64) -> Region {
+        if avg < self.min_th {
+            Region::Below
+        } else if avg < self.max_th {
+            Region::Early(self.max_p * (avg - self.min_th) / (self.max_th - self.min_th))
+        } else if self.gentle && avg < 2.0 * self.max_th {
+            Region::Early(self.max_p + (1.0 - self.max_p) * (avg - self.max_th) / self.max_th)
+        } else {
+            Region::Forced
+        }
+    }
+}
+
+/// EWMA queue average with idle-time decay.
+#[derive(Clone, Debug)]
+pub struct RedAvg {
+    pub avg: f64,
+    pub w_q: f64,
+    idle_since: Option<Time>,
+}
+
+impl RedAvg {
+    pub fn new(w_q: f64) -> Self {
+        RedAvg { avg: 0.0, w_q, idle_since: Some(0) }
+    }
+    /// Update on an arrival that finds `q` packets (or bytes / mean size) queued.
+    /// `pkts_per_sec` is the link rate in mean-sized packets per second.
+    #[inline]
+    pub fn on_arrival(&mut self, q: f64, now: Time, pkts_per_sec: f64) -> f64 {
+        if let Some(t0) = self.idle_since.take() {
+            let m = (now.saturating_sub(t0)) as f64 * 1e-9 * pkts_per_sec;
+            self.avg *= (1.0 - self.w_q).powf(m);
+        }
+        self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q;
+        self.avg
+    }
+    /// The queue just became empty: the idle period starts now.
+    #[inline]
+    pub fn on_empty(&mut self, now: Time) {
+        self.idle_since = Some(now);
+    }
+    /// A packet arrived to a non-empty queue before the idle mark was consumed (defensive).
+    pub fn busy(&mut self) {
+        self.idle_since = None;
+    }
+}
+
+/// Count-based drop spreading (F&J section 7), with ns-2's `wait_` variant.
+#[derive(Clone, Debug)]
+pub struct RedCount {
+    /// Packets since the last early drop or mark while the average was above min_th.
+    pub count: u64,
+    pub wait: bool,
+}
+
+impl RedCount {
+    pub fn new(wait: bool) -> Self {
+        RedCount { count: 0, wait }
+    }
+    /// The actual drop probability p_a for base probability `pb` given the current count.
+    pub fn p_a(&self, pb: f64) -> f64 {
+        let c = self.count as f64;
+        if self.wait {
+            if c * pb < 1.0 {
+                0.0
+            } else if c * pb < 2.0 {
+                pb / (2.0 - c * pb)
+            } else {
+                1.0
+            }
+        } else if c * pb < 1.0 {
+            pb / (1.0 - c * pb)
+        } else {
+            1.0
+        }
+    }
+    /// Decide for one arrival in the early region: true means drop (or mark) it.
+    #[inline]
+    pub fn decide(&mut self, pb: f64, rng: &mut Rng) -> bool {
+        self.count += 1;
+        let pa = self.p_a(pb);
+        if rng.uniform() < pa {
+            self.count = 0;
+            true
+        } else {
+            false
+        }
+    }
+    /// The average left the early region (below min_th): restart the count.
+    #[inline]
+    pub fn reset(&mut self) {
+        self.count = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curve_shape() {
+        let c = Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1, gentle: false };
+        assert_eq!(c.region(9.9), Region::Below);
+        assert_eq!(c.region(20.0), Region::Early(0.05));
+        assert_eq!(c.region(30.0), Region::Forced);
+        let g = Curve { gentle: true, ..c };
+        assert_eq!(g.region(30.0), Region::Early(0.1));
+        match g.region(45.0) {
+            Region::Early(p) => assert!((p - 0.55).abs() < 1e-12),
+            r => panic!("{r:?}"),
+        }
+        assert_eq!(g.region(60.0), Region::Forced);
+    }
+
+    #[test]
+    fn idle_decay_follows_link_rate() {
+        let mut a = RedAvg::new(0.5);
+        a.busy();
+        a.on_arrival(10.0, 0, 1000.0);
+        assert_eq!(a.avg, 5.0);
+        a.on_empty(0);
+        // 2 ms idle at 1000 pkt/s = 2 packet times: avg * 0.5^2, then the new sample.
+        let v = a.on_arrival(0.0, 2_000_000, 1000.0);
+        assert!((v - 5.0 * 0.25 * 0.5).abs() < 1e-12, "{v}");
+    }
+}

@@ -1,0 +1,121 @@
+//! Packets. A packet is a small `Copy` struct kept in a pool and referred to by a `u32`
+//! id, so forwarding moves ids, not packets, and nothing is allocated per packet once the
+//! pool has grown to the peak number of packets alive.
+
+use crate::metrics::ClassMark;
+
+pub type PktId = u32;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PktKind {
+    Syn,
+    SynAck,
+    /// TCP segment carrying one packet of data (it also carries a cumulative ACK).
+    Data,
+    /// Pure TCP acknowledgement.
+    Ack,
+    /// UDP datagram.
+    Udp,
+}
+
+/// ECN codepoint in the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    NotEct,
+    Ect,
+    Ce,
+}
+
+pub const FLAG_ECE: u8 = 1;
+pub const FLAG_CWR: u8 = 2;
+/// The segment is a retransmission (bookkeeping only; not visible to queues by design).
+pub const FLAG_RETX: u8 = 4;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Flow the packet belongs to (index into the simulator's flow table).
+    pub flow: u32,
+    /// Data sequence number in packets (Data), or 0.
+    pub seq: u32,
+    /// Cumulative acknowledgement: next data packet expected (Ack, Data, SynAck).
+    pub ack: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes on the wire, headers included.
+    pub size: u32,
+    /// Time the packet entered its current queue (for sojourn-time disciplines).
+    pub enq_ns: u64,
+    pub kind: PktKind,
+    pub ecn: Ecn,
+    pub flags: u8,
+    /// Class mark written by an edge classifier (none/short/long).
+    pub class: ClassMark,
+    /// Which end of the connection receives it: 0 the initiator (client), 1 the responder.
+    pub to_side: u8,
+    /// Path index chosen by a path policy (0 when there is one path).
+    pub path: u8,
+    /// Scratch byte a queue discipline may use while the packet is queued (e.g. favoured).
+    pub qmark: u8,
+}
+
+impl Packet {
+    pub fn is_tcp(&self) -> bool {
+        !matches!(self.kind, PktKind::Udp)
+    }
+    pub fn is_data(&self) -> bool {
+        matches!(self.kind, PktKind::Data | PktKind::Udp)
+    }
+}
+
+/// Pool of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PktId>,
+    live: u64,
+    created: u64,
+}
+
+impl PacketPool {
+    pub fn new() -> Self {
+        PacketPool { slots: Vec::with_capacity(1024), free: Vec::with_capacity(1024), live: 0, created: 0 }
+    }
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        self.created += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PktId
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, id: PktId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slots[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets allocated and not yet freed.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+    pub fn created(&self) -> u64 {
+        self.created
+    }
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}

@@ -1,0 +1,588 @@
+//! Validate a parsed scenario and resolve it into a `Plan`: the topology with its links and
+//! queue specifications, the TCP configurations, the traffic generators with their host
+//! pairs and size distributions, sampling and fault injection. All checks a user can fail
+//! live here, so `savanna validate` catches them before anything runs.
+
+use std::path::Path;
+
+use super::schema::*;
+use super::Scenario;
+use crate::aqm::{droptail::DropTail, red::{Red, RedParams}, Qdisc};
+use crate::engine::{secs_to_ns, Rng, Time};
+use crate::error::{Error, Result};
+use crate::net::{LinkSpec, NodeKind, Topology};
+use crate::tcp::{RttSampling, TcpConfig, Variant};
+use crate::traffic::SizeDist;
+
+/// Everything the simulator needs, resolved and checked.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub name: String,
+    pub seed: u64,
+    pub duration_ns: Time,
+    pub pkt_bytes: u32,
+    pub hdr_bytes: u32,
+    pub topo: Topology,
+    /// Queue specification of each link (same index as `topo.links`).
+    pub queues: Vec<QueueSpec>,
+    pub tcp: Vec<TcpConfig>,
+    pub traffic: Vec<TrafficPlan>,
+    /// Sampling period and the links whose queues are sampled.
+    pub sampling: Option<(Time, Vec<u32>)>,
+    pub faults: Vec<(u32, FaultSpec)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TrafficPlan {
+    pub name: String,
+    pub tag: String,
+    pub tcp: u16,
+    pub mode: Mode,
+    pub kind: TrafficKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum TrafficKind {
+    Poisson { mean_gap_s: f64, size: SizeDist, pairs: Vec<(u32, u32)>, start: Time, stop: Time },
+    Persistent { count: u32, start: Time, stagger: Time, pairs: Vec<(u32, u32)> },
+    /// (start, size in packets or None for persistent, data sender, data receiver), by start.
+    List { flows: Vec<(Time, Option<u64>, u32, u32)> },
+}
+
+fn bad<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
+    Err(Error::input(field, msg))
+}
+
+fn positive(field: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        bad(field, format!("must be a positive number, got {v}"))
+    }
+}
+
+fn non_negative(field: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        bad(field, format!("must be a number >= 0, got {v}"))
+    }
+}
+
+fn probability(field: &str, v: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        bad(field, format!("must be a probability in [0, 1], got {v}"))
+    }
+}
+
+pub fn resolve(sc: &Scenario) -> Result<Plan> {
+    let f = &sc.file;
+    positive("duration_s", sc.duration_s)?;
+    if f.header_bytes == 0 || f.packet_bytes <= f.header_bytes {
+        return bad("packet_bytes", format!("must exceed header_bytes ({}), got {}", f.header_bytes, f.packet_bytes));
+    }
+    let mut topo = Topology::default();
+    let mut queues = Vec::new();
+    let mut pairs = Vec::new();
+    // (link, rate in Mb/s) of the topology's bottleneck, when it has one.
+    let bottleneck: Option<(u32, f64)> = match &f.topology {
+        TopologySpec::Dumbbell(d) => {
+            build_dumbbell(d, sc.seed, &mut topo, &mut queues, &mut pairs)?;
+            topo.links.iter().position(|l| l.name == "left->right").map(|l| (l as u32, d.bottleneck_rate_mbps))
+        }
+    };
+    let routes = topo.routes();
+    topo.check_connected(&routes)?;
+
+    // TCP configurations: index 0 is [tcp]; blocks with overrides get their own.
+    let base = tcp_config("tcp", &f.tcp, &toml::Table::new(), f)?;
+    let mut tcp = vec![base];
+    let mut traffic = Vec::new();
+    for (i, t) in f.traffic.iter().enumerate() {
+        let field = format!("traffic[{i}]");
+        let (name, tag, over) = match t {
+            TrafficSpec::Poisson(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::Persistent(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::Flows(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+        };
+        let tcp_idx = match over {
+            Some(o) => {
+                tcp.push(tcp_config(&format!("{field}.tcp"), &f.tcp, &o, f)?);
+                (tcp.len() - 1) as u16
+            }
+            None => 0,
+        };
+        let name = name.unwrap_or_else(|| format!("traffic{i}"));
+        let dir_pairs = |d: Direction| -> Vec<(u32, u32)> {
+            match d {
+                Direction::Forward => pairs.clone(),
+                Direction::Reverse => pairs.iter().map(|&(a, b)| (b, a)).collect(),
+            }
+        };
+        let (mode, kind) = match t {
+            TrafficSpec::Poisson(p) => {
+                let size = size_dist(&format!("{field}.size"), &p.size, f, &sc.base_dir)?;
+                non_negative(&format!("{field}.start_s"), p.start_s)?;
+                let stop = p.stop_s.unwrap_or(sc.duration_s);
+                if stop < p.start_s {
+                    return bad(format!("{field}.stop_s"), format!("must be >= start_s ({}), got {stop}", p.start_s));
+                }
+                let rate = match (p.load, p.rate_per_s) {
+                    (Some(_), Some(_)) => return bad(&field, "give either `load` or `rate_per_s`, not both"),
+                    (None, None) => return bad(&field, "a poisson block needs `load` (target utilisation) or `rate_per_s`"),
+                    (None, Some(r)) => {
+                        positive(&format!("{field}.rate_per_s"), r)?;
+                        r
+                    }
+                    (Some(load), None) => {
+                        if !(load > 0.0 && load < 1.0) {
+                            return bad(format!("{field}.load"), format!("open-loop arrivals need a load in (0, 1), got {load}"));
+                        }
+                        let cap = match (p.capacity_mbps, bottleneck) {
+                            (Some(c), _) => {
+                                positive(&format!("{field}.capacity_mbps"), c)?;
+                                c
+                            }
+                            (None, Some((_, c))) => c,
+                            (None, None) => return bad(format!("{field}.capacity_mbps"), "required: the topology has no single bottleneck to take it from"),
+                        };
+                        let mean = match size.mean() {
+                            Some(m) if m.is_finite() && m > 0.0 => m,
+                            _ => {
+                                return bad(
+                                    format!("{field}.size"),
+                                    "this size distribution has no finite mean, so no arrival rate gives a load (Pareto needs shape > 1)",
+                                )
+                            }
+                        };
+                        load * cap * 1e6 / (mean * f.packet_bytes as f64 * 8.0)
+                    }
+                };
+                let start = secs_to_ns(p.start_s);
+                (p.mode, TrafficKind::Poisson { mean_gap_s: 1.0 / rate, size, pairs: dir_pairs(p.direction), start, stop: secs_to_ns(stop) })
+            }
+            TrafficSpec::Persistent(p) => {
+                non_negative(&format!("{field}.start_s"), p.start_s)?;
+                non_negative(&format!("{field}.stagger_s"), p.stagger_s)?;
+                if p.count == 0 {
+                    return bad(format!("{field}.count"), "must be at least 1");
+                }
+                (
+                    Mode::Bulk,
+                    TrafficKind::Persistent {
+                        count: p.count,
+                        start: secs_to_ns(p.start_s),
+                        stagger: secs_to_ns(p.stagger_s),
+                        pairs: dir_pairs(p.direction),
+                    },
+                )
+            }
+            TrafficSpec::Flows(p) => (p.mode, TrafficKind::List { flows: flow_list(&field, p, &topo, &sc.base_dir)? }),
+        };
+        traffic.push(TrafficPlan { name, tag, tcp: tcp_idx, mode, kind });
+    }
+    let mut names = std::collections::HashSet::new();
+    for (i, t) in traffic.iter().enumerate() {
+        if !names.insert(t.name.clone()) {
+            return bad(format!("traffic[{i}].name"), format!("'{}' is used by two traffic blocks; names must be unique", t.name));
+        }
+    }
+
+    let link_by_name = |field: &str, name: &str| -> Result<u32> {
+        let name = if name == "bottleneck" { "left->right" } else { name };
+        topo.links.iter().position(|l| l.name == name).map(|i| i as u32).ok_or_else(|| {
+            let some: Vec<&str> = topo.links.iter().take(6).map(|l| l.name.as_str()).collect();
+            Error::input(field, format!("no link named '{name}' (links are named 'from->to', e.g. {}; 'bottleneck' on a dumbbell)", some.join(", ")))
+        })
+    };
+    let sampling = match &f.sampling {
+        None => None,
+        Some(s) => {
+            positive("sampling.interval_s", s.interval_s)?;
+            let links = if s.queues.is_empty() {
+                (0..topo.links.len() as u32).filter(|&l| topo.node_kinds[topo.links[l as usize].from as usize] == NodeKind::Router).collect()
+            } else {
+                s.queues.iter().enumerate().map(|(i, n)| link_by_name(&format!("sampling.queues[{i}]"), n)).collect::<Result<Vec<_>>>()?
+            };
+            Some((secs_to_ns(s.interval_s), links))
+        }
+    };
+    let mut faults = Vec::new();
+    for (i, ft) in f.faults.iter().enumerate() {
+        let l = link_by_name(&format!("faults[{i}].link"), &ft.link)?;
+        if ft.occurrence == 0 {
+            return bad(format!("faults[{i}].occurrence"), "counts transmissions from 1");
+        }
+        faults.push((l, ft.clone()));
+    }
+    Ok(Plan {
+        name: sc.name.clone(),
+        seed: sc.seed,
+        duration_ns: secs_to_ns(sc.duration_s),
+        pkt_bytes: f.packet_bytes,
+        hdr_bytes: f.header_bytes,
+        topo,
+        queues,
+        tcp,
+        traffic,
+        sampling,
+        faults,
+    })
+}
+
+fn build_dumbbell(
+    d: &DumbbellSpec,
+    seed: u64,
+    topo: &mut Topology,
+    queues: &mut Vec<QueueSpec>,
+    pairs: &mut Vec<(u32, u32)>,
+) -> Result<()> {
+    let fp = "topology";
+    if d.pairs == 0 || d.pairs > 100_000 {
+        return bad(format!("{fp}.pairs"), format!("must be between 1 and 100000, got {}", d.pairs));
+    }
+    positive(&format!("{fp}.access_rate_mbps"), d.access_rate_mbps)?;
+    positive(&format!("{fp}.bottleneck_rate_mbps"), d.bottleneck_rate_mbps)?;
+    non_negative(&format!("{fp}.bottleneck_delay_ms"), d.bottleneck_delay_ms)?;
+    probability(&format!("{fp}.bottleneck_loss"), d.bottleneck_loss)?;
+    probability(&format!("{fp}.reverse_loss"), d.reverse_loss)?;
+    check_queue(&format!("{fp}.bottleneck_queue"), &d.bottleneck_queue)?;
+    check_queue(&format!("{fp}.access_queue"), &d.access_queue)?;
+    let rev_q = d.reverse_queue.clone().unwrap_or_else(|| d.bottleneck_queue.clone());
+    check_queue(&format!("{fp}.reverse_queue"), &rev_q)?;
+
+    let mut rng = Rng::stream(seed, "topology/access_delay");
+    let n = d.pairs as usize;
+    let delays: Vec<f64> = match &d.access_delay_ms {
+        DelaySpec::Fixed(v) => {
+            non_negative(&format!("{fp}.access_delay_ms"), *v)?;
+            vec![*v; n]
+        }
+        DelaySpec::List(l) => {
+            if l.is_empty() {
+                return bad(format!("{fp}.access_delay_ms"), "an empty list; give at least one delay");
+            }
+            for (i, v) in l.iter().enumerate() {
+                non_negative(&format!("{fp}.access_delay_ms[{i}]"), *v)?;
+            }
+            (0..n).map(|i| l[i % l.len()]).collect()
+        }
+        DelaySpec::Range { min, max } => {
+            non_negative(&format!("{fp}.access_delay_ms.min"), *min)?;
+            if max < min {
+                return bad(format!("{fp}.access_delay_ms.max"), format!("must be >= min ({min}), got {max}"));
+            }
+            (0..n).map(|_| min + (max - min) * rng.uniform()).collect()
+        }
+    };
+    let ms = |v: f64| secs_to_ns(v / 1000.0);
+    let q_access = push_q(queues, d.access_queue.clone());
+    let srcs: Vec<u32> = (0..n).map(|i| topo.add_node(format!("src{i}"), NodeKind::Host)).collect();
+    let left = topo.add_node("left", NodeKind::Router);
+    let right = topo.add_node("right", NodeKind::Router);
+    let dsts: Vec<u32> = (0..n).map(|i| topo.add_node(format!("dst{i}"), NodeKind::Host)).collect();
+    let q_bn = push_q(queues, d.bottleneck_queue.clone());
+    let q_rev = push_q(queues, rev_q);
+    let link = |topo: &mut Topology, from: u32, to: u32, rate: f64, delay: Time, loss: f64, queue: usize| {
+        let name = format!("{}->{}", topo.node_names[from as usize], topo.node_names[to as usize]);
+        topo.add_link(LinkSpec { name, from, to, rate_bps: rate * 1e6, delay_ns: delay, loss, queue });
+    };
+    link(topo, left, right, d.bottleneck_rate_mbps, ms(d.bottleneck_delay_ms), d.bottleneck_loss, q_bn);
+    link(topo, right, left, d.bottleneck_rate_mbps, ms(d.bottleneck_delay_ms), d.reverse_loss, q_rev);
+    for i in 0..n {
+        let dl = ms(delays[i]);
+        link(topo, srcs[i], left, d.access_rate_mbps, dl, 0.0, q_access);
+        link(topo, left, srcs[i], d.access_rate_mbps, dl, 0.0, q_access);
+        link(topo, dsts[i], right, d.access_rate_mbps, dl, 0.0, q_access);
+        link(topo, right, dsts[i], d.access_rate_mbps, dl, 0.0, q_access);
+        pairs.push((srcs[i], dsts[i]));
+    }
+    Ok(())
+}
+
+fn push_q(queues: &mut Vec<QueueSpec>, q: QueueSpec) -> usize {
+    queues.push(q);
+    queues.len() - 1
+}
+
+/// Check a queue specification's parameters.
+pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
+    match q {
+        QueueSpec::Droptail(d) => {
+            if d.limit_pkts == 0 {
+                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+            if d.limit_bytes == Some(0) {
+                return bad(format!("{field}.limit_bytes"), "must be at least 1 byte (or omitted)");
+            }
+        }
+        QueueSpec::Red(r) => {
+            if r.limit_pkts == 0 {
+                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+            non_negative(&format!("{field}.min_th"), r.min_th)?;
+            positive(&format!("{field}.max_th"), r.max_th)?;
+            if r.min_th >= r.max_th {
+                return bad(format!("{field}.min_th"), format!("must be below max_th ({}), got {}", r.max_th, r.min_th));
+            }
+            if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+                return bad(format!("{field}.max_p"), format!("must be in (0, 1], got {}", r.max_p));
+            }
+            if !(r.w_q > 0.0 && r.w_q <= 1.0) {
+                return bad(format!("{field}.w_q"), format!("must be in (0, 1], got {}", r.w_q));
+            }
+            if let Some(m) = r.mean_pkt_bytes {
+                positive(&format!("{field}.mean_pkt_bytes"), m)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Build the discipline a queue specification describes.
+pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
+    match q {
+        QueueSpec::Droptail(d) => Box::new(DropTail::new(d.limit_pkts as usize, d.limit_bytes)),
+        QueueSpec::Red(r) => Box::new(Red::new(RedParams {
+            limit_pkts: r.limit_pkts as usize,
+            min_th: r.min_th,
+            max_th: r.max_th,
+            max_p: r.max_p,
+            w_q: r.w_q,
+            gentle: r.gentle,
+            wait: r.wait,
+            ecn: r.ecn,
+            byte_mode: r.mode == RedMode::Bytes,
+            mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
+        })),
+    }
+}
+
+fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioFile) -> Result<TcpConfig> {
+    let mut t = base.clone();
+    for (k, v) in over {
+        t.insert(k.clone(), v.clone());
+    }
+    let spec: TcpSpec = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
+        let p = e.path().to_string();
+        let path = if p == "." { field.to_string() } else { format!("{field}.{p}") };
+        Error::input(path, e.into_inner().message().to_string())
+    })?;
+    positive(&format!("{field}.ito_s"), spec.ito_s)?;
+    non_negative(&format!("{field}.min_rto_s"), spec.min_rto_s)?;
+    positive(&format!("{field}.max_rto_s"), spec.max_rto_s)?;
+    if spec.max_rto_s < spec.min_rto_s {
+        return bad(format!("{field}.max_rto_s"), format!("must be >= min_rto_s ({}), got {}", spec.min_rto_s, spec.max_rto_s));
+    }
+    non_negative(&format!("{field}.granularity_s"), spec.granularity_s)?;
+    if spec.init_cwnd == 0 {
+        return bad(format!("{field}.init_cwnd"), "must be at least 1 packet");
+    }
+    if spec.max_window == 0 || spec.max_window > 1 << 20 {
+        return bad(format!("{field}.max_window"), format!("must be between 1 and {} packets, got {}", 1 << 20, spec.max_window));
+    }
+    if spec.dupack_threshold == 0 {
+        return bad(format!("{field}.dupack_threshold"), "must be at least 1");
+    }
+    positive(&format!("{field}.delack_timeout_s"), spec.delack_timeout_s)?;
+    if let Some(s) = spec.init_ssthresh {
+        positive(&format!("{field}.init_ssthresh"), s)?;
+    }
+    if spec.request_bytes < f.header_bytes + 1 || spec.request_bytes > f.packet_bytes {
+        return bad(
+            format!("{field}.request_bytes"),
+            format!("must be between header_bytes + 1 ({}) and packet_bytes ({}), got {}", f.header_bytes + 1, f.packet_bytes, spec.request_bytes),
+        );
+    }
+    Ok(TcpConfig {
+        variant: match spec.variant {
+            VariantSpec::Newreno => Variant::NewReno,
+            VariantSpec::Reno => Variant::Reno,
+            VariantSpec::Tahoe => Variant::Tahoe,
+        },
+        handshake: spec.handshake,
+        ito_s: spec.ito_s,
+        min_rto_s: spec.min_rto_s,
+        max_rto_s: spec.max_rto_s,
+        granularity_s: spec.granularity_s,
+        init_cwnd: spec.init_cwnd,
+        max_window: spec.max_window,
+        init_ssthresh: spec.init_ssthresh.unwrap_or(spec.max_window as f64),
+        delayed_ack: spec.delayed_ack,
+        delack_timeout_s: spec.delack_timeout_s,
+        ecn: spec.ecn,
+        dupack_threshold: spec.dupack_threshold,
+        rtt_sampling: match spec.rtt_sampling {
+            RttSamplingSpec::EveryAck => RttSampling::EveryAck,
+            RttSamplingSpec::OncePerRtt => RttSampling::OncePerRtt,
+        },
+        pkt_bytes: f.packet_bytes,
+        hdr_bytes: f.header_bytes,
+        request_bytes: spec.request_bytes,
+    })
+}
+
+fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result<SizeDist> {
+    let mss = (f.packet_bytes - f.header_bytes) as f64;
+    let unit = match s {
+        SizeSpec::Fixed { unit, .. }
+        | SizeSpec::Exponential { unit, .. }
+        | SizeSpec::Pareto { unit, .. }
+        | SizeSpec::BoundedPareto { unit, .. }
+        | SizeSpec::Uniform { unit, .. }
+        | SizeSpec::Lognormal { unit, .. }
+        | SizeSpec::Empirical { unit, .. } => *unit,
+    };
+    // Sizes given in bytes are converted to packets of one MSS of payload.
+    let k = if unit == SizeUnit::Bytes { 1.0 / mss } else { 1.0 };
+    let d = match s {
+        SizeSpec::Fixed { value, .. } => {
+            positive(&format!("{field}.value"), *value)?;
+            SizeDist::Fixed(value * k)
+        }
+        SizeSpec::Exponential { mean, .. } => {
+            positive(&format!("{field}.mean"), *mean)?;
+            SizeDist::Exponential { mean: mean * k }
+        }
+        SizeSpec::Pareto { shape, mean, min, .. } => {
+            positive(&format!("{field}.shape"), *shape)?;
+            match (mean, min) {
+                (Some(_), Some(_)) => return bad(field, "give either `mean` or `min` (the scale), not both"),
+                (None, None) => return bad(field, "a Pareto needs `mean` or `min` (the scale)"),
+                (None, Some(m)) => {
+                    positive(&format!("{field}.min"), *m)?;
+                    SizeDist::Pareto { shape: *shape, min: m * k }
+                }
+                (Some(m), None) => {
+                    positive(&format!("{field}.mean"), *m)?;
+                    if *shape <= 1.0 {
+                        return bad(format!("{field}.shape"), format!("a Pareto with shape {shape} <= 1 has no finite mean; give `min` instead of `mean`, or a shape > 1"));
+                    }
+                    SizeDist::Pareto { shape: *shape, min: m * k * (shape - 1.0) / shape }
+                }
+            }
+        }
+        SizeSpec::BoundedPareto { shape, min, max, .. } => {
+            positive(&format!("{field}.shape"), *shape)?;
+            positive(&format!("{field}.min"), *min)?;
+            if max <= min {
+                return bad(format!("{field}.max"), format!("must exceed min ({min}), got {max}"));
+            }
+            SizeDist::BoundedPareto { shape: *shape, min: min * k, max: max * k }
+        }
+        SizeSpec::Uniform { min, max, .. } => {
+            positive(&format!("{field}.min"), *min)?;
+            if max < min {
+                return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
+            }
+            SizeDist::Uniform { min: min * k, max: max * k }
+        }
+        SizeSpec::Lognormal { mu, sigma, .. } => {
+            if !mu.is_finite() {
+                return bad(format!("{field}.mu"), "must be a finite number");
+            }
+            positive(&format!("{field}.sigma"), *sigma)?;
+            SizeDist::Lognormal { mu: mu + k.ln(), sigma: *sigma }
+        }
+        SizeSpec::Empirical { points, file, .. } => {
+            let pts: Vec<[f64; 2]> = match (points.is_empty(), file) {
+                (false, Some(_)) => return bad(field, "give either `points` or `file`, not both"),
+                (true, None) => return bad(field, "an empirical distribution needs `points` or `file`"),
+                (false, None) => points.clone(),
+                (true, Some(path)) => read_cdf(&format!("{field}.file"), &base.join(path))?,
+            };
+            let mut prev = (0.0f64, 0.0f64);
+            for (i, p) in pts.iter().enumerate() {
+                let f2 = format!("{field}.points[{i}]");
+                positive(&f2, p[0])?;
+                probability(&f2, p[1])?;
+                if i > 0 && (p[0] < prev.0 || p[1] < prev.1) {
+                    return bad(f2, "sizes and cumulative probabilities must not decrease");
+                }
+                prev = (p[0], p[1]);
+            }
+            if (prev.1 - 1.0).abs() > 1e-9 {
+                return bad(field, format!("the last cumulative probability must be 1, got {}", prev.1));
+            }
+            SizeDist::Empirical(pts.iter().map(|p| (p[0] * k, p[1])).collect())
+        }
+    };
+    Ok(d)
+}
+
+fn read_cdf(field: &str, path: &Path) -> Result<Vec<[f64; 2]>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::input(field, format!("cannot read '{}': {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || (ln == 0 && line.chars().next().is_some_and(|c| c.is_alphabetic())) {
+            continue;
+        }
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        let parsed = (cols.len() == 2).then(|| (cols[0].parse::<f64>(), cols[1].parse::<f64>()));
+        match parsed {
+            Some((Ok(a), Ok(b))) => out.push([a, b]),
+            _ => return bad(field, format!("'{}' line {}: expected two numbers `size,cdf`", path.display(), ln + 1)),
+        }
+    }
+    if out.is_empty() {
+        return bad(field, format!("'{}' has no data rows", path.display()));
+    }
+    Ok(out)
+}
+
+fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Result<Vec<(Time, Option<u64>, u32, u32)>> {
+    let mut entries: Vec<(String, FlowEntry)> = p.flows.iter().enumerate().map(|(i, e)| (format!("{field}.flows[{i}]"), e.clone())).collect();
+    if let Some(file) = &p.file {
+        let path = base.join(file);
+        let ff = format!("{field}.file");
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::input(&ff, format!("cannot read '{}': {e}", path.display())))?;
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let header: Vec<String> = match lines.next() {
+            Some((_, h)) => h.split(',').map(|s| s.trim().to_string()).collect(),
+            None => return bad(ff, format!("'{}' is empty", path.display())),
+        };
+        let col = |name: &str| header.iter().position(|h| h == name);
+        let (cs, cz, csrc, cdst) = match (col("start_s"), col("size_pkts"), col("src"), col("dst")) {
+            (Some(a), Some(b), Some(c), Some(d)) => (a, b, c, d),
+            _ => return bad(ff, format!("'{}' needs a header with columns start_s,size_pkts,src,dst", path.display())),
+        };
+        for (ln, line) in lines {
+            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+            let get = |i: usize| cols.get(i).copied().unwrap_or("");
+            let start = get(cs).parse::<f64>().map_err(|_| Error::input(&ff, format!("'{}' line {}: start_s is not a number", path.display(), ln + 1)))?;
+            let size = match get(cz) {
+                "" => None,
+                s => Some(s.parse::<u64>().map_err(|_| Error::input(&ff, format!("'{}' line {}: size_pkts is not a whole number", path.display(), ln + 1)))?),
+            };
+            entries.push((format!("{ff} line {}", ln + 1), FlowEntry { start_s: start, size_pkts: size, src: get(csrc).to_string(), dst: get(cdst).to_string() }));
+        }
+    }
+    if entries.is_empty() {
+        return bad(field, "a flow list needs `flows` or `file` with at least one flow");
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for (f2, e) in entries {
+        non_negative(&format!("{f2}.start_s"), e.start_s)?;
+        if e.size_pkts == Some(0) {
+            return bad(format!("{f2}.size_pkts"), "must be at least 1 (omit it for a persistent flow)");
+        }
+        let host = |n: &str, which: &str| -> Result<u32> {
+            match topo.node(n) {
+                Some(i) if topo.node_kinds[i as usize] == NodeKind::Host => Ok(i),
+                Some(_) => bad(format!("{f2}.{which}"), format!("'{n}' is a router; flows run between hosts")),
+                None => bad(format!("{f2}.{which}"), format!("no host named '{n}'")),
+            }
+        };
+        let s = host(&e.src, "src")?;
+        let d = host(&e.dst, "dst")?;
+        if s == d {
+            return bad(format!("{f2}.dst"), "must differ from src");
+        }
+        out.push((secs_to_ns(e.start_s), e.size_pkts, s, d));
+    }
+    out.sort_by_key(|x| x.0);
+    Ok(out)
+}

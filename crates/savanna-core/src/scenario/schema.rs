@@ -1,0 +1,497 @@
+//! The scenario schema: one typed structure that TOML and JSON scenarios deserialize into,
+//! with defaults named after where they come from. Unknown keys are errors. The reference
+//! for users is docs/scenario.md; keep the two in step.
+
+use serde::Deserialize;
+
+fn d_seed() -> u64 {
+    1
+}
+fn d_duration() -> f64 {
+    100.0
+}
+fn d_pkt() -> u32 {
+    1500
+}
+fn d_hdr() -> u32 {
+    40
+}
+fn t() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Free text shown in reports.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    #[serde(default = "d_duration")]
+    pub duration_s: f64,
+    /// Wire size of a full data packet, headers included (FavorQueue: 1500 B).
+    #[serde(default = "d_pkt")]
+    pub packet_bytes: u32,
+    /// TCP/IP header bytes: the size of SYN, SYN-ACK and pure ACKs.
+    #[serde(default = "d_hdr")]
+    pub header_bytes: u32,
+    pub topology: TopologySpec,
+    /// TCP settings shared by all flows (keys of `TcpSpec`); traffic blocks may override.
+    #[serde(default)]
+    pub tcp: toml::Table,
+    #[serde(default)]
+    pub traffic: Vec<TrafficSpec>,
+    #[serde(default)]
+    pub sampling: Option<SamplingSpec>,
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
+}
+
+// ------------------------------------------------------------------ topology
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologySpec {
+    /// N sender hosts - left router - bottleneck - right router - N receiver hosts.
+    Dumbbell(DumbbellSpec),
+}
+
+fn d_pairs() -> u32 {
+    1
+}
+fn d_access_rate() -> f64 {
+    100.0
+}
+fn d_access_delay() -> DelaySpec {
+    DelaySpec::Fixed(5.0)
+}
+fn d_bn_rate() -> f64 {
+    10.0
+}
+fn d_bn_delay() -> f64 {
+    40.0
+}
+fn d_access_queue() -> QueueSpec {
+    QueueSpec::Droptail(DropTailSpec { limit_pkts: 1000, limit_bytes: None })
+}
+fn d_bn_queue() -> QueueSpec {
+    QueueSpec::Droptail(DropTailSpec { limit_pkts: 100, limit_bytes: None })
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Number of (sender, receiver) host pairs.
+    #[serde(default = "d_pairs")]
+    pub pairs: u32,
+    #[serde(default = "d_access_rate")]
+    pub access_rate_mbps: f64,
+    /// One-way delay of each access link, ms: a number, a list (host i takes entry
+    /// i mod len), or a range {min, max} drawn uniformly per host. Pair i's sender and
+    /// receiver access links both get host i's value.
+    #[serde(default = "d_access_delay")]
+    pub access_delay_ms: DelaySpec,
+    #[serde(default = "d_bn_rate")]
+    pub bottleneck_rate_mbps: f64,
+    #[serde(default = "d_bn_delay")]
+    pub bottleneck_delay_ms: f64,
+    /// Bernoulli loss probability on the bottleneck, forward direction.
+    #[serde(default)]
+    pub bottleneck_loss: f64,
+    /// Bernoulli loss probability on the bottleneck, reverse direction (ACKs).
+    #[serde(default)]
+    pub reverse_loss: f64,
+    /// Queue at the left router feeding the bottleneck (forward direction).
+    #[serde(default = "d_bn_queue")]
+    pub bottleneck_queue: QueueSpec,
+    /// Queue at the right router feeding the bottleneck's reverse direction; defaults to
+    /// the same as `bottleneck_queue`.
+    #[serde(default)]
+    pub reverse_queue: Option<QueueSpec>,
+    /// Queue of every access link (both directions).
+    #[serde(default = "d_access_queue")]
+    pub access_queue: QueueSpec,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum DelaySpec {
+    Fixed(f64),
+    List(Vec<f64>),
+    Range { min: f64, max: f64 },
+}
+
+// ------------------------------------------------------------------ queues
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    Droptail(DropTailSpec),
+    Red(RedSpec),
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    pub limit_pkts: u32,
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+}
+
+fn d_wq() -> f64 {
+    1.0 / 512.0
+}
+fn d_maxp() -> f64 {
+    0.1
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Buffer size, packets (tail drop beyond it).
+    pub limit_pkts: u32,
+    pub min_th: f64,
+    pub max_th: f64,
+    /// max_p (ns-2: 1 / linterm_). Guo & Matta Table III: 1/10.
+    #[serde(default = "d_maxp")]
+    pub max_p: f64,
+    /// EWMA weight (ns-2 q_weight_). Guo & Matta Table III: 1/512.
+    #[serde(default = "d_wq")]
+    pub w_q: f64,
+    #[serde(default = "t")]
+    pub gentle: bool,
+    #[serde(default = "t")]
+    pub wait: bool,
+    #[serde(default)]
+    pub ecn: bool,
+    /// "packets" (thresholds and probabilities per packet) or "bytes" (probability scaled
+    /// by packet size / mean packet size, ns-2 `bytes_`).
+    #[serde(default)]
+    pub mode: RedMode,
+    /// Mean packet size for the idle-time correction and byte mode; defaults to packet_bytes.
+    #[serde(default)]
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RedMode {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+// ------------------------------------------------------------------ tcp
+
+fn d_ito() -> f64 {
+    3.0
+}
+fn d_minrto() -> f64 {
+    0.2
+}
+fn d_maxrto() -> f64 {
+    60.0
+}
+fn d_gran() -> f64 {
+    0.001
+}
+fn d_iw() -> u32 {
+    2
+}
+fn d_maxwin() -> u32 {
+    128
+}
+fn d_delack() -> f64 {
+    0.2
+}
+fn d_dupthresh() -> u32 {
+    3
+}
+fn d_req() -> u32 {
+    300
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default)]
+    pub variant: VariantSpec,
+    /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
+    #[serde(default = "t")]
+    pub handshake: bool,
+    /// Initial retransmission timeout, s (RFC 6298: 1 s; the papers: 3 s).
+    #[serde(default = "d_ito")]
+    pub ito_s: f64,
+    #[serde(default = "d_minrto")]
+    pub min_rto_s: f64,
+    #[serde(default = "d_maxrto")]
+    pub max_rto_s: f64,
+    /// Timer granularity G (ns-2 tcpTick: 0.1 s in Guo & Matta, 0.5 s in Matta & Guo).
+    #[serde(default = "d_gran")]
+    pub granularity_s: f64,
+    #[serde(default = "d_iw")]
+    pub init_cwnd: u32,
+    #[serde(default = "d_maxwin")]
+    pub max_window: u32,
+    /// Initial ssthresh, packets; defaults to max_window.
+    #[serde(default)]
+    pub init_ssthresh: Option<f64>,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "d_delack")]
+    pub delack_timeout_s: f64,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default = "d_dupthresh")]
+    pub dupack_threshold: u32,
+    #[serde(default)]
+    pub rtt_sampling: RttSamplingSpec,
+    /// Wire size of the request in request/response mode, bytes.
+    #[serde(default = "d_req")]
+    pub request_bytes: u32,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantSpec {
+    #[default]
+    Newreno,
+    Reno,
+    Tahoe,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamplingSpec {
+    #[default]
+    EveryAck,
+    OncePerRtt,
+}
+
+// ------------------------------------------------------------------ traffic
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficSpec {
+    /// Open-loop Poisson flow arrivals at a target load.
+    Poisson(PoissonSpec),
+    /// `count` never-ending flows starting at `start_s`.
+    Persistent(PersistentSpec),
+    /// An explicit list of flows (inline or from a CSV file).
+    Flows(FlowListSpec),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Senders on the left, receivers on the right.
+    #[default]
+    Forward,
+    /// Data from the right-hand hosts to the left-hand ones.
+    Reverse,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The connection's initiator sends `size` packets.
+    #[default]
+    Bulk,
+    /// The initiator (the data receiver) sends a one-packet request and the responder
+    /// answers with the object.
+    RequestResponse,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub tag: String,
+    /// Target load rho = lambda E[S] / C (E[S] in wire bytes of data packets).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Or an explicit arrival rate, flows per second.
+    #[serde(default)]
+    pub rate_per_s: Option<f64>,
+    /// Capacity C for the load, Mb/s; defaults to the dumbbell's bottleneck rate.
+    #[serde(default)]
+    pub capacity_mbps: Option<f64>,
+    pub size: SizeSpec,
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// TCP settings for this block's flows (keys of [tcp]); unset keys inherit [tcp].
+    #[serde(default)]
+    pub tcp: Option<toml::Table>,
+}
+
+fn d_count() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersistentSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub tag: String,
+    #[serde(default = "d_count")]
+    pub count: u32,
+    #[serde(default)]
+    pub start_s: f64,
+    /// Flows start `stagger_s` apart (0: all at start_s).
+    #[serde(default)]
+    pub stagger_s: f64,
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default)]
+    pub tcp: Option<toml::Table>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowListSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub tag: String,
+    #[serde(default)]
+    pub flows: Vec<FlowEntry>,
+    /// CSV file with header `start_s,size_pkts,src,dst` (relative to the scenario file).
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub tcp: Option<toml::Table>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowEntry {
+    pub start_s: f64,
+    /// Data packets; omit for a persistent flow.
+    #[serde(default)]
+    pub size_pkts: Option<u64>,
+    /// Data sender and receiver host names.
+    pub src: String,
+    pub dst: String,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeUnit {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+/// A flow-size distribution. Draws from continuous distributions are rounded to the
+/// nearest whole packet, at least 1.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeSpec {
+    Fixed {
+        value: f64,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    Exponential {
+        mean: f64,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    /// Pareto with `shape` and either `mean` or `min` (the scale x_m).
+    Pareto {
+        shape: f64,
+        #[serde(default)]
+        mean: Option<f64>,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    BoundedPareto {
+        shape: f64,
+        min: f64,
+        max: f64,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    /// ln(size) ~ Normal(mu, sigma).
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+    /// Piecewise-linear CDF through `points` = [[size, cumulative probability], ...], or
+    /// read from a CSV file with two columns `size,cdf`.
+    Empirical {
+        #[serde(default)]
+        points: Vec<[f64; 2]>,
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default)]
+        unit: SizeUnit,
+    },
+}
+
+// ------------------------------------------------------------------ measurement
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingSpec {
+    /// Queue sampling period, s.
+    pub interval_s: f64,
+    /// Link names whose queues are sampled ("bottleneck" is an alias on the dumbbell);
+    /// empty: every router queue.
+    #[serde(default)]
+    pub queues: Vec<String>,
+}
+
+/// Drop one specific packet: the `occurrence`-th transmission of packet (`kind`, `seq`)
+/// of flow `flow` when it finishes crossing `link`. For controlled experiments and tests.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub link: String,
+    pub flow: u32,
+    pub kind: FaultKind,
+    #[serde(default)]
+    pub seq: u32,
+    #[serde(default = "d_count")]
+    pub occurrence: u32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Syn,
+    SynAck,
+    Data,
+    Ack,
+}
