@@ -327,7 +327,10 @@ impl World {
         self.start_tx(l);
     }
 
+    /// Count this transmission against every matching fault; true if one of them says
+    /// this is the transmission to lose.
     fn fault_hits(faults: &mut [(FaultSpec, u32)], p: &Packet) -> bool {
+        let mut hit = false;
         for (f, seen) in faults.iter_mut() {
             let kind_ok = matches!(
                 (f.kind, p.kind),
@@ -335,12 +338,10 @@ impl World {
             );
             if kind_ok && f.flow == p.flow && (f.kind != FaultKind::Data && f.kind != FaultKind::Ack || f.seq == p.seq) {
                 *seen += 1;
-                if *seen == f.occurrence {
-                    return true;
-                }
+                hit |= *seen == f.occurrence;
             }
         }
-        false
+        hit
     }
 
     fn drop_packet(&mut self, id: PktId, _why: DropReason) {

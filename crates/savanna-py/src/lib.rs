@@ -92,8 +92,7 @@ fn run_to_dir(
     let json = call_core(py, move || {
         let summary =
             api::run_to_dir(&text, format, Path::new(&base_dir), Path::new(&out_dir), &opts)?;
-        serde_json::to_string(&summary)
-            .map_err(|e| savanna_core::Error::Internal(format!("serialising the summary: {e}")))
+        Ok(savanna_core::metrics::summary::to_json(&summary))
     })?;
     Ok(json)
 }

@@ -123,12 +123,11 @@ mod tests {
     fn measured_drop_fraction(gentle: bool, wait: bool, level: usize, n: usize) -> f64 {
         let mut b = Bench::new(42);
         let mut q = Red::new(params(gentle, wait, false));
-        // Fill to `level` with w_q = 1 while below min_th is irrelevant: fill directly.
-        let mut filled = 0;
-        while q.len_pkts() < level {
-            let p = b.pkt(0, filled, ClassMark::None, Ecn::NotEct);
-            filled += 1;
-            b.offer(&mut q, p);
+        // Fill to `level` directly (RED itself would refuse packets above its thresholds);
+        // with w_q = 1 the next arrival sets avg = level.
+        for i in 0..level {
+            let p = b.pkt(0, i as u32, ClassMark::None, Ecn::NotEct);
+            q.q.push(p, &b.pkts);
         }
         let mut dropped = 0;
         for i in 0..n {
@@ -146,9 +145,31 @@ mod tests {
         dropped as f64 / n as f64
     }
 
-    /// F&J's count-based rule makes the gap between drops uniform on {1..1/p_b}, so the
-    /// long-run drop fraction is 1/E[gap] = 2 p_b / (1 + p_b); with `wait`, the gap is
-    /// uniform on {1/p_b .. 2/p_b}: fraction 2 p_b / 3.
+    /// F&J section 7: with p_a = p_b / (1 - count p_b) the number X of packets from one
+    /// drop to the next is uniform, P(X > k) = 1 - k p_b / (1 - p_b), so the drop fraction
+    /// is 1 / E[X] = 1 / sum_k P(X > k) (about 2 p_b). With ns-2's `wait`, no drop comes
+    /// before n0 = ceil(1 / p_b) packets and P(X > k) = (2 - (k + 1) p_b) / (2 - n0 p_b)
+    /// after, uniform between 1/p_b and 2/p_b (about 2 p_b / 3).
+    fn expected_fraction(pb: f64, wait: bool) -> f64 {
+        let n0 = (1.0 / pb).ceil();
+        let mut mean_gap = 0.0;
+        for k in 0..100_000 {
+            let k = k as f64;
+            let survive = if !wait {
+                1.0 - k * pb / (1.0 - pb)
+            } else if k < n0 {
+                1.0
+            } else {
+                (2.0 - (k + 1.0) * pb) / (2.0 - n0 * pb)
+            };
+            if survive <= 0.0 {
+                break;
+            }
+            mean_gap += survive.min(1.0);
+        }
+        1.0 / mean_gap
+    }
+
     #[test]
     fn drop_fraction_follows_the_curve() {
         let c = Curve { min_th: 10.0, max_th: 30.0, max_p: 0.1, gentle: false };
@@ -160,13 +181,11 @@ mod tests {
             };
             let n = 200_000;
             let got = measured_drop_fraction(gentle, false, level, n);
-            let want = 2.0 * pb / (1.0 + pb);
-            assert!((got - want).abs() / want < 0.05, "level {level}: got {got}, want {want}");
-            if pb < 0.5 {
-                let got_w = measured_drop_fraction(gentle, true, level, n);
-                let want_w = 1.0 / (1.5 / pb);
-                assert!((got_w - want_w).abs() / want_w < 0.05, "wait, level {level}: got {got_w}, want {want_w}");
-            }
+            let want = expected_fraction(pb, false);
+            assert!((got - want).abs() / want < 0.03, "level {level}: got {got}, want {want}");
+            let got_w = measured_drop_fraction(gentle, true, level, n);
+            let want_w = expected_fraction(pb, true);
+            assert!((got_w - want_w).abs() / want_w < 0.03, "wait, level {level}: got {got_w}, want {want_w}");
         }
         // Below min_th nothing is dropped; at or above max_th without gentle all is.
         assert_eq!(measured_drop_fraction(false, false, 8, 5000), 0.0);

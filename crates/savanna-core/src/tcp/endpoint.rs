@@ -465,7 +465,10 @@ impl TcpEndpoint {
             if self.in_recovery {
                 self.cwnd += 1.0; // window inflation
             } else if self.dupacks == io.cfg.dupack_threshold {
-                let allowed = io.cfg.variant != Variant::NewReno || self.recover.is_none_or(|r| ack > r);
+                // RFC 6582 section 3.2 step 1 (ns-2's `bugfix_`, on for every variant in the
+                // papers' simulations): no new fast retransmit for duplicate ACKs that do not
+                // cover more than `recover`, so go-back-N duplicates cannot trigger another.
+                let allowed = self.recover.is_none_or(|r| ack > r);
                 if allowed {
                     self.enter_fast_retransmit(io);
                 }

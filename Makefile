@@ -1,0 +1,57 @@
+# Savanna: set up, test, run the demo. Recipes call .venv/bin/... directly, so nothing
+# needs activating. `make demo` and `make test` work from a fresh clone.
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+# maturin's build backend runs the `maturin` executable from PATH; with
+# --no-build-isolation that is the one installed in the venv.
+VPATH_ENV := PATH="$(abspath $(VENV))/bin:$$PATH"
+
+.PHONY: setup build test test-rust test-py demo bench clean
+
+# The virtual environment itself.
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+# Python dependencies (numpy, pandas, pyarrow, pytest, maturin): once, and again whenever
+# pyproject.toml changes.
+$(VENV)/.deps-installed: pyproject.toml | $(VPY)
+	$(VPY) -m pip install --upgrade pip
+	$(VPY) -m pip install 'maturin>=1.9.4,<2'
+	$(VPATH_ENV) $(VPY) -m pip install --no-build-isolation -e '.[test]'
+	touch $@
+
+# setup: environment + an up-to-date extension. The editable install builds
+# crates/savanna-py with the release profile ([tool.maturin] profile in pyproject.toml)
+# and places savanna/_core*.so in python/savanna; cargo makes this a no-op (~1 s) when no
+# Rust source changed.
+setup: $(VENV)/.deps-installed build
+
+build: | $(VENV)/.deps-installed
+	$(VPATH_ENV) $(VPY) -m pip install -q --no-build-isolation --no-deps -e .
+
+# Rust unit tests of the core (the bindings crate is tested from Python), then the
+# Python tests.
+test: setup test-rust test-py
+
+test-rust:
+	cargo test --release --workspace --exclude savanna-py
+
+test-py: setup
+	$(VPY) -m pytest -q tests
+
+# The main job, for now: the two dumbbell scenarios. Later: `savanna reproduce all --quick`.
+demo: setup
+	$(VENV)/bin/savanna run scenarios/dumbbell-droptail.toml --out out/dumbbell-droptail
+	$(VENV)/bin/savanna run scenarios/dumbbell-red.toml --out out/dumbbell-red
+
+bench: setup
+	@if [ -f benchmarks/bench_core.py ]; then \
+		$(VPY) benchmarks/bench_core.py; \
+	else \
+		echo "bench: benchmarks/bench_core.py does not exist yet"; \
+	fi
+
+clean:
+	rm -rf $(VENV) out target/wheels python/savanna/_core*.so

@@ -1,0 +1,5 @@
+"""``python -m savanna``: the same as the ``savanna`` command."""
+
+from savanna.cli import main
+
+raise SystemExit(main())

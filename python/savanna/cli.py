@@ -1,0 +1,261 @@
+"""The ``savanna`` command line: ``savanna run``, ``savanna validate``, ``savanna --version``.
+
+Error contract: bad input (an invalid scenario, a missing or unreadable scenario file, a
+TOML/JSON syntax error, an unusable output path) prints one line
+``savanna: error: <message>`` to stderr and exits with code 2, without a traceback. An
+internal error of the simulator prints one line too and exits with code 1.
+
+Startup is kept fast: nothing here imports pandas or pyarrow on the ``run`` path.
+Later commands (``sweep``, ``reproduce``, ``query``) plug in as further subparsers in
+``build_parser``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Callable, List, Optional
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+PROG = "savanna"
+
+
+# ---------------------------------------------------------------------------------------
+# Commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from savanna import _core
+    from savanna.runner import check_overrides, resolve_scenario
+
+    sc = resolve_scenario(Path(args.scenario))
+    seed, duration_s = check_overrides(args.seed, args.duration)
+    out_dir = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
+    _ctrl_c_kills()
+    summary_json = _core.run_to_dir(
+        sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
+    )
+    if not args.quiet:
+        summary_path = out_dir / "summary.json"
+        if summary_path.is_file():
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        else:
+            summary = json.loads(summary_json)
+        print(format_summary(summary, out_dir, scenario=args.scenario, all_queues=args.verbose))
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from savanna import _core
+    from savanna.runner import check_overrides, resolve_scenario
+
+    sc = resolve_scenario(Path(args.scenario))
+    seed, duration_s = check_overrides(args.seed, args.duration)
+    _ctrl_c_kills()
+    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s)
+    if not args.quiet:
+        print(f"{args.scenario}: ok")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------
+# Parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from savanna import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Savanna: packet-level network simulator for size-aware queue management.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "run",
+        help="run one scenario and write its records",
+        description="Run one scenario; write DIR/flows.parquet, DIR/queues.parquet (when "
+        "queue sampling is on) and DIR/summary.json, and print a short summary.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument(
+        "--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>)"
+    )
+    _add_overrides(p)
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="list every queue in the summary"
+    )
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "validate",
+        help="check a scenario without running it",
+        description="Parse and validate a scenario; print '<file>: ok' or the first error.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    _add_overrides(p)
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.set_defaults(func=cmd_validate)
+
+    # Later: sub.add_parser("sweep"), ("reproduce"), ("query"), each with set_defaults(func=...).
+    return parser
+
+
+def _add_overrides(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
+    p.add_argument(
+        "--duration", type=float, metavar="S", help="override the scenario's duration (seconds)"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Output
+
+
+def format_summary(
+    summary: dict,
+    out_dir: Optional[Path] = None,
+    *,
+    scenario: str = "",
+    all_queues: bool = False,
+) -> str:
+    """A few human lines about a run, from its summary.json.
+
+    Queues that dropped, marked or pushed out packets, or were at least 5% busy, get a line
+    each (all of them with ``all_queues``); the rest (idle access links) share one line.
+    """
+    g = summary.get
+    name = g("scenario") or scenario
+    sim_s = float(g("sim_seconds") or 0.0)
+    wall_s = float(g("wall_seconds") or 0.0)
+    speed = f" ({sim_s / wall_s:,.1f}x real time)" if wall_s > 0 and sim_s > 0 else ""
+    lines = [
+        f"{name}  seed {g('seed', '?')}",
+        f"  simulated {sim_s:g} s in {wall_s:.2f} s wall{speed}, {int(g('events') or 0):,} events",
+        f"  flows: {int(g('flows_started') or 0):,} started, "
+        f"{int(g('flows_finished') or 0):,} finished",
+    ]
+    queues = list(g("queues") or [])
+    shown = queues if all_queues or len(queues) <= 4 else [q for q in queues if _notable(q)]
+    if not shown and queues:
+        shown = [max(queues, key=lambda q: float(q.get("utilisation") or 0.0))]
+    for q in shown:
+        lines.extend(_queue_lines(q))
+    rest = [q for q in queues if not any(q is s for s in shown)]
+    if rest:
+        top = max(100.0 * float(q.get("utilisation") or 0.0) for q in rest)
+        lines.append(
+            f"  {len(rest)} other queues: utilisation <= {top:.1f}%, no drops "
+            "(--verbose lists them)"
+        )
+    if out_dir is not None:
+        written = [f for f in ("flows.parquet", "queues.parquet", "summary.json")
+                   if (Path(out_dir) / f).is_file()]
+        lines.append(f"  wrote {out_dir}/: {', '.join(written) if written else 'nothing'}")
+    return "\n".join(lines)
+
+
+def _notable(q: dict) -> bool:
+    return bool(
+        q.get("dropped") or q.get("marked") or q.get("pushed_out")
+        or float(q.get("utilisation") or 0.0) >= 0.05
+    )
+
+
+def _queue_lines(q: dict) -> List[str]:
+    arrivals = int(q.get("arrivals") or 0)
+    dropped = int(q.get("dropped") or 0)
+    rate = f" ({100.0 * dropped / arrivals:.2f}%)" if arrivals else ""
+    extra = ""
+    if q.get("marked"):
+        extra += f", marked {int(q['marked']):,}"
+    if q.get("pushed_out"):
+        extra += f", pushed out {int(q['pushed_out']):,}"
+    lines = [
+        f"  queue {q.get('name', '?')} ({q.get('discipline', '?')}): "
+        f"utilisation {100.0 * float(q.get('utilisation') or 0.0):.1f}%, "
+        f"enqueued {int(q.get('enqueued') or 0):,}, dropped {dropped:,}{rate}{extra}"
+    ]
+    classes = {k: v for k, v in (q.get("by_class") or {}).items() if (v or {}).get("arrivals")}
+    if len(classes) > 1 or (classes and "none" not in classes):
+        parts = [
+            f"{k}: enq {int(v.get('enqueued') or 0):,} drop {int(v.get('dropped') or 0):,}"
+            for k, v in classes.items()
+        ]
+        lines.append("    by class: " + "; ".join(parts))
+    return lines
+
+
+def one_line(msg: str) -> str:
+    """Collapse a possibly multi-line error (e.g. a TOML parser's caret diagram) to one line."""
+    parts = []
+    for line in str(msg).splitlines():
+        s = line.strip()
+        if not s or re.match(r"^\d*\s*\|", s):  # gutter lines of a source excerpt
+            continue
+        parts.append(s)
+    return ": ".join(parts) if parts else "unknown error"
+
+
+def _error(msg: str) -> None:
+    print(f"{PROG}: error: {one_line(msg)}", file=sys.stderr)
+
+
+def _ctrl_c_kills() -> None:
+    # The core runs with the GIL released and never returns to Python until done, so a
+    # Python-level KeyboardInterrupt would wait for the whole run. Let Ctrl-C kill the
+    # process at once instead: the core writes its outputs atomically, so nothing that
+    # looks complete is left behind.
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not in the main thread (e.g. main() called from a thread)
+        pass
+
+
+# ---------------------------------------------------------------------------------------
+# Entry point
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        from savanna import ScenarioError
+    except ImportError as e:  # the extension module is missing or broken
+        _error(f"cannot load the simulator core ({e}); reinstall savanna (make setup)")
+        return EXIT_INTERNAL
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Optional[Callable[[argparse.Namespace], int]] = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INPUT
+    try:
+        return func(args)
+    except ScenarioError as e:
+        _error(str(e))
+        return EXIT_INPUT
+    except OSError as e:  # reading the scenario file
+        if e.filename is not None and e.strerror:
+            _error(f"{e.filename}: {e.strerror}")
+        else:
+            _error(str(e))
+        return EXIT_INPUT
+    except RuntimeError as e:
+        _error(str(e))
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

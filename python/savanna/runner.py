@@ -1,0 +1,303 @@
+"""Run one scenario from Python: ``savanna.run`` and the ``Result`` it returns.
+
+A scenario is given as a path to a ``.toml``/``.json`` file, as TOML text, or as a dict
+(sent to the core as JSON). The core (``savanna._core``, Rust) parses, validates and
+simulates it with the GIL released and writes ``flows.parquet``, ``queues.parquet`` (when
+sampling is on) and ``summary.json``; this module reads them back into pandas.
+
+pandas and pyarrow are imported only when results are loaded, so the command line's
+``run`` path starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from savanna import _core
+from savanna._core import ScenarioError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+FLOWS_FILE = "flows.parquet"
+QUEUES_FILE = "queues.parquet"
+SUMMARY_FILE = "summary.json"
+
+
+@dataclass(frozen=True)
+class ScenarioText:
+    """A scenario ready for the core: its text, format, and the directory that relative
+    file names inside it are resolved against. ``origin`` names it in error messages."""
+
+    text: str
+    fmt: str  # "toml" or "json"
+    base_dir: Path
+    origin: str
+
+
+@dataclass
+class Result:
+    """The records of one run.
+
+    ``flows``: one row per flow (pandas DataFrame, columns as in docs/design: flow_id, src,
+    dst, kind, start_s, end_s, size_bytes, fct_s, ...). ``queues``: per-queue time series
+    (DataFrame), or None when the scenario did not turn queue sampling on. ``summary``: the
+    run summary (dict, as in summary.json). ``out_dir``: where the files are, or None when
+    they were written to a temporary directory that is already gone.
+    """
+
+    flows: "pd.DataFrame"
+    queues: Optional["pd.DataFrame"]
+    summary: dict
+    out_dir: Optional[Path] = None
+    scenario: str = field(default="", repr=False)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        q = "None" if self.queues is None else f"{len(self.queues)} rows"
+        return (
+            f"<savanna.Result {s.get('scenario', '') or self.scenario!s}: "
+            f"{len(self.flows)} flows, queues={q}, sim_seconds={s.get('sim_seconds')}, "
+            f"out_dir={str(self.out_dir) if self.out_dir else None}>"
+        )
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: Optional[int] = None,
+    duration_s: Optional[float] = None,
+    out: Union[str, "os.PathLike[str]", None] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+) -> Result:
+    """Run one simulation and return its records.
+
+    ``scenario``: a path (str or pathlib.Path) to a ``.toml`` or ``.json`` file, TOML text,
+    or a dict. ``seed`` and ``duration_s`` override the scenario's. ``out``: directory to
+    write the output files into (kept); without it they go to a temporary directory that is
+    removed once loaded. ``base_dir``: where relative file names inside the scenario are
+    resolved (default: the scenario file's directory, or the current directory for text
+    and dicts).
+
+    Raises ``ScenarioError`` (a ValueError) for an invalid scenario or output path,
+    ``FileNotFoundError`` when the scenario file does not exist, and ``RuntimeError`` for
+    an internal error of the simulator.
+    """
+    sc = resolve_scenario(scenario, base_dir=base_dir)
+    seed, duration_s = check_overrides(seed, duration_s)
+    if out is not None:
+        out_dir = Path(out)
+        summary_json = _core.run_to_dir(
+            sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
+        )
+        return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=True)
+    tmp = tempfile.mkdtemp(prefix="savanna-run-")
+    try:
+        # A fresh (not yet existing) directory: the core creates it atomically.
+        out_dir = Path(tmp) / "out"
+        summary_json = _core.run_to_dir(
+            sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
+        )
+        return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=False)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate(
+    scenario: ScenarioLike,
+    *,
+    seed: Optional[int] = None,
+    duration_s: Optional[float] = None,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+) -> None:
+    """Parse and validate a scenario without running it; raise ``ScenarioError`` if bad."""
+    sc = resolve_scenario(scenario, base_dir=base_dir)
+    seed, duration_s = check_overrides(seed, duration_s)
+    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s)
+
+
+# ---------------------------------------------------------------------------------------
+# Turning what the user gave into scenario text
+
+
+def resolve_scenario(
+    scenario: ScenarioLike, *, base_dir: Union[str, "os.PathLike[str]", None] = None
+) -> ScenarioText:
+    """Turn a path, TOML text or dict into a ``ScenarioText``, checking its syntax.
+
+    A str is a path if such a file exists; otherwise it is TOML text if it looks like TOML
+    (has a newline, ``=`` or ``[``); otherwise it is taken as a path that does not exist.
+    """
+    if isinstance(scenario, Mapping):
+        try:
+            text = json.dumps(scenario, default=_json_default, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise ScenarioError(f"scenario dict cannot be encoded as JSON: {e}") from None
+        bd = Path(base_dir) if base_dir is not None else Path.cwd()
+        return ScenarioText(text, "json", bd, "<dict>")
+
+    if isinstance(scenario, os.PathLike):
+        return _read_file(Path(os.fspath(scenario)), base_dir)
+
+    if isinstance(scenario, bytes):
+        raise TypeError("scenario must be a path, TOML text (str) or a dict, not bytes")
+
+    if isinstance(scenario, str):
+        if _looks_like_toml(scenario) and not _is_file(scenario):
+            check_syntax(scenario, "toml", "<string>")
+            bd = Path(base_dir) if base_dir is not None else Path.cwd()
+            return ScenarioText(scenario, "toml", bd, "<string>")
+        return _read_file(Path(scenario), base_dir)
+
+    raise TypeError(
+        "scenario must be a path (str or pathlib.Path), TOML text or a dict, "
+        f"not {type(scenario).__name__}"
+    )
+
+
+def _read_file(path: Path, base_dir) -> ScenarioText:
+    if path.is_dir():
+        raise ScenarioError(f"{path}: is a directory, not a scenario file")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such scenario file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    fmt = "json" if path.suffix.lower() == ".json" else "toml"
+    check_syntax(text, fmt, str(path))
+    bd = Path(base_dir) if base_dir is not None else path.parent
+    return ScenarioText(text, fmt, bd, str(path))
+
+
+def check_syntax(text: str, fmt: str, origin: str) -> None:
+    """Raise ``ScenarioError`` naming the line if ``text`` is not valid TOML/JSON.
+
+    The core checks syntax too; checking here gives the same one-line message whatever
+    the core's parser prints, and catches the error before any work starts.
+    """
+    if fmt == "json":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(
+                f"{origin}: invalid JSON: {e.msg} (at line {e.lineno}, column {e.colno})"
+            ) from None
+        return
+    tomllib = _tomllib()
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{origin}: invalid TOML: {e}") from None
+
+
+def check_overrides(seed, duration_s):
+    """Type-check the ``seed``/``duration_s`` overrides (the core checks their values)."""
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise ScenarioError(f"seed: must be an integer, got {seed!r}")
+        seed = int(seed)
+        if not 0 <= seed < 2**64:
+            raise ScenarioError(f"seed: must be in 0..2^64-1, got {seed}")
+    if duration_s is not None:
+        if isinstance(duration_s, bool) or not isinstance(duration_s, numbers.Real):
+            raise ScenarioError(f"duration_s: must be a number of seconds, got {duration_s!r}")
+        duration_s = float(duration_s)
+        if not math.isfinite(duration_s) or duration_s <= 0:
+            raise ScenarioError(f"duration_s: must be a positive number of seconds, got {duration_s}")
+    return seed, duration_s
+
+
+def _looks_like_toml(s: str) -> bool:
+    return "\n" in s or "=" in s or "[" in s
+
+
+def _is_file(s: str) -> bool:
+    try:
+        return len(s) < 4096 and os.path.isfile(s)
+    except (OSError, ValueError):
+        return False
+
+
+def _json_default(obj):
+    # numpy scalars and arrays, paths: what people put in scenario dicts built in notebooks.
+    if hasattr(obj, "item") and callable(obj.item) and getattr(obj, "ndim", None) == 0:
+        return obj.item()
+    if hasattr(obj, "tolist") and callable(obj.tolist):
+        return obj.tolist()
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def _tomllib():
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.9/3.10
+        import tomli as tomllib
+    return tomllib
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the output back
+
+
+def load_result(
+    out_dir: Union[str, "os.PathLike[str]"],
+    summary_json: Optional[str] = None,
+    *,
+    scenario: str = "",
+    keep_dir: bool = True,
+) -> Result:
+    """Load the records of a finished run from ``out_dir``.
+
+    ``summary.json`` in the directory is the source of truth; ``summary_json`` (the text
+    the core returned) is used only if the file is missing.
+    """
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    out_dir = Path(out_dir)
+    summary_path = out_dir / SUMMARY_FILE
+    if summary_path.is_file():
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    elif summary_json is not None:
+        summary = json.loads(summary_json)
+    else:
+        raise FileNotFoundError(f"{summary_path}: no such file (not a Savanna output directory?)")
+
+    flows_path = out_dir / FLOWS_FILE
+    if flows_path.is_file():
+        flows = pq.read_table(flows_path).to_pandas()
+    else:
+        warnings.warn(
+            f"the simulator wrote no {FLOWS_FILE} in {out_dir}; Result.flows is empty",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        flows = pd.DataFrame()
+
+    queues_path = out_dir / QUEUES_FILE
+    queues = pq.read_table(queues_path).to_pandas() if queues_path.is_file() else None
+
+    return Result(
+        flows=flows,
+        queues=queues,
+        summary=summary,
+        out_dir=out_dir if keep_dir else None,
+        scenario=scenario,
+    )
