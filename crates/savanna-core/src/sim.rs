@@ -474,7 +474,8 @@ impl World {
                 continue;
             }
             let e = &mut self.eps[ep as usize];
-            add_stats(&mut self.flows[flow as usize].tcp, &e.stats);
+            let receives_data = side as u8 == self.flows[flow as usize].data_to_side;
+            add_stats(&mut self.flows[flow as usize].tcp, &e.stats, receives_data);
             e.timer_gen = e.timer_gen.wrapping_add(1);
             e.delack_gen = e.delack_gen.wrapping_add(1);
             e.timer_at = None;
@@ -638,7 +639,8 @@ impl World {
                 let ep = self.flows[fi].ep[side];
                 if ep != NONE {
                     let st = self.eps[ep as usize].stats.clone();
-                    add_stats(&mut self.flows[fi].tcp, &st);
+                    let receives_data = side as u8 == self.flows[fi].data_to_side;
+                    add_stats(&mut self.flows[fi].tcp, &st, receives_data);
                 }
             }
         }
@@ -758,12 +760,16 @@ impl World {
     }
 }
 
-fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats) {
+/// Fold one endpoint's counters into its flow. `delivered` counts only the data direction
+/// (not a request); the other counters cover both ends.
+fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats, receives_data: bool) {
     into.data_pkts_sent += s.data_pkts_sent;
     into.retransmits += s.retransmits;
     into.timeouts += s.timeouts;
     into.fast_retransmits += s.fast_retransmits;
     into.ecn_marks += s.ecn_marks;
-    into.delivered += s.delivered;
+    if receives_data {
+        into.delivered += s.delivered;
+    }
     into.syn_sent += s.syn_sent;
 }

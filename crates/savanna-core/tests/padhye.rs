@@ -36,9 +36,10 @@
 //!   This is the RTO of a sender whose RTT samples are the path's round-trip times. The
 //!   present sender also takes samples from ACKs that cover a retransmitted segment (the
 //!   sample of the newest segment they cover, whose ACK the hole held back: up to RTO + RTT
-//!   after a timeout), which inflates SRTT/RTTVAR after loss recoveries; its real mean T0 is
-//!   then larger than this estimate (see the report of this test's author; the per-flow mean
-//!   SRTT and mean first-timeout RTO are not exported yet, so the test cannot see it).
+//!   after a timeout), which inflates SRTT/RTTVAR after loss recoveries (a suspected bug in
+//!   `TcpEndpoint::rtt_on_new_ack`, every-ACK sampling); while it stands the sender's real
+//!   mean T0 is larger than this estimate. Flow records do not carry the mean SRTT or the
+//!   mean first-timeout RTO yet, so this test cannot measure them directly.
 
 use savanna_core::api::{load, run, Format, RunOptions};
 use savanna_core::model::padhye;

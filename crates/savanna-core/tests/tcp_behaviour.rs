@@ -174,3 +174,54 @@ count = 1
     assert!(q.dropped > 0, "the flow must have probed past the buffer");
 }
 
+
+fn one_request(size: u64, tcp: &str) -> FlowRecord {
+    let toml = format!(
+        r#"
+duration_s = 60.0
+[topology]
+type = "dumbbell"
+pairs = 1
+access_rate_mbps = 10000.0
+access_delay_ms = 1.0
+bottleneck_rate_mbps = 10000.0
+bottleneck_delay_ms = 48.0
+[tcp]
+{tcp}
+[[traffic]]
+type = "flows"
+mode = "request_response"
+flows = [{{ start_s = 0.0, size_pkts = {size}, src = "src0", dst = "dst0" }}]
+"#
+    );
+    sim(&toml).flows[0].clone()
+}
+
+#[test]
+fn request_response_takes_handshake_request_and_response_rounds() {
+    // SYN/SYN-ACK (1 RTT), the request travels one way, the response's r slow-start
+    // rounds take r - 1 RTTs and a last one-way trip: (r + 1) RTT in all.
+    for &iw in &[1u64, 2, 10] {
+        for &d in &[1u64, 5, 30] {
+            let f = one_request(d, &format!("init_cwnd = {iw}\nmax_window = 1000"));
+            let want = (rounds(d, iw) + 1) as f64 * 0.1;
+            let got = f.fct_s.expect("finished");
+            assert!((got - want).abs() < 1e-3, "iw {iw} d {d}: fct {got}, closed form {want}");
+            assert_eq!(f.delivered_pkts, d, "delivered counts the response only");
+            // The data flows from the server (src0) to the client (dst0).
+            assert_eq!((f.src.as_str(), f.dst.as_str()), ("src0", "dst0"));
+        }
+    }
+}
+
+#[test]
+fn delayed_acks_slow_slow_start_down() {
+    // With an ACK per two segments the window grows by about half per round, so a
+    // 100-packet flow needs more rounds than with an ACK per segment.
+    let plain = one_flow(100.0, 100, "init_cwnd = 2\nmax_window = 1000", "").fct_s.unwrap();
+    let delayed = one_flow(100.0, 100, "init_cwnd = 2\nmax_window = 1000\ndelayed_ack = true", "").fct_s.unwrap();
+    assert!(delayed >= plain + 0.1 - 1e-3, "delayed {delayed} vs per-segment {plain}");
+    // A lone last segment is acknowledged by the timer, which does not delay completion.
+    let one = one_flow(100.0, 1, "delayed_ack = true", "").fct_s.unwrap();
+    assert!((one - 0.15).abs() < 1e-3, "{one}");
+}

@@ -59,8 +59,8 @@ pub fn backoff_factor(p: f64) -> f64 {
 /// - E[W] < W_max:
 ///   B = ((1-p)/p + E[W] + Q̂(E[W])/(1-p)) / (RTT (b E[W]/2 + 1) + Q̂(E[W]) T0 f(p)/(1-p))
 /// - otherwise:
-///   B = ((1-p)/p + W_max + Q̂(W_max)/(1-p))
-///       / (RTT (b W_max/8 + (1-p)/(p W_max) + 2) + Q̂(W_max) T0 f(p)/(1-p))
+///   B = ((1-p)/p + W_max + Q̂(W_max)/(1-p)) /
+///   (RTT (b W_max/8 + (1-p)/(p W_max) + 2) + Q̂(W_max) T0 f(p)/(1-p))
 ///
 /// Edge cases: p <= 0 gives W_max / RTT (no loss: the window limit); p >= 1 gives 0.
 pub fn throughput_full(p: f64, rtt_s: f64, t0_s: f64, b: f64, wmax_pkts: f64) -> f64 {

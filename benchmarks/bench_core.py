@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Speed and memory benchmark of the simulator core (not a test: it prints figures).
+
+Runs ``scenarios/dumbbell-droptail.toml`` (500 s simulated) with the native runner
+``savanna-native`` (the Rust core alone) and with the ``savanna`` command (Python front end
+plus the same core), several times each, and prints wall seconds, packets forwarded per wall
+second, events per second and peak resident memory (the operating system's accounting, from
+``wait4``'s rusage, the figure ``/usr/bin/time -v`` reports). The ns-3 side-by-side
+comparison lives in ``benchmarks/ns3/`` (a later issue); the reference figure there is
+ns-3 3.44 from pip taking about 54 s for this run on a 2-core machine of this project.
+
+Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NATIVE = ROOT / "target" / "release" / "savanna-native"
+SAVANNA = ROOT / ".venv" / "bin" / "savanna"
+
+
+def run_once(cmd: list[str]) -> tuple[float, int]:
+    """Run a command; return (wall seconds, peak RSS in KiB) of the child."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, rusage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"benchmark run failed: {' '.join(cmd)}\n{err}")
+    return wall, rusage.ru_maxrss
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scenario", default=str(ROOT / "scenarios" / "dumbbell-droptail.toml"))
+    ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
+    args = ap.parse_args()
+
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "savanna-core", "--bin", "savanna-native"], cwd=ROOT, check=True)
+    tmp = Path(tempfile.mkdtemp(prefix="savanna-bench-"))
+    try:
+        rows = []
+        front_ends = [("native (Rust core)", [str(NATIVE)])]
+        if SAVANNA.exists():
+            front_ends.append(("savanna run (Python CLI)", [str(SAVANNA), "run"]))
+        for label, base in front_ends:
+            walls, rss = [], []
+            summary = None
+            for i in range(args.repeat):
+                out = tmp / f"{len(rows)}-{i}"
+                cmd = base + [args.scenario, "--out", str(out), "--quiet"]
+                w, m = run_once(cmd)
+                walls.append(w)
+                rss.append(m)
+                summary = json.loads((out / "summary.json").read_text())
+            med = statistics.median(walls)
+            rows.append((label, med, min(walls), max(rss), summary))
+        s = rows[0][4]
+        print(f"scenario: {args.scenario}")
+        print(f"  simulated {s['sim_seconds']:.0f} s, {s['events']:,} events, {s['packets_forwarded']:,} packets forwarded, "
+              f"{s['flows_started']:,} flows ({s['flows_finished']:,} finished)")
+        print(f"  repeats: {args.repeat} (median wall time reported)\n")
+        print(f"{'front end':28} {'wall s':>8} {'min s':>8} {'core s':>8} {'Mpkt/s':>8} {'Mevents/s':>10} {'peak MiB':>9}")
+        for label, med, lo, rss_kib, summ in rows:
+            core = summ["wall_seconds"]
+            print(f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
+                  f"{summ['events'] / med / 1e6:10.2f} {rss_kib / 1024:9.1f}")
+        native = rows[0][1]
+        print(f"\nns-3 3.44 (pip) reference for this run on this machine: ~54 s; "
+              f"54 / {native:.3f} = {54 / native:.0f}x (the measured side-by-side comparison is benchmarks/ns3/)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
