@@ -547,8 +547,10 @@ impl TcpEndpoint {
                 }
             }
             n => {
+                // Karn: no sample from an ACK that covers any retransmitted segment (the
+                // newest segment's ACK may have been held back by the repaired hole).
                 let last = ack - 1;
-                if self.retx_high.is_none_or(|h| last > h) {
+                if self.retx_high.is_none_or(|h| h < self.snd_una) {
                     let t0 = self.send_times[(last as usize) & (n - 1)];
                     self.rto.sample((now - t0) as f64 * 1e-9);
                 }
