@@ -45,6 +45,7 @@ test-py: setup
 demo: setup
 	$(VENV)/bin/savanna run scenarios/dumbbell-droptail.toml --out out/dumbbell-droptail
 	$(VENV)/bin/savanna run scenarios/dumbbell-red.toml --out out/dumbbell-red
+	$(VENV)/bin/savanna compare out/dumbbell-droptail out/dumbbell-red --warmup 50 --markdown out/demo-report.md
 
 bench: setup
 	@if [ -f benchmarks/bench_core.py ]; then \

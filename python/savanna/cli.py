@@ -53,6 +53,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from savanna.analysis import compare_dirs
+
+    for d in args.runs:
+        if not (Path(d) / "summary.json").is_file() or not (Path(d) / "flows.parquet").is_file():
+            from savanna import ScenarioError
+
+            raise ScenarioError(f"{d}: not a finished run directory (no summary.json / flows.parquet)")
+    text = compare_dirs([Path(d) for d in args.runs], warmup_s=args.warmup)
+    print(text, end="")
+    if args.markdown:
+        out = Path(args.markdown)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from savanna import _core
     from savanna.runner import check_overrides, resolve_scenario
@@ -106,6 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_overrides(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "compare",
+        help="compare finished runs: flow-completion time by flow size, side by side",
+        description="Print (and optionally write) a Markdown table of flow-completion time by "
+        "flow-size bucket for each run directory, plus each run's bottleneck utilisation and drop rate.",
+    )
+    p.add_argument("runs", nargs="+", help="output directories of `savanna run`")
+    p.add_argument("--warmup", type=float, default=0.0, help="ignore flows that started before this time, s")
+    p.add_argument("--markdown", help="also write the report to this file")
+    p.set_defaults(func=cmd_compare)
 
     # Later: sub.add_parser("sweep"), ("reproduce"), ("query"), each with set_defaults(func=...).
     return parser

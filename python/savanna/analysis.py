@@ -1,0 +1,97 @@
+"""Analysis of run records: flow-completion time by flow-size bucket, and side-by-side
+comparison of several runs. Works on the ``flows`` DataFrame of ``savanna.run`` (or read
+from ``flows.parquet``). The buckets are those of the ns-3 comparison (issue 3): 1-3, 4-10,
+11-30, 31-100, 101-1000 and more than 1000 packets.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+SIZE_BUCKETS: List[Tuple[int, float]] = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, math.inf)]
+
+
+def bucket_label(lo: int, hi: float) -> str:
+    return f">{lo - 1}" if math.isinf(hi) else f"{lo}-{int(hi)}"
+
+
+def fct_by_size(flows, buckets: Sequence[Tuple[int, float]] = SIZE_BUCKETS, warmup_s: float = 0.0):
+    """One row per size bucket: flows started after `warmup_s`, how many finished, mean,
+    median and 99th percentile of fct_s over the finished ones, and the share of flows that
+    had at least one timeout. Persistent flows (no size) are left out."""
+    import pandas as pd
+
+    f = flows[(flows["start_s"] >= warmup_s) & flows["size_pkts"].notna()]
+    rows = []
+    for lo, hi in buckets:
+        b = f[(f["size_pkts"] >= lo) & (f["size_pkts"] <= hi)]
+        done = b["fct_s"].dropna()
+        rows.append(
+            {
+                "bucket": bucket_label(lo, hi),
+                "flows": len(b),
+                "finished": len(done),
+                "mean_fct_s": done.mean() if len(done) else float("nan"),
+                "median_fct_s": done.median() if len(done) else float("nan"),
+                "p99_fct_s": done.quantile(0.99) if len(done) else float("nan"),
+                "timeout_share": (b["timeouts"] > 0).mean() if len(b) else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def load_flows(out_dir: Path):
+    import pandas as pd
+
+    return pd.read_parquet(Path(out_dir) / "flows.parquet")
+
+
+def compare_markdown(runs: Dict[str, "object"], warmup_s: float = 0.0, summaries: Optional[Dict[str, dict]] = None) -> str:
+    """A Markdown report comparing runs (name -> flows DataFrame): mean and median FCT per
+    size bucket side by side, then per-run totals."""
+    tables = {name: fct_by_size(fl, warmup_s=warmup_s) for name, fl in runs.items()}
+    names = list(tables)
+    lines = [f"Flow-completion time by flow size (flows started after {warmup_s:g} s; seconds).", ""]
+    head = "| size (packets) | " + " | ".join(f"{n}: flows | {n}: mean | {n}: median" for n in names) + " |"
+    lines += [head, "|" + "---|" * (1 + 3 * len(names))]
+    for i, (lo, hi) in enumerate(SIZE_BUCKETS):
+        cells = []
+        for n in names:
+            r = tables[n].iloc[i]
+            cells += [f"{int(r['flows'])}", _f(r["mean_fct_s"]), _f(r["median_fct_s"])]
+        lines.append(f"| {bucket_label(lo, hi)} | " + " | ".join(cells) + " |")
+    if summaries:
+        lines += ["", "| run | flows started | finished | bottleneck utilisation | bottleneck drop rate |", "|---|---|---|---|---|"]
+        for n in names:
+            s = summaries[n]
+            q = _bottleneck(s)
+            util = f"{q['utilisation']:.3f}" if q else "n/a"
+            drop = f"{q['dropped'] / q['arrivals']:.4f}" if q and q["arrivals"] else "n/a"
+            lines.append(f"| {n} | {s['flows_started']} | {s['flows_finished']} | {util} | {drop} |")
+    return "\n".join(lines) + "\n"
+
+
+def _bottleneck(summary: dict) -> Optional[dict]:
+    qs = summary.get("queues", [])
+    named = [q for q in qs if q["name"] == "left->right"]
+    if named:
+        return named[0]
+    return max(qs, key=lambda q: q["utilisation"]) if qs else None
+
+
+def _f(x: float) -> str:
+    return "-" if x != x else f"{x:.3f}"
+
+
+def compare_dirs(dirs: Iterable[Path], warmup_s: float = 0.0) -> str:
+    import json
+
+    runs, summaries = {}, {}
+    for d in dirs:
+        d = Path(d)
+        name = d.name
+        runs[name] = load_flows(d)
+        summaries[name] = json.loads((d / "summary.json").read_text())
+    return compare_markdown(runs, warmup_s=warmup_s, summaries=summaries)
