@@ -114,6 +114,7 @@ pub struct World {
     samples: Vec<QueueSample>,
     sampled_links: Vec<u32>,
     sample_ns: Time,
+    last_sample_ns: Time,
     packets_forwarded: u64,
     packets_delivered: u64,
     packets_dropped: u64,
@@ -171,6 +172,7 @@ impl World {
             samples: Vec::new(),
             sampled_links,
             sample_ns,
+            last_sample_ns: 0,
             packets_forwarded: 0,
             packets_delivered: 0,
             packets_dropped: 0,
@@ -206,7 +208,14 @@ impl World {
                 Event::DelAck { ep, gen } => self.delack_timer(ep, gen),
                 Event::Traffic { src, arg } => self.traffic(src, arg),
                 Event::Sample => self.sample(),
-                Event::Stop => break,
+                Event::Stop => {
+                    // The last sampling instant coincides with the end of the run; the Stop
+                    // event was queued first, so take that sample here.
+                    if self.sample_ns > 0 && self.last_sample_ns < self.sched.now() {
+                        self.sample();
+                    }
+                    break;
+                }
             }
         }
     }
@@ -603,6 +612,7 @@ impl World {
     // ------------------------------------------------------------------ measurement
 
     fn sample(&mut self) {
+        self.last_sample_ns = self.sched.now();
         let t = ns_to_secs(self.sched.now());
         for &l in &self.sampled_links {
             let link = &mut self.links[l as usize];

@@ -426,27 +426,19 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
 
 fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result<SizeDist> {
     let mss = (f.packet_bytes - f.header_bytes) as f64;
-    let unit = match s {
-        SizeSpec::Fixed { unit, .. }
-        | SizeSpec::Exponential { unit, .. }
-        | SizeSpec::Pareto { unit, .. }
-        | SizeSpec::BoundedPareto { unit, .. }
-        | SizeSpec::Uniform { unit, .. }
-        | SizeSpec::Lognormal { unit, .. }
-        | SizeSpec::Empirical { unit, .. } => *unit,
-    };
+    let unit = s.unit();
     // Sizes given in bytes are converted to packets of one MSS of payload.
     let k = if unit == SizeUnit::Bytes { 1.0 / mss } else { 1.0 };
     let d = match s {
-        SizeSpec::Fixed { value, .. } => {
+        SizeSpec::Fixed(FixedSize { value, .. }) => {
             positive(&format!("{field}.value"), *value)?;
             SizeDist::Fixed(value * k)
         }
-        SizeSpec::Exponential { mean, .. } => {
+        SizeSpec::Exponential(ExponentialSize { mean, .. }) => {
             positive(&format!("{field}.mean"), *mean)?;
             SizeDist::Exponential { mean: mean * k }
         }
-        SizeSpec::Pareto { shape, mean, min, .. } => {
+        SizeSpec::Pareto(ParetoSize { shape, mean, min, .. }) => {
             positive(&format!("{field}.shape"), *shape)?;
             match (mean, min) {
                 (Some(_), Some(_)) => return bad(field, "give either `mean` or `min` (the scale), not both"),
@@ -464,7 +456,7 @@ fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result
                 }
             }
         }
-        SizeSpec::BoundedPareto { shape, min, max, .. } => {
+        SizeSpec::BoundedPareto(BoundedParetoSize { shape, min, max, .. }) => {
             positive(&format!("{field}.shape"), *shape)?;
             positive(&format!("{field}.min"), *min)?;
             if max <= min {
@@ -472,21 +464,21 @@ fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result
             }
             SizeDist::BoundedPareto { shape: *shape, min: min * k, max: max * k }
         }
-        SizeSpec::Uniform { min, max, .. } => {
+        SizeSpec::Uniform(UniformSize { min, max, .. }) => {
             positive(&format!("{field}.min"), *min)?;
             if max < min {
                 return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
             }
             SizeDist::Uniform { min: min * k, max: max * k }
         }
-        SizeSpec::Lognormal { mu, sigma, .. } => {
+        SizeSpec::Lognormal(LognormalSize { mu, sigma, .. }) => {
             if !mu.is_finite() {
                 return bad(format!("{field}.mu"), "must be a finite number");
             }
             positive(&format!("{field}.sigma"), *sigma)?;
             SizeDist::Lognormal { mu: mu + k.ln(), sigma: *sigma }
         }
-        SizeSpec::Empirical { points, file, .. } => {
+        SizeSpec::Empirical(EmpiricalSize { points, file, .. }) => {
             let pts: Vec<[f64; 2]> = match (points.is_empty(), file) {
                 (false, Some(_)) => return bad(field, "give either `points` or `file`, not both"),
                 (true, None) => return bad(field, "an empirical distribution needs `points` or `file`"),

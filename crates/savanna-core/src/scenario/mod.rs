@@ -29,16 +29,17 @@ pub fn parse(text: &str, format: Format, base_dir: &Path) -> Result<Scenario> {
         Format::Toml => {
             let de = toml::Deserializer::parse(text).map_err(|e| toml_error(text, "", e))?;
             serde_path_to_error::deserialize(de).map_err(|e| {
-                let path = clean_path(&e.path().to_string());
-                toml_error(text, &path, e.into_inner())
+                let outer = e.path().to_string();
+                toml_error(text, &outer, e.into_inner())
             })?
         }
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(text);
             serde_path_to_error::deserialize(&mut de).map_err(|e| {
-                let path = clean_path(&e.path().to_string());
+                let outer = e.path().to_string();
                 let inner = e.into_inner();
-                Error::input(path, format!("{} (line {}, column {})", strip_position(&inner.to_string()), inner.line(), inner.column()))
+                let (ipath, msg) = schema::decode(&strip_position(&inner.to_string()));
+                Error::input(schema::join_path(&outer, &ipath), format!("{msg} (line {}, column {})", inner.line(), inner.column()))
             })?
         }
     };
@@ -50,14 +51,6 @@ pub fn validate(sc: &Scenario) -> Result<()> {
     resolve(sc).map(|_| ())
 }
 
-fn clean_path(p: &str) -> String {
-    if p == "." {
-        String::new()
-    } else {
-        p.to_string()
-    }
-}
-
 fn strip_position(msg: &str) -> String {
     match msg.find(" at line ") {
         Some(i) => msg[..i].to_string(),
@@ -65,8 +58,10 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-fn toml_error(text: &str, path: &str, e: toml::de::Error) -> Error {
-    let mut msg = e.message().trim().to_string();
+fn toml_error(text: &str, outer: &str, e: toml::de::Error) -> Error {
+    let (inner, msg) = schema::decode(e.message().trim());
+    let path = schema::join_path(outer, &inner);
+    let mut msg = msg;
     if let Some(span) = e.span() {
         let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
         msg = format!("{msg} (line {line})");
