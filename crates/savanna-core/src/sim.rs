@@ -392,37 +392,36 @@ impl World {
     }
 
     fn tcp_timer(&mut self, ep: u32, gen: u32) {
-        let now = self.sched.now();
-        let e = &mut self.eps[ep as usize];
-        if e.timer_gen != gen {
-            return; // stale
-        }
-        e.timer_at = None;
-        match e.rto_deadline {
-            Some(d) if d <= now => {
-                let cfg = &self.plan.tcp[e.cfg as usize];
-                let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
-                e.on_timeout(&mut io);
-                let notice = io.notice;
-                self.after_tcp(ep, notice);
-            }
-            Some(_) => self.sync_timers(ep),
-            None => {}
-        }
+        self.fire_timer(ep, gen, false);
     }
 
     fn delack_timer(&mut self, ep: u32, gen: u32) {
+        self.fire_timer(ep, gen, true);
+    }
+
+    /// A timer event of an endpoint fired: ignore it if stale, act if its deadline has
+    /// come, or re-arm it if the deadline moved later since the event was scheduled.
+    fn fire_timer(&mut self, ep: u32, gen: u32, delack: bool) {
         let now = self.sched.now();
         let e = &mut self.eps[ep as usize];
-        if e.delack_gen != gen {
-            return;
+        let (cur_gen, deadline) = if delack { (e.delack_gen, e.delack_deadline) } else { (e.timer_gen, e.rto_deadline) };
+        if cur_gen != gen {
+            return; // stale
         }
-        e.delack_at = None;
-        match e.delack_deadline {
+        if delack {
+            e.delack_at = None;
+        } else {
+            e.timer_at = None;
+        }
+        match deadline {
             Some(d) if d <= now => {
                 let cfg = &self.plan.tcp[e.cfg as usize];
                 let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
-                e.on_delack_timer(&mut io);
+                if delack {
+                    e.on_delack_timer(&mut io);
+                } else {
+                    e.on_timeout(&mut io);
+                }
                 let notice = io.notice;
                 self.after_tcp(ep, notice);
             }
