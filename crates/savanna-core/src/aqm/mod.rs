@@ -214,9 +214,6 @@ pub(crate) mod testutil {
                 qmark: 0,
             })
         }
-        pub fn cx(&mut self) -> QCtx<'_> {
-            QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps }
-        }
         /// Offer a packet; returns (accepted, drops reported).
         pub fn offer(&mut self, q: &mut dyn Qdisc, p: PktId) -> (bool, Vec<(PktId, DropReason)>) {
             self.out.clear();

@@ -228,25 +228,25 @@ fn write_column<R>(
 ) -> ::parquet::errors::Result<()> {
     match get {
         Getter::I64(f) => {
-            let vals: Vec<i64> = rows.iter().map(|r| f(r)).collect();
+            let vals: Vec<i64> = rows.iter().map(f).collect();
             cw.typed::<Int64Type>().write_batch(&vals, None, None)?;
         }
         Getter::OptI64(f) => {
-            let opts: Vec<Option<i64>> = rows.iter().map(|r| f(r)).collect();
+            let opts: Vec<Option<i64>> = rows.iter().map(f).collect();
             let vals: Vec<i64> = opts.iter().flatten().copied().collect();
             cw.typed::<Int64Type>().write_batch(&vals, Some(&def_levels(&opts)), None)?;
         }
         Getter::F64(f) => {
-            let vals: Vec<f64> = rows.iter().map(|r| f(r)).collect();
+            let vals: Vec<f64> = rows.iter().map(f).collect();
             cw.typed::<DoubleType>().write_batch(&vals, None, None)?;
         }
         Getter::OptF64(f) => {
-            let opts: Vec<Option<f64>> = rows.iter().map(|r| f(r)).collect();
+            let opts: Vec<Option<f64>> = rows.iter().map(f).collect();
             let vals: Vec<f64> = opts.iter().flatten().copied().collect();
             cw.typed::<DoubleType>().write_batch(&vals, Some(&def_levels(&opts)), None)?;
         }
         Getter::Bool(f) => {
-            let vals: Vec<bool> = rows.iter().map(|r| f(r)).collect();
+            let vals: Vec<bool> = rows.iter().map(f).collect();
             cw.typed::<BoolType>().write_batch(&vals, None, None)?;
         }
         Getter::Str(f) => {
