@@ -10,8 +10,10 @@
 //!   marks, occupancy by class), so every discipline is counted the same way.
 
 pub mod droptail;
+pub mod favorqueue;
 pub mod red;
 pub mod redmath;
+pub mod rio;
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};

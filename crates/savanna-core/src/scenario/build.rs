@@ -7,7 +7,13 @@ use std::path::Path;
 
 use super::schema::*;
 use super::Scenario;
-use crate::aqm::{droptail::DropTail, red::{Red, RedParams}, Qdisc};
+use crate::aqm::{
+    droptail::DropTail,
+    favorqueue::FavorQueue,
+    red::{Red, RedParams},
+    rio::{Rio, RioClass, RioParams},
+    Qdisc,
+};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::{Error, Result};
 use crate::net::{LinkSpec, NodeKind, Topology};
@@ -337,6 +343,35 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
                 positive(&format!("{field}.mean_pkt_bytes"), m)?;
             }
         }
+        QueueSpec::Rio(r) => {
+            if r.limit_pkts == 0 {
+                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+            for (cls, min_th, max_th, max_p, w_q) in [
+                ("short", r.min_th_short, r.max_th_short, r.max_p_short, r.w_q_short),
+                ("long", r.min_th_long, r.max_th_long, r.max_p_long, r.w_q_long),
+            ] {
+                non_negative(&format!("{field}.min_th_{cls}"), min_th)?;
+                positive(&format!("{field}.max_th_{cls}"), max_th)?;
+                if min_th >= max_th {
+                    return bad(format!("{field}.min_th_{cls}"), format!("must be below max_th_{cls} ({max_th}), got {min_th}"));
+                }
+                if !(max_p > 0.0 && max_p <= 1.0) {
+                    return bad(format!("{field}.max_p_{cls}"), format!("must be in (0, 1], got {max_p}"));
+                }
+                if !(w_q > 0.0 && w_q <= 1.0) {
+                    return bad(format!("{field}.w_q_{cls}"), format!("must be in (0, 1], got {w_q}"));
+                }
+            }
+            if let Some(m) = r.mean_pkt_bytes {
+                positive(&format!("{field}.mean_pkt_bytes"), m)?;
+            }
+        }
+        QueueSpec::Favorqueue(f) => {
+            if f.limit_pkts == 0 {
+                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+        }
     }
     Ok(())
 }
@@ -357,6 +392,16 @@ pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
             byte_mode: r.mode == RedMode::Bytes,
             mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
         })),
+        QueueSpec::Rio(r) => Box::new(Rio::new(RioParams {
+            limit_pkts: r.limit_pkts as usize,
+            short: RioClass { min_th: r.min_th_short, max_th: r.max_th_short, max_p: r.max_p_short, w_q: r.w_q_short },
+            long: RioClass { min_th: r.min_th_long, max_th: r.max_th_long, max_p: r.max_p_long, w_q: r.w_q_long },
+            gentle: r.gentle,
+            wait: r.wait,
+            ecn: r.ecn,
+            mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
+        })),
+        QueueSpec::Favorqueue(f) => Box::new(FavorQueue::new(f.limit_pkts as usize)),
     }
 }
 

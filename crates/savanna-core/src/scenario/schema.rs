@@ -129,6 +129,8 @@ pub enum DelaySpec {
 pub enum QueueSpec {
     Droptail(DropTailSpec),
     Red(RedSpec),
+    Rio(RioSpec),
+    Favorqueue(FavorQueueSpec),
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -172,6 +174,62 @@ pub struct RedSpec {
     /// Mean packet size for the idle-time correction and byte mode; defaults to packet_bytes.
     #[serde(default)]
     pub mean_pkt_bytes: Option<f64>,
+}
+
+fn d_maxp_short() -> f64 {
+    1.0 / 20.0
+}
+
+/// RIO (Clark & Fang 1998) as Guo & Matta 2001 run it (their RIO-PS core queue): one FIFO,
+/// In (class `short`) packets judged on the average of In packets queued, Out (class `long`
+/// or unmarked) packets on the average of the whole queue. Thresholds in packets; defaults
+/// from Guo & Matta Table III.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RioSpec {
+    /// Buffer size, packets (tail drop beyond it).
+    pub limit_pkts: u32,
+    /// In (short) curve: min threshold on Q_short, packets (Table III: 0.15 B).
+    pub min_th_short: f64,
+    /// In (short) curve: max threshold on Q_short, packets (Table III: 0.35 B).
+    pub max_th_short: f64,
+    /// In (short) curve max_p. Table III: 1/20.
+    #[serde(default = "d_maxp_short")]
+    pub max_p_short: f64,
+    /// EWMA weight of Q_short (w_short). Table III: 1/512.
+    #[serde(default = "d_wq")]
+    pub w_q_short: f64,
+    /// Out (long) curve: min threshold on Q_total, packets (Table III: 0.15 B).
+    pub min_th_long: f64,
+    /// Out (long) curve: max threshold on Q_total, packets (Table III: 0.5 B).
+    pub max_th_long: f64,
+    /// Out (long) curve max_p. Table III: 1/10.
+    #[serde(default = "d_maxp")]
+    pub max_p_long: f64,
+    /// EWMA weight of Q_total (w_total). Table III: 1/512.
+    #[serde(default = "d_wq")]
+    pub w_q_long: f64,
+    /// ns-2 `gentle_` on both curves (Table III: on).
+    #[serde(default = "t")]
+    pub gentle: bool,
+    /// ns-2 `wait_` count spreading (Table III: on).
+    #[serde(default = "t")]
+    pub wait: bool,
+    /// Mark ECT packets instead of early drops (Table III: on; default off here).
+    #[serde(default)]
+    pub ecn: bool,
+    /// Mean packet size for the idle-time correction; defaults to packet_bytes.
+    #[serde(default)]
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+/// FavorQueue (Anelli, Diana & Lochin 2013): a packet whose flow has no packet queued is
+/// favoured (served ahead of standard packets, pushes out the last standard one when full).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FavorQueueSpec {
+    /// Buffer size, packets.
+    pub limit_pkts: u32,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -569,7 +627,7 @@ macro_rules! tagged {
 }
 
 tagged!(TopologySpec, "type", "topology", { "dumbbell" => Dumbbell });
-tagged!(QueueSpec, "type", "queue discipline", { "droptail" => Droptail, "red" => Red });
+tagged!(QueueSpec, "type", "queue discipline", { "droptail" => Droptail, "red" => Red, "rio" => Rio, "favorqueue" => Favorqueue });
 tagged!(TrafficSpec, "type", "traffic type", { "poisson" => Poisson, "persistent" => Persistent, "flows" => Flows });
 tagged!(SizeSpec, "dist", "size distribution", {
     "fixed" => Fixed,
