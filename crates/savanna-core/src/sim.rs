@@ -260,29 +260,29 @@ impl World {
             link.stats.enqueued[class] += 1;
             link.stats.occupancy[class] += 1;
         }
-        self.account_marks(l);
-        let n = self.qout.drops.len();
-        for i in 0..n {
-            let (d, why) = self.qout.drops[i];
-            let c = self.pkts.get(d).class.index();
-            let link = &mut self.links[l as usize];
-            link.stats.drops[why as usize][c] += 1;
-            if d != id {
-                link.stats.occupancy[c] -= 1; // a queued packet pushed out
-            }
-            self.drop_packet(d, why);
-        }
+        self.account_qout(l, Some(id));
         if !self.links[l as usize].busy {
             self.start_tx(l);
         }
     }
 
-    fn account_marks(&mut self, l: u32) {
-        if self.qout.marks > 0 {
-            for &m in &self.qout.marked {
-                let c = self.pkts.get(m).class.index();
-                self.links[l as usize].stats.marks[c] += 1;
+    /// Count the marks and drops a discipline reported during one enqueue (`arrival` is the
+    /// offered packet) or dequeue (`None`), and free the dropped packets. Every dropped
+    /// packet other than the arrival was queued, so it leaves the occupancy.
+    fn account_qout(&mut self, l: u32, arrival: Option<PktId>) {
+        for &m in &self.qout.marked {
+            let c = self.pkts.get(m).class.index();
+            self.links[l as usize].stats.marks[c] += 1;
+        }
+        for i in 0..self.qout.drops.len() {
+            let (d, why) = self.qout.drops[i];
+            let c = self.pkts.get(d).class.index();
+            let link = &mut self.links[l as usize];
+            link.stats.drops[why as usize][c] += 1;
+            if Some(d) != arrival {
+                link.stats.occupancy[c] -= 1;
             }
+            self.drop_packet(d, why);
         }
     }
 
@@ -292,16 +292,7 @@ impl World {
         self.qout.clear();
         let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let next = link.qdisc.dequeue(&mut cx);
-        self.account_marks(l);
-        let n = self.qout.drops.len();
-        for i in 0..n {
-            let (d, why) = self.qout.drops[i];
-            let c = self.pkts.get(d).class.index();
-            let link = &mut self.links[l as usize];
-            link.stats.drops[why as usize][c] += 1;
-            link.stats.occupancy[c] -= 1;
-            self.drop_packet(d, why);
-        }
+        self.account_qout(l, None);
         if let Some(id) = next {
             let link = &mut self.links[l as usize];
             let p = self.pkts.get(id);
