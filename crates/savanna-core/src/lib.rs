@@ -6,6 +6,7 @@
 //! queue disciplines and `traffic` generators; `metrics` holds the records and writes them.
 
 pub mod api;
+pub mod classify;
 pub mod aqm;
 pub mod engine;
 pub mod error;

@@ -13,13 +13,14 @@
 use std::time::Instant;
 
 use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
+use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary};
+use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
-use crate::scenario::build::{make_qdisc, Plan, TrafficKind};
+use crate::scenario::build::{make_classifier, make_qdisc, Plan, TrafficKind};
 use crate::scenario::schema::{FaultKind, FaultSpec, Mode};
 use crate::scenario::Scenario;
 use crate::tcp::{TcpConfig, TcpEndpoint, TcpIo, TcpNotice};
@@ -96,6 +97,7 @@ pub struct Flow {
     pub tcp: crate::tcp::TcpStats,
     pub base_rtt: Time,
     pub class_at_end: ClassMark,
+    pub favored: u64,
 }
 
 pub struct World {
@@ -112,6 +114,11 @@ pub struct World {
     tx_buf: Vec<Packet>,
     qout: QOut,
     samples: Vec<QueueSample>,
+    classifiers: Vec<Box<dyn Classifier>>,
+    classifier_nodes: Vec<u32>,
+    /// Classifier index of each node, or NONE.
+    node_classifier: Vec<u32>,
+    classifier_samples: Vec<ClassifierSample>,
     sampled_links: Vec<u32>,
     sample_ns: Time,
     last_sample_ns: Time,
@@ -157,6 +164,12 @@ impl World {
         }
         let traffic_rng = plan.traffic.iter().map(|t| Rng::stream(plan.seed, &format!("traffic/{}", t.name))).collect();
         let (sample_ns, sampled_links) = plan.sampling.clone().unwrap_or((0, Vec::new()));
+        let mut node_classifier = vec![NONE; topo.n_nodes()];
+        for (i, (node, _)) in plan.classifiers.iter().enumerate() {
+            node_classifier[*node as usize] = i as u32;
+        }
+        let classifiers: Vec<Box<dyn Classifier>> = plan.classifiers.iter().map(|(_, c)| make_classifier(c)).collect();
+        let classifier_nodes = plan.classifiers.iter().map(|(n, _)| *n).collect();
         let mut w = World {
             n_nodes: topo.n_nodes(),
             sched: Scheduler::new(),
@@ -170,6 +183,10 @@ impl World {
             tx_buf: Vec::with_capacity(64),
             qout: QOut::default(),
             samples: Vec::new(),
+            classifiers,
+            classifier_nodes,
+            node_classifier,
+            classifier_samples: Vec::new(),
             sampled_links,
             sample_ns,
             last_sample_ns: 0,
@@ -195,6 +212,11 @@ impl World {
         if w.sample_ns > 0 {
             w.sched.at(w.sample_ns, Event::Sample);
         }
+        for i in 0..w.classifiers.len() {
+            if let Some(p) = w.classifiers[i].period() {
+                w.sched.at(p, Event::Classify { idx: i as u32 });
+            }
+        }
         w.sched.at(w.end_ns, Event::Stop);
         w
     }
@@ -207,6 +229,14 @@ impl World {
                 Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
                 Event::DelAck { ep, gen } => self.delack_timer(ep, gen),
                 Event::Traffic { src, arg } => self.traffic(src, arg),
+                Event::Classify { idx } => {
+                    let now = self.sched.now();
+                    let c = &mut self.classifiers[idx as usize];
+                    c.tick(now);
+                    if let Some(p) = c.period() {
+                        self.sched.at(now + p, Event::Classify { idx });
+                    }
+                }
                 Event::Sample => self.sample(),
                 Event::Stop => {
                     // The last sampling instant coincides with the end of the run; the Stop
@@ -234,6 +264,12 @@ impl World {
 
     #[inline]
     fn forward(&mut self, node: u32, id: PktId) {
+        let c = self.node_classifier[node as usize];
+        if c != NONE {
+            let p = self.pkts.get_mut(id);
+            let size = self.flows.get(p.flow as usize).and_then(|f| f.size);
+            self.classifiers[c as usize].classify(p, self.sched.now(), size);
+        }
         let dst = self.pkts.get(id).dst;
         let l = self.routes[node as usize * self.n_nodes + dst as usize];
         if l == NO_ROUTE {
@@ -259,6 +295,12 @@ impl World {
         if accepted {
             link.stats.enqueued[class] += 1;
             link.stats.occupancy[class] += 1;
+            if self.qout.favored {
+                let f = self.pkts.get(id).flow as usize;
+                if let Some(f) = self.flows.get_mut(f) {
+                    f.favored += 1;
+                }
+            }
         }
         self.account_qout(l, Some(id));
         if !self.links[l as usize].busy {
@@ -369,7 +411,11 @@ impl World {
         let p = *self.pkts.get(id);
         self.pkts.free(id);
         self.packets_delivered += 1;
-        let ep = self.flows[p.flow as usize].ep[p.to_side as usize];
+        let f = &mut self.flows[p.flow as usize];
+        if p.kind == PktKind::Data && p.to_side == f.data_to_side {
+            f.class_at_end = p.class;
+        }
+        let ep = f.ep[p.to_side as usize];
         if ep == NONE {
             self.late_packets += 1;
             return;
@@ -571,6 +617,7 @@ impl World {
             tcp: Default::default(),
             base_rtt,
             class_at_end: ClassMark::None,
+            favored: 0,
         });
         let (c_snd, c_rcv, s_snd, s_rcv) = match mode {
             Mode::Bulk => (n, 0, 0, n),
@@ -623,6 +670,17 @@ impl World {
                 marks: diff(&s.marks, &p.marks),
             });
             link.last_sample = link.stats.clone();
+        }
+        for (i, c) in self.classifiers.iter().enumerate() {
+            let r = c.report();
+            self.classifier_samples.push(ClassifierSample {
+                t_s: t,
+                node: self.plan.topo.node_names[self.classifier_nodes[i] as usize].clone(),
+                classifier: c.kind().to_string(),
+                flows_short: r.flows_short,
+                flows_long: r.flows_long,
+                threshold: r.threshold,
+            });
         }
         let next = self.sched.now() + self.sample_ns;
         if next <= self.end_ns {
@@ -728,7 +786,7 @@ impl World {
                     ecn_marks: f.tcp.ecn_marks,
                     syn_drops: f.syn_drops,
                     first_data_drop: f.first_data_drop,
-                    favored_pkts: 0,
+                    favored_pkts: f.favored,
                     class_at_end: f.class_at_end,
                     path: String::new(),
                     base_rtt_s: ns_to_secs(f.base_rtt),
@@ -756,7 +814,14 @@ impl World {
         if summary.packets_created != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end {
             return Err(Error::Internal("packet conservation failed".into()));
         }
-        Ok(RunOutput { flows, queues: std::mem::take(&mut self.samples), queue_sampling: self.sample_ns > 0, summary })
+        Ok(RunOutput {
+            flows,
+            queues: std::mem::take(&mut self.samples),
+            queue_sampling: self.sample_ns > 0,
+            classifiers: std::mem::take(&mut self.classifier_samples),
+            classifier_sampling: self.sample_ns > 0 && !self.classifiers.is_empty(),
+            summary,
+        })
     }
 }
 

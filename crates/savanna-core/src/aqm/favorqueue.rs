@@ -80,6 +80,7 @@ impl Qdisc for FavorQueue {
             self.q.insert_at(self.n_fav, id, cx.pkts);
             self.n_fav += 1;
             self.per_flow.insert(flow, 1);
+            cx.favor();
         } else {
             if full {
                 cx.drop(id, DropReason::Overflow);

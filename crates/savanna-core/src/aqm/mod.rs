@@ -65,6 +65,8 @@ pub struct QOut {
     pub drops: Vec<(PktId, DropReason)>,
     pub marks: u32,
     pub marked: Vec<PktId>,
+    /// The arriving packet was queued with preference (FavorQueue's "favoured").
+    pub favored: bool,
 }
 
 impl QOut {
@@ -72,6 +74,7 @@ impl QOut {
         self.drops.clear();
         self.marked.clear();
         self.marks = 0;
+        self.favored = false;
     }
 }
 
@@ -91,6 +94,12 @@ impl QCtx<'_> {
     #[inline]
     pub fn drop(&mut self, p: PktId, why: DropReason) {
         self.out.drops.push((p, why));
+    }
+    /// Report that the arriving packet was queued as favoured (counted per flow in
+    /// `favored_pkts`).
+    #[inline]
+    pub fn favor(&mut self) {
+        self.out.favored = true;
     }
     /// Try to ECN-mark a packet (RFC 3168): an ECT packet becomes CE and true is returned;
     /// a not-ECT packet is left alone and false is returned (the caller then drops it).

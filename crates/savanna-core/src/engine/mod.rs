@@ -40,6 +40,8 @@ pub enum Event {
     DelAck { ep: u32, gen: u32 },
     /// Next action of a traffic generator (an arrival, a session step, a UDP packet).
     Traffic { src: u32, arg: u32 },
+    /// Periodic work of an edge classifier (soft state, threshold control).
+    Classify { idx: u32 },
     /// Periodic measurement (queue sampling).
     Sample,
     /// End of the run.

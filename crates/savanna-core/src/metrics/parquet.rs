@@ -21,7 +21,7 @@ use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use ::parquet::schema::parser::parse_message_type;
 
 use crate::error::{Error, Result};
-use crate::metrics::records::{FlowRecord, QueueSample};
+use crate::metrics::records::{ClassifierSample, FlowRecord, QueueSample};
 
 /// Maximum rows per row group: bounds the writer's buffered memory on long runs.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
@@ -149,6 +149,23 @@ fn queue_columns() -> Vec<Column<QueueSample>> {
         }
     }
     cols
+}
+
+/// Columns of classifiers.parquet, in file order.
+fn classifier_columns() -> Vec<Column<ClassifierSample>> {
+    vec![
+        f64_col("t_s", |c: &ClassifierSample| c.t_s),
+        str_col("node", |c: &ClassifierSample| c.node.as_str()),
+        str_col("classifier", |c: &ClassifierSample| c.classifier.as_str()),
+        i64_col("flows_short", |c: &ClassifierSample| c.flows_short),
+        i64_col("flows_long", |c: &ClassifierSample| c.flows_long),
+        f64_col("threshold", |c: &ClassifierSample| c.threshold),
+    ]
+}
+
+/// Write `samples` to `path` as classifiers.parquet (overwriting any existing file).
+pub fn write_classifiers(path: &Path, samples: &[ClassifierSample]) -> Result<()> {
+    write_table(path, "classifiers", &classifier_columns(), samples)
 }
 
 /// Names of the flows.parquet columns, in file order.

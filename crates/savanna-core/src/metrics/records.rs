@@ -85,6 +85,21 @@ pub struct QueueSample {
     pub marks: [u64; 3],
 }
 
+/// One row of classifiers.parquet: one edge classifier at one sampling instant.
+#[derive(Clone, Debug, Default)]
+pub struct ClassifierSample {
+    pub t_s: f64,
+    /// Node the classifier sits on.
+    pub node: String,
+    /// Classifier type ("threshold", "oracle", ...).
+    pub classifier: String,
+    /// Flows it currently holds as short and as long.
+    pub flows_short: u64,
+    pub flows_long: u64,
+    /// Its current threshold, packets.
+    pub threshold: f64,
+}
+
 /// Per-queue totals for summary.json.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct QueueTotals {
@@ -142,5 +157,9 @@ pub struct RunOutput {
     pub queues: Vec<QueueSample>,
     /// Whether queue sampling was on (queues.parquet is written only then).
     pub queue_sampling: bool,
+    /// Classifier time series (classifiers.parquet is written when sampling is on and the
+    /// scenario has classifiers).
+    pub classifiers: Vec<ClassifierSample>,
+    pub classifier_sampling: bool,
     pub summary: RunSummary,
 }

@@ -36,6 +36,8 @@ pub struct Plan {
     /// Sampling period and the links whose queues are sampled.
     pub sampling: Option<(Time, Vec<u32>)>,
     pub faults: Vec<(u32, FaultSpec)>,
+    /// (node, classifier) pairs.
+    pub classifiers: Vec<(u32, ClassifierSpec)>,
 }
 
 #[derive(Clone, Debug)]
@@ -223,6 +225,24 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         }
         faults.push((l, ft.clone()));
     }
+    let mut classifiers: Vec<(u32, ClassifierSpec)> = Vec::new();
+    for (i, c) in f.classifiers.iter().enumerate() {
+        let field = format!("classifiers[{i}]");
+        let node = topo.node(c.node()).ok_or_else(|| {
+            Error::input(format!("{field}.node"), format!("no node named '{}' (nodes: {})", c.node(), topo.node_names.iter().take(8).cloned().collect::<Vec<_>>().join(", ")))
+        })?;
+        if classifiers.iter().any(|(n, _)| *n == node) {
+            return bad(format!("{field}.node"), format!("node '{}' already has a classifier; one per node", c.node()));
+        }
+        check_classifier(&field, c)?;
+        classifiers.push((node, c.clone()));
+    }
+    if !classifiers.is_empty() && !queues.iter().any(reads_class) {
+        return bad(
+            "classifiers",
+            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio) on the queue it should act on",
+        );
+    }
     Ok(Plan {
         name: sc.name.clone(),
         seed: sc.seed,
@@ -235,7 +255,55 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         traffic,
         sampling,
         faults,
+        classifiers,
     })
+}
+
+/// Whether a discipline acts on the class marks edge classifiers write.
+pub fn reads_class(q: &QueueSpec) -> bool {
+    matches!(q, QueueSpec::Rio(_))
+}
+
+fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
+    match c {
+        ClassifierSpec::Threshold(t) => {
+            if t.initial_threshold == 0 {
+                return bad(format!("{field}.initial_threshold"), "must be at least 1 packet");
+            }
+            positive(&format!("{field}.slr"), t.slr)?;
+            positive(&format!("{field}.t_u_s"), t.t_u_s)?;
+            positive(&format!("{field}.t_c_s"), t.t_c_s)?;
+            if t.min_threshold == 0 || t.min_threshold > t.max_threshold {
+                return bad(format!("{field}.min_threshold"), format!("must be between 1 and max_threshold ({}), got {}", t.max_threshold, t.min_threshold));
+            }
+            if !(t.min_threshold..=t.max_threshold).contains(&t.initial_threshold) {
+                return bad(format!("{field}.initial_threshold"), "must lie between min_threshold and max_threshold");
+            }
+        }
+        ClassifierSpec::Oracle(o) => {
+            if o.threshold == 0 {
+                return bad(format!("{field}.threshold"), "must be at least 1 packet");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Build the classifier a specification describes.
+pub fn make_classifier(c: &ClassifierSpec) -> Box<dyn crate::classify::Classifier> {
+    use crate::classify::{oracle::SizeOracle, threshold::{ThresholdClassifier, ThresholdParams}};
+    match c {
+        ClassifierSpec::Threshold(t) => Box::new(ThresholdClassifier::new(ThresholdParams {
+            initial_threshold: t.initial_threshold,
+            adaptive: t.adaptive,
+            slr: t.slr,
+            t_u: secs_to_ns(t.t_u_s),
+            t_c: secs_to_ns(t.t_c_s),
+            min_threshold: t.min_threshold,
+            max_threshold: t.max_threshold,
+        })),
+        ClassifierSpec::Oracle(o) => Box::new(SizeOracle { threshold: o.threshold }),
+    }
 }
 
 fn build_dumbbell(

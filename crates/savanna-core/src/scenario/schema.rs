@@ -48,6 +48,9 @@ pub struct ScenarioFile {
     pub sampling: Option<SamplingSpec>,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// Edge classifiers, each on a node's ingress.
+    #[serde(default)]
+    pub classifiers: Vec<ClassifierSpec>,
 }
 
 // ------------------------------------------------------------------ topology
@@ -638,6 +641,80 @@ tagged!(SizeSpec, "dist", "size distribution", {
     "lognormal" => Lognormal,
     "empirical" => Empirical,
 });
+
+// ------------------------------------------------------------------ classifiers
+
+/// An edge classifier on the ingress of `node`, chosen by `type`.
+#[derive(Clone, Debug)]
+pub enum ClassifierSpec {
+    /// Guo & Matta 2001: per-flow packet counter, threshold L_t, soft state, SLR control.
+    Threshold(ThresholdClassifierSpec),
+    /// The flow's true size against a fixed threshold.
+    Oracle(OracleClassifierSpec),
+}
+
+impl ClassifierSpec {
+    pub fn node(&self) -> &str {
+        match self {
+            ClassifierSpec::Threshold(c) => &c.node,
+            ClassifierSpec::Oracle(c) => &c.node,
+        }
+    }
+}
+
+fn d_lt() -> u64 {
+    20
+}
+fn d_slr() -> f64 {
+    3.0
+}
+fn d_tu() -> f64 {
+    1.0
+}
+fn d_tc() -> f64 {
+    10.0
+}
+fn d_max_lt() -> u64 {
+    1_000_000
+}
+fn one() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdClassifierSpec {
+    pub node: String,
+    /// L_t at the start, packets (the paper does not give it).
+    #[serde(default = "d_lt")]
+    pub initial_threshold: u64,
+    /// Adapt L_t every T_c towards the target SLR (Guo & Matta appendix A); false: static L_t.
+    #[serde(default = "t")]
+    pub adaptive: bool,
+    /// Target ratio of active short to active long flows (Table III: 3).
+    #[serde(default = "d_slr")]
+    pub slr: f64,
+    /// Soft-state period T_u, s (Table III: 1 s).
+    #[serde(default = "d_tu")]
+    pub t_u_s: f64,
+    /// Threshold-control period T_c, s (Table III: 10 s).
+    #[serde(default = "d_tc")]
+    pub t_c_s: f64,
+    #[serde(default = "one")]
+    pub min_threshold: u64,
+    #[serde(default = "d_max_lt")]
+    pub max_threshold: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OracleClassifierSpec {
+    pub node: String,
+    /// Flows of at most this many data packets are short.
+    pub threshold: u64,
+}
+
+tagged!(ClassifierSpec, "type", "classifier", { "threshold" => Threshold, "oracle" => Oracle });
 
 // ------------------------------------------------------------------ measurement
 

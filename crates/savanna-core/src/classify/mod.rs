@@ -1,0 +1,48 @@
+//! Edge classifiers: placed on a node's ingress, they write a class mark (short or long)
+//! into each packet entering the node, which class-aware queues downstream (RIO, PRQ, the
+//! RED-based differentiation, class isolation) read. One classifier per file:
+//! - `threshold.rs`: Guo & Matta 2001's per-flow packet counter with threshold L_t, soft
+//!   state (T_u) and the SLR-driven threshold control (T_c);
+//! - `oracle.rs`: a size oracle that knows each flow's true size (Matta & Guo 2000's
+//!   size-based splitting), i.e. a fixed threshold on the real size.
+//!
+//! A "flow" for a classifier is one direction of one connection (the flow id and the side
+//! it travels to), so a connection's data packets and its ACKs are counted apart. Every
+//! packet is counted and marked, control packets included (Guo & Matta: the first packets,
+//! "including control packets", benefit from the short class).
+
+pub mod oracle;
+pub mod threshold;
+
+use crate::engine::Time;
+use crate::net::Packet;
+
+/// What a classifier reports at each sampling instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClassifierReport {
+    /// Flows in its table currently classed short / long.
+    pub flows_short: u64,
+    pub flows_long: u64,
+    /// Current threshold, packets.
+    pub threshold: f64,
+}
+
+pub trait Classifier {
+    fn kind(&self) -> &'static str;
+    /// Mark a packet entering the node. `flow_size` is the flow's true size in data packets
+    /// (None for persistent flows); only an oracle may look at it.
+    fn classify(&mut self, p: &mut Packet, now: Time, flow_size: Option<u64>);
+    /// Period of `tick`, when the classifier has periodic work.
+    fn period(&self) -> Option<Time> {
+        None
+    }
+    /// Periodic work (soft-state expiry, threshold control, table updates).
+    fn tick(&mut self, _now: Time) {}
+    fn report(&self) -> ClassifierReport;
+}
+
+/// The key a classifier tracks: one direction of one connection.
+#[inline]
+pub fn flow_key(p: &Packet) -> u64 {
+    (p.flow as u64) << 1 | p.to_side as u64
+}

@@ -1,0 +1,45 @@
+//! A size oracle: the flow's true size is known at the edge (Matta & Guo 2000's size-based
+//! splitting assumes it), so a flow is short for its whole life when its size is at most
+//! `threshold` packets and long otherwise; persistent flows are long. It keeps no table.
+
+use super::{Classifier, ClassifierReport};
+use crate::engine::Time;
+use crate::metrics::ClassMark;
+use crate::net::Packet;
+
+pub struct SizeOracle {
+    pub threshold: u64,
+}
+
+impl Classifier for SizeOracle {
+    fn kind(&self) -> &'static str {
+        "oracle"
+    }
+    fn classify(&mut self, p: &mut Packet, _now: Time, flow_size: Option<u64>) {
+        p.class = match flow_size {
+            Some(n) if n <= self.threshold => ClassMark::Short,
+            _ => ClassMark::Long,
+        };
+    }
+    fn report(&self) -> ClassifierReport {
+        ClassifierReport { flows_short: 0, flows_long: 0, threshold: self.threshold as f64 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Ecn, PktKind};
+
+    #[test]
+    fn classes_by_true_size() {
+        let mut o = SizeOracle { threshold: 10 };
+        let mut p = Packet { flow: 0, seq: 0, ack: 0, src: 0, dst: 1, size: 1500, enq_ns: 0, kind: PktKind::Data, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 };
+        o.classify(&mut p, 0, Some(10));
+        assert_eq!(p.class, ClassMark::Short);
+        o.classify(&mut p, 0, Some(11));
+        assert_eq!(p.class, ClassMark::Long);
+        o.classify(&mut p, 0, None);
+        assert_eq!(p.class, ClassMark::Long);
+    }
+}
