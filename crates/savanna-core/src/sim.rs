@@ -168,7 +168,7 @@ impl World {
         for (i, (node, _)) in plan.classifiers.iter().enumerate() {
             node_classifier[*node as usize] = i as u32;
         }
-        let classifiers: Vec<Box<dyn Classifier>> = plan.classifiers.iter().map(|(_, c)| make_classifier(c)).collect();
+        let classifiers: Vec<Box<dyn Classifier>> = plan.classifiers.iter().map(|(_, c)| make_classifier(c, plan.seed)).collect();
         let classifier_nodes = plan.classifiers.iter().map(|(n, _)| *n).collect();
         let mut w = World {
             n_nodes: topo.n_nodes(),

@@ -92,3 +92,17 @@ fn a_classifier_needs_a_queue_that_reads_its_marks() {
     let err = load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().starts_with("classifiers[0].node:"), "{err}");
 }
+
+#[test]
+fn tokuda_classifiers_feed_rio() {
+    let rio = r#"{ type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }"#;
+    for c in ["type = \"marking\"", "type = \"sampling\"", "type = \"sampling\"\nrandom_sampling = true", "type = \"hashing\"", "type = \"oracle\"\nthreshold = 30"] {
+        let o = check(rio, &format!("[[classifiers]]\nnode = \"left\"\n{c}\n"));
+        let q = bottleneck(&o);
+        assert!(q.by_class.contains_key("short") && q.by_class.contains_key("long"), "{c}: {:?}", q.by_class.keys());
+        assert!(o.classifiers.iter().all(|s| s.node == "left"), "{c}");
+    }
+    let bad = scenario(rio, "[[classifiers]]\nnode = \"left\"\ntype = \"sampling\"\nsample_every = 0\n");
+    let err = load(&bad, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
+    assert!(err.to_string().starts_with("classifiers[0].sample_every"), "{err}");
+}

@@ -4,14 +4,23 @@
 //! - `threshold.rs`: Guo & Matta 2001's per-flow packet counter with threshold L_t, soft
 //!   state (T_u) and the SLR-driven threshold control (T_c);
 //! - `oracle.rs`: a size oracle that knows each flow's true size (Matta & Guo 2000's
-//!   size-based splitting), i.e. a fixed threshold on the real size.
+//!   size-based splitting), i.e. a fixed threshold on the real size;
+//! - `marking.rs`: Tokuda, Hasegawa & Murata 2002's "marking" at the edge: an exact
+//!   per-connection counter reset by SYNs, long after K packets;
+//! - `sampling.rs`: Tokuda et al.'s "sampling": one packet in I sampled into a sampling
+//!   table, folded every T into a classification table; long when C_i >= K/I;
+//! - `hashing.rs`: Tokuda et al.'s "hashing": a fixed table of (counter, timestamp) entries
+//!   indexed by a hash of the connection tuple, reset after T_bar idle; long above K.
 //!
 //! A "flow" for a classifier is one direction of one connection (the flow id and the side
 //! it travels to), so a connection's data packets and its ACKs are counted apart. Every
 //! packet is counted and marked, control packets included (Guo & Matta: the first packets,
 //! "including control packets", benefit from the short class).
 
+pub mod hashing;
+pub mod marking;
 pub mod oracle;
+pub mod sampling;
 pub mod threshold;
 
 use crate::engine::Time;

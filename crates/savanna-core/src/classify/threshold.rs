@@ -136,15 +136,16 @@ mod tests {
 
     #[test]
     fn slr_control_moves_the_threshold_the_right_way() {
-        // Many short flows (counter <= L_t), one long: cnt_s > cnt_l * SLR, so L_t falls.
+        // All flows are seen 0.5 s before the control instant, so the soft-state scan at the
+        // same instant keeps them. Many short flows (counter <= L_t), one long: cnt_s > cnt_l * SLR, so L_t falls.
         let mut c = ThresholdClassifier::new(params(true));
         for f in 0..10 {
             let mut p = pkt(f);
-            c.classify(&mut p, 9 * S, None);
+            c.classify(&mut p, 9 * S + S / 2, None);
         }
         for _ in 0..20 {
             let mut p = pkt(100);
-            c.classify(&mut p, 9 * S, None);
+            c.classify(&mut p, 9 * S + S / 2, None);
         }
         c.tick(10 * S);
         assert_eq!(c.threshold(), 4);
@@ -153,7 +154,7 @@ mod tests {
         for f in 0..5 {
             for _ in 0..20 {
                 let mut p = pkt(f);
-                c.classify(&mut p, 9 * S, None);
+                c.classify(&mut p, 9 * S + S / 2, None);
             }
         }
         c.tick(10 * S);

@@ -259,6 +259,7 @@ mod tests {
             queues: vec![QueueSample { t_s: 0.1, queue: "q".into(), ..Default::default() }],
             queue_sampling: sampling,
             summary: RunSummary { flows_started: n_flows, ..Default::default() },
+            ..Default::default()
         }
     }
 

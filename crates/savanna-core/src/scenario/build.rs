@@ -285,12 +285,15 @@ fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
                 return bad(format!("{field}.threshold"), "must be at least 1 packet");
             }
         }
+        ClassifierSpec::Marking(m) => m.check(field)?,
+        ClassifierSpec::Sampling(s) => s.check(field)?,
+        ClassifierSpec::Hashing(h) => h.check(field)?,
     }
     Ok(())
 }
 
 /// Build the classifier a specification describes.
-pub fn make_classifier(c: &ClassifierSpec) -> Box<dyn crate::classify::Classifier> {
+pub fn make_classifier(c: &ClassifierSpec, seed: u64) -> Box<dyn crate::classify::Classifier> {
     use crate::classify::{oracle::SizeOracle, threshold::{ThresholdClassifier, ThresholdParams}};
     match c {
         ClassifierSpec::Threshold(t) => Box::new(ThresholdClassifier::new(ThresholdParams {
@@ -303,6 +306,9 @@ pub fn make_classifier(c: &ClassifierSpec) -> Box<dyn crate::classify::Classifie
             max_threshold: t.max_threshold,
         })),
         ClassifierSpec::Oracle(o) => Box::new(SizeOracle { threshold: o.threshold }),
+        ClassifierSpec::Marking(m) => m.build(),
+        ClassifierSpec::Sampling(s) => s.build(seed),
+        ClassifierSpec::Hashing(h) => h.build(),
     }
 }
 

@@ -651,6 +651,12 @@ pub enum ClassifierSpec {
     Threshold(ThresholdClassifierSpec),
     /// The flow's true size against a fixed threshold.
     Oracle(OracleClassifierSpec),
+    /// Tokuda et al. 2002 "marking": exact per-connection counter at the edge, reset by SYNs.
+    Marking(crate::classify::marking::MarkingClassifierSpec),
+    /// Tokuda et al. 2002 "sampling": 1-in-I sampling, classification table updated every T.
+    Sampling(crate::classify::sampling::SamplingClassifierSpec),
+    /// Tokuda et al. 2002 "hashing": fixed table of (counter, timestamp), reset after T_bar idle.
+    Hashing(crate::classify::hashing::HashingClassifierSpec),
 }
 
 impl ClassifierSpec {
@@ -658,6 +664,9 @@ impl ClassifierSpec {
         match self {
             ClassifierSpec::Threshold(c) => &c.node,
             ClassifierSpec::Oracle(c) => &c.node,
+            ClassifierSpec::Marking(c) => &c.node,
+            ClassifierSpec::Sampling(c) => &c.node,
+            ClassifierSpec::Hashing(c) => &c.node,
         }
     }
 }
@@ -714,7 +723,13 @@ pub struct OracleClassifierSpec {
     pub threshold: u64,
 }
 
-tagged!(ClassifierSpec, "type", "classifier", { "threshold" => Threshold, "oracle" => Oracle });
+tagged!(ClassifierSpec, "type", "classifier", {
+    "threshold" => Threshold,
+    "oracle" => Oracle,
+    "marking" => Marking,
+    "sampling" => Sampling,
+    "hashing" => Hashing,
+});
 
 // ------------------------------------------------------------------ measurement
 
