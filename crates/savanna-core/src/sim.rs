@@ -376,9 +376,14 @@ impl World {
         for (f, seen) in faults.iter_mut() {
             let kind_ok = matches!(
                 (f.kind, p.kind),
-                (FaultKind::Syn, PktKind::Syn) | (FaultKind::SynAck, PktKind::SynAck) | (FaultKind::Data, PktKind::Data) | (FaultKind::Ack, PktKind::Ack)
+                (FaultKind::Syn, PktKind::Syn)
+                    | (FaultKind::SynAck, PktKind::SynAck)
+                    | (FaultKind::Data, PktKind::Data)
+                    | (FaultKind::Ack, PktKind::Ack)
+                    | (FaultKind::Fin, PktKind::Fin)
             );
-            if kind_ok && f.flow == p.flow && (f.kind != FaultKind::Data && f.kind != FaultKind::Ack || f.seq == p.seq) {
+            let seq_ok = matches!(f.kind, FaultKind::Syn | FaultKind::SynAck) || f.seq == p.seq;
+            if kind_ok && f.flow == p.flow && seq_ok {
                 *seen += 1;
                 hit |= *seen == f.occurrence;
             }
@@ -400,7 +405,7 @@ impl World {
                 }
                 PktKind::Syn => f.syn_drops += 1,
                 PktKind::SynAck => f.synack_drops += 1,
-                PktKind::Ack => f.ack_drops += 1,
+                PktKind::Ack | PktKind::Fin => f.ack_drops += 1,
             }
         }
     }
@@ -630,6 +635,9 @@ impl World {
             self.eps[ce as usize].data_bytes = cfg.request_bytes;
             self.eps[se as usize].response_pkts = Some(n);
             self.eps[se as usize].tx_done = false;
+            self.eps[se as usize].set_active_close(cfg);
+        } else {
+            self.eps[ce as usize].set_active_close(cfg);
         }
         if !cfg.handshake {
             self.eps[se as usize].accept_without_handshake(cfg);

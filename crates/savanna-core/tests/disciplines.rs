@@ -106,3 +106,26 @@ fn tokuda_classifiers_feed_rio() {
     let err = load(&bad, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().starts_with("classifiers[0].sample_every"), "{err}");
 }
+
+#[test]
+fn modern_baselines() {
+    let o = check(r#"{ type = "codel", limit_pkts = 1000 }"#, "");
+    assert!(bottleneck(&o).dropped > 0);
+    check(r#"{ type = "fq_codel" }"#, "");
+    let o = check(r#"{ type = "pie", limit_pkts = 1000 }"#, "");
+    assert!(bottleneck(&o).dropped > 0);
+    check(r#"{ type = "pi", limit_pkts = 300 }"#, "");
+}
+
+#[test]
+fn drr_isolation_with_a_classifier() {
+    let o = check(
+        r#"{ type = "drr", limit_short_pkts = 40, limit_long_pkts = 40, share_short = 0.4, share_long = 0.6 }"#,
+        "[[classifiers]]\ntype = \"threshold\"\nnode = \"left\"\n",
+    );
+    let q = bottleneck(&o);
+    assert!(q.by_class.contains_key("short") && q.by_class.contains_key("long"));
+    let bad = scenario(r#"{ type = "drr", limit_short_pkts = 40, limit_long_pkts = 40, share_short = 0.5, share_long = 0.6 }"#, "");
+    let err = load(&bad, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("topology.bottleneck_queue.share"), "{err}");
+}

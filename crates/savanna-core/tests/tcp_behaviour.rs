@@ -225,3 +225,66 @@ fn delayed_acks_slow_slow_start_down() {
     let one = one_flow(100.0, 1, "delayed_ack = true", "").fct_s.unwrap();
     assert!((one - 0.15).abs() < 1e-3, "{one}");
 }
+
+#[test]
+fn teardown_exchanges_fins_without_changing_completion() {
+    // The FIN exchange comes after the last data packet, so the FCT is unchanged; the
+    // connection's endpoints are released only after both FINs are acknowledged.
+    for mode in ["bulk", "request_response"] {
+        let toml = |teardown: bool| {
+            format!(
+                r#"
+duration_s = 30.0
+[topology]
+type = "dumbbell"
+pairs = 1
+access_rate_mbps = 10000.0
+access_delay_ms = 1.0
+bottleneck_rate_mbps = 10000.0
+bottleneck_delay_ms = 48.0
+[tcp]
+teardown = {teardown}
+[[traffic]]
+type = "flows"
+mode = "{mode}"
+flows = [{{ start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" }}]
+"#
+            )
+        };
+        let plain = sim(&toml(false));
+        let fin = sim(&toml(true));
+        assert_eq!(plain.flows[0].fct_s, fin.flows[0].fct_s, "{mode}");
+        assert_eq!(fin.flows[0].data_pkts_sent, plain.flows[0].data_pkts_sent);
+        // Two FINs and the ACK of the second cross the network on top of the plain run.
+        assert_eq!(fin.summary.packets_created, plain.summary.packets_created + 3, "{mode}");
+        assert_eq!(fin.summary.packets_in_network_at_end, 0);
+    }
+}
+
+#[test]
+fn a_lost_fin_is_retransmitted() {
+    let toml = |fault: &str| {
+        format!(
+            r#"
+duration_s = 30.0
+[topology]
+type = "dumbbell"
+pairs = 1
+[tcp]
+teardown = true
+[[traffic]]
+type = "flows"
+flows = [{{ start_s = 0.0, size_pkts = 5, src = "src0", dst = "dst0" }}]
+{fault}
+"#
+        )
+    };
+    let base = sim(&toml(""));
+    // Data packets are sequence numbers 0..4; the data sender's FIN is number 5.
+    let lost = sim(&toml("[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"fin\"\nseq = 5\n"));
+    assert_eq!(lost.flows[0].fct_s, base.flows[0].fct_s, "losing the FIN does not delay the data");
+    assert_eq!(lost.flows[0].timeouts, 1, "the FIN is repaired by the retransmission timer");
+    assert_eq!(lost.summary.packets_dropped, 1);
+    assert_eq!(lost.summary.packets_in_network_at_end, 0, "both sides closed after the repair");
+    assert_eq!(lost.flows[0].retransmits, 0, "FIN retransmissions are not data retransmissions");
+}

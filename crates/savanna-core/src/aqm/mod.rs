@@ -14,6 +14,11 @@ pub mod favorqueue;
 pub mod red;
 pub mod redmath;
 pub mod rio;
+pub mod drr;
+pub mod codel;
+pub mod fq_codel;
+pub mod pie;
+pub mod pi;
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};

@@ -16,6 +16,8 @@ pub enum PktKind {
     Data,
     /// Pure TCP acknowledgement.
     Ack,
+    /// Connection teardown (FIN), when `teardown` is on; it carries an ACK too.
+    Fin,
     /// UDP datagram.
     Udp,
 }

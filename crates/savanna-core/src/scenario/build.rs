@@ -240,7 +240,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     if !classifiers.is_empty() && !queues.iter().any(reads_class) {
         return bad(
             "classifiers",
-            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio) on the queue it should act on",
+            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio, drr) on the queue it should act on",
         );
     }
     Ok(Plan {
@@ -261,7 +261,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
 
 /// Whether a discipline acts on the class marks edge classifiers write.
 pub fn reads_class(q: &QueueSpec) -> bool {
-    matches!(q, QueueSpec::Rio(_))
+    matches!(q, QueueSpec::Rio(_) | QueueSpec::Drr(_))
 }
 
 fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
@@ -446,6 +446,11 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
                 return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
         }
+        QueueSpec::Drr(s) => s.check(field)?,
+        QueueSpec::Codel(s) => s.check(field)?,
+        QueueSpec::FqCodel(s) => s.check(field)?,
+        QueueSpec::Pie(s) => s.check(field)?,
+        QueueSpec::Pi(s) => s.check(field)?,
     }
     Ok(())
 }
@@ -476,6 +481,11 @@ pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
             mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
         })),
         QueueSpec::Favorqueue(f) => Box::new(FavorQueue::new(f.limit_pkts as usize)),
+        QueueSpec::Drr(s) => s.build(pkt_bytes),
+        QueueSpec::Codel(s) => s.build(pkt_bytes),
+        QueueSpec::FqCodel(s) => s.build(pkt_bytes),
+        QueueSpec::Pie(s) => s.build(pkt_bytes),
+        QueueSpec::Pi(s) => s.build(pkt_bytes),
     }
 }
 
@@ -537,6 +547,8 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
             RttSamplingSpec::EveryAck => RttSampling::EveryAck,
             RttSamplingSpec::OncePerRtt => RttSampling::OncePerRtt,
         },
+        restart_rto_on_fast_retransmit: spec.restart_rto_on_fast_retransmit,
+        teardown: spec.teardown,
         pkt_bytes: f.packet_bytes,
         hdr_bytes: f.header_bytes,
         request_bytes: spec.request_bytes,

@@ -134,6 +134,16 @@ pub enum QueueSpec {
     Red(RedSpec),
     Rio(RioSpec),
     Favorqueue(FavorQueueSpec),
+    /// Class isolation on one link (Matta & Guo 2000): two queues, deficit round robin.
+    Drr(crate::aqm::drr::DrrSpec),
+    /// CoDel, RFC 8289.
+    Codel(crate::aqm::codel::CodelSpec),
+    /// FQ-CoDel, RFC 8290.
+    FqCodel(crate::aqm::fq_codel::FqCodelSpec),
+    /// PIE, RFC 8033.
+    Pie(crate::aqm::pie::PieSpec),
+    /// The PI controller of Hollot, Misra, Towsley & Gong 2001.
+    Pi(crate::aqm::pi::PiSpec),
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -308,6 +318,14 @@ pub struct TcpSpec {
     pub dupack_threshold: u32,
     #[serde(default)]
     pub rtt_sampling: RttSamplingSpec,
+    /// Restart the retransmission timer on a fast retransmit, as Linux and ns-2 do (true);
+    /// false keeps it running, as RFC 6298 (5.1) literally says and ns-3 does.
+    #[serde(default = "t")]
+    pub restart_rto_on_fast_retransmit: bool,
+    /// Close each connection with a FIN exchange (as real stacks and ns-3 do); off by
+    /// default, as in ns-2 and the papers.
+    #[serde(default)]
+    pub teardown: bool,
     /// Wire size of the request in request/response mode, bytes.
     #[serde(default = "d_req")]
     pub request_bytes: u32,
@@ -630,7 +648,17 @@ macro_rules! tagged {
 }
 
 tagged!(TopologySpec, "type", "topology", { "dumbbell" => Dumbbell });
-tagged!(QueueSpec, "type", "queue discipline", { "droptail" => Droptail, "red" => Red, "rio" => Rio, "favorqueue" => Favorqueue });
+tagged!(QueueSpec, "type", "queue discipline", {
+    "droptail" => Droptail,
+    "red" => Red,
+    "rio" => Rio,
+    "favorqueue" => Favorqueue,
+    "drr" => Drr,
+    "codel" => Codel,
+    "fq_codel" => FqCodel,
+    "pie" => Pie,
+    "pi" => Pi,
+});
 tagged!(TrafficSpec, "type", "traffic type", { "poisson" => Poisson, "persistent" => Persistent, "flows" => Flows });
 tagged!(SizeSpec, "dist", "size distribution", {
     "fixed" => Fixed,
@@ -765,4 +793,5 @@ pub enum FaultKind {
     SynAck,
     Data,
     Ack,
+    Fin,
 }

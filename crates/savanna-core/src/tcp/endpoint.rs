@@ -71,6 +71,11 @@ pub struct TcpEndpoint {
     /// Data packets to send (u64::MAX: persistent). In request/response mode the server's
     /// is set when the request has arrived.
     pub snd_total: u64,
+    /// End of the send stream: snd_total, plus one for a FIN when this side closes
+    /// (`teardown`).
+    snd_end: u64,
+    /// This side closes first once its data is sent (the data sender, with `teardown`).
+    active_close: bool,
     /// Wire size of this endpoint's data packets.
     pub data_bytes: u32,
     /// Response size the server sends once the request is complete (request/response).
@@ -101,6 +106,10 @@ pub struct TcpEndpoint {
     rcv_nxt: u64,
     /// Data packets expected (u64::MAX: persistent).
     pub rcv_total: u64,
+    /// End of the receive stream: rcv_total, plus the peer's FIN with `teardown`.
+    rcv_end: u64,
+    /// All expected data has arrived (the FIN may still be due).
+    data_done: bool,
     ooo: Vec<u64>,
     ece_pending: bool,
     ack_pending: bool,
@@ -162,6 +171,8 @@ impl TcpEndpoint {
             cfg: cfg_idx,
             state: State::Listen,
             snd_total,
+            snd_end: snd_total,
+            active_close: false,
             data_bytes: cfg.pkt_bytes,
             response_pkts: None,
             snd_una: 0,
@@ -187,6 +198,8 @@ impl TcpEndpoint {
             cwr_pending: false,
             rcv_nxt: 0,
             rcv_total,
+            rcv_end: if cfg.teardown && rcv_total != u64::MAX { rcv_total + 1 } else { rcv_total },
+            data_done: rcv_total == 0,
             ooo,
             ece_pending: false,
             ack_pending: false,
@@ -194,7 +207,7 @@ impl TcpEndpoint {
             delack_deadline: None,
             delack_gen: 0,
             delack_at: None,
-            rx_done: rcv_total == 0,
+            rx_done: rcv_total == 0 && !cfg.teardown,
             tx_done: snd_total == 0,
             stats: TcpStats::default(),
         }
@@ -253,7 +266,7 @@ impl TcpEndpoint {
             PktKind::Syn => return self.on_syn(p, io),
             PktKind::SynAck => return self.on_synack(p, io),
             PktKind::Udp => return,
-            PktKind::Data | PktKind::Ack => {}
+            PktKind::Data | PktKind::Ack | PktKind::Fin => {}
         }
         if self.state == State::SynRcvd {
             // The handshake's final ACK (or data carrying it).
@@ -266,7 +279,7 @@ impl TcpEndpoint {
         if self.state != State::Established {
             return;
         }
-        if p.kind == PktKind::Data {
+        if matches!(p.kind, PktKind::Data | PktKind::Fin) {
             self.on_data(p, io);
         }
         self.on_ack(p.ack as u64, p.flags & FLAG_ECE != 0, p.kind == PktKind::Ack, io);
@@ -330,12 +343,11 @@ impl TcpEndpoint {
         let bits = (self.ooo.len() * 64) as u64;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
-            self.stats.delivered += 1;
             while self.take_bit(self.rcv_nxt, bits) {
                 self.rcv_nxt += 1;
-                self.stats.delivered += 1;
                 immediate = true; // filled a hole (RFC 5681 section 4.2)
             }
+            self.stats.delivered = self.rcv_nxt.min(self.rcv_total);
         } else if seq > self.rcv_nxt {
             if seq - self.rcv_nxt < bits {
                 let i = (seq % bits) as usize;
@@ -345,14 +357,28 @@ impl TcpEndpoint {
         } else {
             immediate = true; // already received
         }
-        if !self.rx_done && self.rcv_nxt >= self.rcv_total {
-            self.rx_done = true;
+        if !self.data_done && self.rcv_nxt >= self.rcv_total {
+            self.data_done = true;
             io.notice.rx_complete = true;
             if let Some(n) = self.response_pkts.take() {
                 // Request complete: the server starts its response.
                 self.snd_total = n;
+                self.snd_end = n;
                 self.tx_done = n == 0;
+                if self.active_close {
+                    self.append_fin();
+                }
             }
+        }
+        if !self.rx_done && self.rcv_nxt >= self.rcv_end {
+            self.rx_done = true;
+            if io.cfg.teardown && !self.active_close && self.snd_end == self.snd_total {
+                // Passive close: the peer's FIN is in; close our side too.
+                self.append_fin();
+            }
+        }
+        if p.kind == PktKind::Fin {
+            immediate = true;
         }
         if io.cfg.delayed_ack && !immediate {
             self.unacked += 1;
@@ -363,6 +389,24 @@ impl TcpEndpoint {
             }
         } else {
             self.ack_pending = true;
+        }
+    }
+
+    /// With `teardown`, this side closes first once its data is sent (the data sender).
+    pub fn set_active_close(&mut self, cfg: &TcpConfig) {
+        if cfg.teardown {
+            self.active_close = true;
+            if self.response_pkts.is_none() {
+                self.append_fin();
+            }
+        }
+    }
+
+    /// Put a FIN after the data of the send stream (never for a persistent flow).
+    fn append_fin(&mut self) {
+        if self.snd_total != u64::MAX && self.snd_end == self.snd_total {
+            self.snd_end = self.snd_total + 1;
+            self.tx_done = false;
         }
     }
 
@@ -455,7 +499,7 @@ impl TcpEndpoint {
             } else if restart_timer {
                 self.arm(io.now);
             }
-            if !self.tx_done && self.snd_una >= self.snd_total {
+            if !self.tx_done && self.snd_una >= self.snd_end {
                 self.tx_done = true;
                 io.notice.tx_complete = true;
                 self.rto_deadline = None;
@@ -496,7 +540,11 @@ impl TcpEndpoint {
                 self.partial_seen = false;
             }
         }
-        self.arm(io.now);
+        // Linux and ns-2 restart the timer on a fast retransmit; RFC 6298 (5.1) only starts
+        // it when it is not running, as ns-3 does (`restart_rto_on_fast_retransmit`).
+        if io.cfg.restart_rto_on_fast_retransmit || self.rto_deadline.is_none() {
+            self.arm(io.now);
+        }
     }
 
     /// The retransmission timer fired (the simulator checked the deadline).
@@ -568,7 +616,7 @@ impl TcpEndpoint {
             return;
         }
         let win = (self.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
-        while self.snd_nxt < self.snd_total && self.snd_nxt < self.snd_una + win {
+        while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
             if seq < self.snd_max {
@@ -586,10 +634,13 @@ impl TcpEndpoint {
 
     fn emit_data(&mut self, seq: u64, retx: bool, io: &mut TcpIo) {
         let mut flags = 0;
-        let ecn = if self.ecn_ok && !retx { Ecn::Ect } else { Ecn::NotEct };
+        let fin = seq >= self.snd_total;
+        let ecn = if self.ecn_ok && !retx && !fin { Ecn::Ect } else { Ecn::NotEct };
         if retx {
             flags |= FLAG_RETX;
-            self.stats.retransmits += 1;
+            if !fin {
+                self.stats.retransmits += 1;
+            }
             self.retx_high = Some(self.retx_high.map_or(seq, |h| h.max(seq)));
             if self.timed.is_some_and(|(s, _)| s == seq) {
                 self.timed = None;
@@ -609,7 +660,9 @@ impl TcpEndpoint {
         if self.ece_pending {
             flags |= FLAG_ECE;
         }
-        self.stats.data_pkts_sent += 1;
+        if !fin {
+            self.stats.data_pkts_sent += 1;
+        }
         self.ack_pending = false;
         self.unacked = 0;
         self.delack_deadline = None;
@@ -619,9 +672,9 @@ impl TcpEndpoint {
             ack: self.rcv_nxt as u32,
             src: self.local,
             dst: self.remote,
-            size: self.data_bytes,
+            size: if fin { io.cfg.hdr_bytes } else { self.data_bytes },
             enq_ns: 0,
-            kind: PktKind::Data,
+            kind: if fin { PktKind::Fin } else { PktKind::Data },
             ecn,
             flags,
             class: ClassMark::None,

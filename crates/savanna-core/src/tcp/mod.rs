@@ -53,6 +53,13 @@ pub struct TcpConfig {
     pub ecn: bool,
     pub dupack_threshold: u32,
     pub rtt_sampling: RttSampling,
+    /// Restart the retransmission timer on a fast retransmit (Linux, ns-2: true) or keep it
+    /// running as RFC 6298 (5.1) literally says (ns-3: false).
+    pub restart_rto_on_fast_retransmit: bool,
+    /// Close connections with a FIN exchange: the data sender sends a FIN after its data,
+    /// the peer answers with its own; both are retransmitted like data. Off by default (ns-2,
+    /// and the papers, have no teardown); ns-3 and real stacks do it.
+    pub teardown: bool,
     /// Wire size of a data packet, bytes (headers included).
     pub pkt_bytes: u32,
     /// Header bytes: the size of SYN, SYN-ACK and pure ACK packets.
@@ -84,6 +91,8 @@ impl Default for TcpConfig {
             ecn: false,
             dupack_threshold: 3,
             rtt_sampling: RttSampling::EveryAck,
+            restart_rto_on_fast_retransmit: true,
+            teardown: false,
             pkt_bytes: 1500,
             hdr_bytes: 40,
             request_bytes: 300,
