@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Savanna side by side with ns-3 3.44: speed, memory and fidelity on the same scenarios.
+
+For each scenario (the dumbbell of ``scenarios/dumbbell-droptail.toml`` with its 8-packet
+DropTail bottleneck, and ``dumbbell-red.toml`` with its 80-packet RED one), each load and
+each seed, Savanna runs first; the flows it generated (start time, size, host pair) are
+handed to the ns-3 program (``benchmarks/ns3/savanna_ns3.cc``), so both simulators carry
+exactly the same workload. The script prints and writes (``benchmarks/results/vs_ns3.md``,
+with a plot of FCT by flow size) per scenario:
+
+- speed: wall seconds of each, the ratio ns-3 / Savanna, events and packets per wall second,
+  peak resident memory of each (``wait4`` rusage, as ``/usr/bin/time -v`` reports it);
+- fidelity: flows finished, bottleneck utilisation and drop rate, mean and median FCT per
+  flow-size bucket with relative differences (medians pooled over the seeds), and the
+  two-sample Kolmogorov-Smirnov distance between the FCT distributions;
+- a scaling table: Savanna's wall time at 10, 100 and 1000 Mb/s with load and buffer scaled.
+
+Usage: python3 benchmarks/vs_ns3.py [--quick] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
+``--quick`` (20 s, one seed, one load) is what the CI smoke test runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NATIVE = ROOT / "target" / "release" / "savanna-native"
+NS3_DIR = ROOT / "benchmarks" / "ns3"
+NS3_BIN = NS3_DIR / "build" / "savanna-ns3"
+RESULTS = ROOT / "benchmarks" / "results"
+BUCKETS = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, float("inf"))]
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+
+def bucket_name(lo, hi):
+    return f">{lo - 1}" if hi == float("inf") else f"{lo}-{int(hi)}"
+
+
+def run_rss(cmd):
+    """Run `cmd` under /usr/bin/time; return (wall s, peak RSS MiB). Measuring through
+    /usr/bin/time (a small process that forks the command) rather than this Python
+    process's wait4 keeps the parent's memory out of the child's peak RSS."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + [str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{proc.stderr[-3000:]}")
+    rss_kib = int(proc.stderr.strip().splitlines()[-1])
+    return wall, rss_kib / 1024.0
+
+
+def scenario(base: str, load: float, seed: int, duration: float, scale: float = 1.0) -> dict:
+    sc = tomllib.loads((ROOT / "scenarios" / base).read_text())
+    sc = copy.deepcopy(sc)
+    sc["seed"] = seed
+    sc["duration_s"] = duration
+    sc["traffic"][0]["load"] = load
+    # ns-3 closes every connection with a FIN exchange; so does Savanna here (`teardown`),
+    # so both carry the same packets through the packet-counted buffers.
+    sc.setdefault("tcp", {})["teardown"] = True
+    topo = sc["topology"]
+    if scale != 1.0:
+        topo["bottleneck_rate_mbps"] *= scale
+        topo["access_rate_mbps"] *= scale
+        q = topo["bottleneck_queue"]
+        q["limit_pkts"] = int(round(q["limit_pkts"] * scale))
+        for k in ("min_th", "max_th"):
+            if k in q:
+                q[k] *= scale
+    return sc
+
+
+def run_savanna(sc: dict, out: Path):
+    path = out.with_suffix(".json")
+    path.write_text(json.dumps(sc))
+    wall, rss = run_rss([str(NATIVE), str(path), "--out", str(out), "--quiet"])
+    summary = json.loads((out / "summary.json").read_text())
+    import pandas as pd
+
+    flows = pd.read_parquet(out / "flows.parquet")
+    return wall, rss, summary, flows
+
+
+def run_ns3(sc: dict, flows, out_csv: Path):
+    import pandas as pd
+
+    flist = out_csv.with_name(out_csv.stem + "-flows.csv")
+    f = flows[flows["size_pkts"].notna()]
+    pd.DataFrame(
+        {
+            "flow_id": f["flow_id"],
+            "start_s": f["start_s"].map(lambda x: f"{x:.9f}"),
+            "size_pkts": f["size_pkts"].astype("int64"),
+            "pair": f["src"].str.replace("src", "", regex=False).astype(int),
+        }
+    ).to_csv(flist, index=False)
+    q = sc["topology"]["bottleneck_queue"]
+    topo = sc["topology"]
+    cmd = [
+        str(NS3_BIN),
+        f"--flows={flist}",
+        f"--out={out_csv}",
+        f"--queue={q['type']}",
+        f"--duration={sc['duration_s']}",
+        f"--pairs={topo['pairs']}",
+        f"--seed={sc['seed']}",
+        f"--bottleneckRate={topo['bottleneck_rate_mbps']}",
+        f"--accessRate={topo['access_rate_mbps']}",
+        f"--queueLimit={q['limit_pkts']}",
+    ]
+    if q["type"] == "red":
+        cmd += [f"--minTh={q['min_th']}", f"--maxTh={q['max_th']}"]
+    wall, rss = run_rss(cmd)
+    res = pd.read_csv(out_csv)
+    summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
+    return wall, rss, summ, res
+
+
+def ks_distance(a, b) -> float:
+    import numpy as np
+
+    a = np.sort(np.asarray(a, dtype=float))
+    b = np.sort(np.asarray(b, dtype=float))
+    if len(a) == 0 or len(b) == 0:
+        return float("nan")
+    grid = np.concatenate([a, b])
+    fa = np.searchsorted(a, grid, side="right") / len(a)
+    fb = np.searchsorted(b, grid, side="right") / len(b)
+    return float(np.max(np.abs(fa - fb)))
+
+
+def fct_table(flows_sv, flows_ns, warmup):
+    """Per bucket: counts, mean and median FCT of each, relative differences."""
+    rows = []
+    for lo, hi in BUCKETS:
+        def pick(df, fct_col):
+            d = df[(df["start_s"] >= warmup) & (df["size_pkts"] >= lo) & (df["size_pkts"] <= hi)]
+            return d[fct_col].dropna()
+        a = pick(flows_sv, "fct_s")
+        b = pick(flows_ns, "fct_s")
+        row = {"bucket": bucket_name(lo, hi), "n_savanna": len(a), "n_ns3": len(b)}
+        for stat in ("mean", "median"):
+            sa = getattr(a, stat)() if len(a) else float("nan")
+            sb = getattr(b, stat)() if len(b) else float("nan")
+            row[f"{stat}_savanna"] = sa
+            row[f"{stat}_ns3"] = sb
+            row[f"{stat}_diff"] = (sa - sb) / sb if sb == sb and sb > 0 else float("nan")
+        rows.append(row)
+    return rows
+
+
+def fmt(x, nd=3):
+    return "-" if x != x else f"{x:.{nd}f}"
+
+
+def pct(x):
+    return "-" if x != x else f"{100 * x:+.1f}%"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=500.0)
+    ap.add_argument("--loads", default="0.5,0.8,0.95")
+    ap.add_argument("--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics")
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--out", default=str(RESULTS / "vs_ns3.md"))
+    args = ap.parse_args()
+    if args.quick:
+        args.seeds, args.duration, args.loads, args.warmup, args.no_scaling = 1, 20.0, "0.8", 2.0, True
+    loads = [float(x) for x in args.loads.split(",")]
+
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "savanna-core", "--bin", "savanna-native"], cwd=ROOT, check=True)
+        subprocess.run(["bash", str(NS3_DIR / "build.sh")], cwd=ROOT, check=True)
+    import pandas as pd
+
+    tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns3-"))
+    report = ["# Savanna vs ns-3 3.44", "",
+              f"Command: `python3 benchmarks/vs_ns3.py{' --quick' if args.quick else ''}` "
+              f"({args.duration:g} s simulated, {args.seeds} seed(s), loads {args.loads}; FCT statistics over flows "
+              f"starting after {args.warmup:g} s, pooled over seeds). Same flows in both: ns-3 replays the flow list "
+              "Savanna generated.", ""]
+    speed_rows, fid_sections, plots = [], [], {}
+    for base in ("dumbbell-droptail.toml", "dumbbell-red.toml"):
+        for load in loads:
+            sv_w, ns_w, sv_m, ns_m, sv_ev, ns_ev, sv_pk = [], [], [], [], [], [], []
+            sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop, sv_fin, ns_fin = [], [], [], [], [], [], 0, 0
+            rfc_flows, rfc_util, rfc_drop, rfc_fin = [], [], [], 0
+            for seed in range(1, args.seeds + 1):
+                sc = scenario(base, load, seed, args.duration)
+                tag = f"{Path(base).stem}-{load}-{seed}"
+                w, m, s, fl = run_savanna(sc, tmp / tag)
+                sv_w.append(w); sv_m.append(m); sv_ev.append(s["events"]); sv_pk.append(s["packets_forwarded"])
+                bq = [q for q in s["queues"] if q["name"] == "left->right"][0]
+                sv_util.append(bq["utilisation"]); sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
+                sv_fin += s["flows_finished"]
+                sv_flows.append(fl)
+                sc_rfc = copy.deepcopy(sc)
+                sc_rfc.setdefault("tcp", {})["restart_rto_on_fast_retransmit"] = False
+                _, _, s_rfc, fl_rfc = run_savanna(sc_rfc, tmp / f"{tag}-rfc")
+                rfc_flows.append(fl_rfc)
+                rq = [q for q in s_rfc["queues"] if q["name"] == "left->right"][0]
+                rfc_util.append(rq["utilisation"]); rfc_drop.append(rq["dropped"] / max(1, rq["arrivals"]))
+                rfc_fin += s_rfc["flows_finished"]
+                w2, m2, s2, res = run_ns3(sc, fl, tmp / f"{tag}-ns3.csv")
+                ns_w.append(w2); ns_m.append(m2); ns_ev.append(s2.get("events", float("nan")))
+                nb = s2["bottleneck"]
+                ns_util.append(nb["utilisation"]); ns_drop.append(nb["dropped"] / max(1, nb["arrivals"]))
+                ns_fin += int(res["fct_s"].notna().sum())
+                ns_flows.append(res)
+            svf = pd.concat(sv_flows); nsf = pd.concat(ns_flows); rff = pd.concat(rfc_flows)
+            name = f"{Path(base).stem} load {load}"
+            sw, nw = statistics.median(sv_w), statistics.median(ns_w)
+            speed_rows.append((name, sw, nw, nw / sw, statistics.median(sv_ev) / sw, statistics.median(ns_ev) / nw,
+                               statistics.median(sv_pk) / sw, max(sv_m), max(ns_m)))
+            tab = fct_table(svf, nsf, args.warmup)
+            tab_rfc = fct_table(rff, nsf, args.warmup)
+            done = lambda df: df[df.start_s >= args.warmup]["fct_s"].dropna()
+            ks, ks_rfc = ks_distance(done(svf), done(nsf)), ks_distance(done(rff), done(nsf))
+            mu = statistics.mean
+            lines = [f"### {name}", "",
+                     "Savanna A: default TCP (timer restarted on fast retransmit, as Linux and ns-2). "
+                     "Savanna B: `restart_rto_on_fast_retransmit = false` (RFC 6298 5.1 read literally, as ns-3 does).", "",
+                     "| | Savanna A | Savanna B | ns-3 | A vs ns-3 | B vs ns-3 |", "|---|---|---|---|---|---|",
+                     f"| flows finished | {sv_fin} | {rfc_fin} | {ns_fin} | {pct((sv_fin - ns_fin) / max(1, ns_fin))} | {pct((rfc_fin - ns_fin) / max(1, ns_fin))} |",
+                     f"| bottleneck utilisation | {mu(sv_util):.4f} | {mu(rfc_util):.4f} | {mu(ns_util):.4f} | {100 * (mu(sv_util) - mu(ns_util)):+.2f} points | {100 * (mu(rfc_util) - mu(ns_util)):+.2f} points |",
+                     f"| bottleneck drop rate | {mu(sv_drop):.4f} | {mu(rfc_drop):.4f} | {mu(ns_drop):.4f} | {pct((mu(sv_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} | {pct((mu(rfc_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} |",
+                     f"| KS distance of FCT distributions to ns-3 | | | | {ks:.4f} | {ks_rfc:.4f} |", "",
+                     "| size (pkts) | flows (A / ns-3) | median A | median B | median ns-3 | A diff | B diff | mean A | mean B | mean ns-3 | A diff | B diff |",
+                     "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            for r, rb in zip(tab, tab_rfc):
+                lines.append(f"| {r['bucket']} | {r['n_savanna']} / {r['n_ns3']} | {fmt(r['median_savanna'])} | {fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | "
+                             f"{pct(r['median_diff'])} | {pct(rb['median_diff'])} | {fmt(r['mean_savanna'])} | {fmt(rb['mean_savanna'])} | {fmt(r['mean_ns3'])} | "
+                             f"{pct(r['mean_diff'])} | {pct(rb['mean_diff'])} |")
+            fid_sections.append("\n".join(lines) + "\n")
+            plots[name] = tab
+            print("\n".join(lines), flush=True)
+
+    head = ["## Speed and memory", "",
+            "| scenario | Savanna wall s | ns-3 wall s | ns-3 / Savanna | Savanna events/s | ns-3 events/s | Savanna packets/s | Savanna peak MiB | ns-3 peak MiB |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in speed_rows:
+        head.append(f"| {r[0]} | {r[1]:.3f} | {r[2]:.2f} | {r[3]:.0f}x | {r[4] / 1e6:.1f} M | {r[5] / 1e6:.2f} M | {r[6] / 1e6:.1f} M | {r[7]:.1f} | {r[8]:.1f} |")
+    print("\n".join(head))
+    report += head + ["", "## Fidelity", ""] + fid_sections
+
+    if not args.no_scaling:
+        sc_lines = ["## Scaling (Savanna alone)", "", "Load 0.8, DropTail, buffer scaled with the rate, 100 s simulated.", "",
+                    "| bottleneck | packets forwarded | wall s | ns per packet forwarded |", "|---|---|---|---|"]
+        for scale in (1, 10, 100):
+            sc = scenario("dumbbell-droptail.toml", 0.8, 1, 100.0, scale=scale)
+            w, m, s, _ = run_savanna(sc, tmp / f"scale-{scale}")
+            sc_lines.append(f"| {10 * scale} Mb/s | {s['packets_forwarded']:,} | {w:.2f} | {1e9 * w / s['packets_forwarded']:.0f} |")
+        print("\n".join(sc_lines))
+        report += sc_lines + [""]
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, len(plots), figsize=(4 * len(plots), 3.4), squeeze=False)
+        for ax, (name, tab) in zip(axes[0], plots.items()):
+            xs = list(range(len(tab)))
+            ax.plot(xs, [r["median_savanna"] for r in tab], "o-", label="Savanna")
+            ax.plot(xs, [r["median_ns3"] for r in tab], "s--", label="ns-3")
+            ax.set_xticks(xs, [r["bucket"] for r in tab], rotation=45, fontsize=7)
+            ax.set_yscale("log")
+            ax.set_title(name, fontsize=8)
+            ax.set_xlabel("flow size (packets)", fontsize=8)
+        axes[0][0].set_ylabel("median FCT (s)")
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        png = out.with_suffix(".png")
+        fig.savefig(png, dpi=110)
+        report += [f"![median FCT by flow size]({png.name})", ""]
+    except ImportError:
+        pass
+    out.write_text("\n".join(report) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
