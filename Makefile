@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 # --no-build-isolation that is the one installed in the venv.
 VPATH_ENV := PATH="$(abspath $(VENV))/bin:$$PATH"
 
-.PHONY: setup build test test-rust test-py demo bench clean
+.PHONY: setup build test test-rust test-py demo bench bench-ns3 clean
 
 # The virtual environment itself.
 $(VPY):
@@ -53,6 +53,10 @@ bench: setup
 	else \
 		echo "bench: benchmarks/bench_core.py does not exist yet"; \
 	fi
+
+# Savanna side by side with ns-3 3.44 (builds the ns-3 program; ~15-20 min): a benchmark.
+bench-ns3: setup
+	$(VPY) benchmarks/vs_ns3.py
 
 clean:
 	rm -rf $(VENV) out target/wheels python/savanna/_core*.so
