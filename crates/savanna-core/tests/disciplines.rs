@@ -129,3 +129,27 @@ fn drr_isolation_with_a_classifier() {
     let err = load(&bad, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().contains("topology.bottleneck_queue.share"), "{err}");
 }
+
+#[test]
+fn favorqueue_baselines() {
+    let o = check(r#"{ type = "choke", limit_pkts = 60 }"#, "");
+    assert!(bottleneck(&o).dropped_by_reason.contains_key("policy"), "CHOKe drops matched pairs");
+    check(r#"{ type = "las", limit_pkts = 8 }"#, "");
+    let o = check(r#"{ type = "run2c", limit_pkts = 8 }"#, "");
+    assert!(o.flows.iter().map(|f| f.favored_pkts).sum::<u64>() > 0);
+}
+
+#[test]
+fn tokuda_nine_combinations() {
+    for q in [
+        r#"{ type = "rio", limit_pkts = 300, min_th_short = 45.0, max_th_short = 105.0, min_th_long = 45.0, max_th_long = 150.0 }"#,
+        r#"{ type = "reddiff", limit_pkts = 300 }"#,
+        r#"{ type = "prq", limit_pkts = 300 }"#,
+    ] {
+        for c in ["marking", "sampling", "hashing"] {
+            let o = check(q, &format!("[[classifiers]]\nnode = \"left\"\ntype = \"{c}\"\n"));
+            let b = bottleneck(&o);
+            assert!(b.by_class.contains_key("short"), "{q} with {c}: {:?}", b.by_class.keys());
+        }
+    }
+}

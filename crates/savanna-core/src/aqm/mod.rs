@@ -19,6 +19,11 @@ pub mod codel;
 pub mod fq_codel;
 pub mod pie;
 pub mod pi;
+pub mod choke;
+pub mod las;
+pub mod run2c;
+pub mod prq;
+pub mod reddiff;
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};

@@ -240,7 +240,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     if !classifiers.is_empty() && !queues.iter().any(reads_class) {
         return bad(
             "classifiers",
-            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio, drr) on the queue it should act on",
+            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio, prq, reddiff, drr) on the queue it should act on",
         );
     }
     Ok(Plan {
@@ -261,7 +261,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
 
 /// Whether a discipline acts on the class marks edge classifiers write.
 pub fn reads_class(q: &QueueSpec) -> bool {
-    matches!(q, QueueSpec::Rio(_) | QueueSpec::Drr(_))
+    matches!(q, QueueSpec::Rio(_) | QueueSpec::Drr(_) | QueueSpec::Prq(_) | QueueSpec::Reddiff(_))
 }
 
 fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
@@ -451,6 +451,11 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
         QueueSpec::FqCodel(s) => s.check(field)?,
         QueueSpec::Pie(s) => s.check(field)?,
         QueueSpec::Pi(s) => s.check(field)?,
+        QueueSpec::Choke(s) => s.check(field)?,
+        QueueSpec::Las(s) => s.check(field)?,
+        QueueSpec::Run2c(s) => s.check(field)?,
+        QueueSpec::Prq(s) => s.check(field)?,
+        QueueSpec::Reddiff(s) => s.check(field)?,
     }
     Ok(())
 }
@@ -486,6 +491,11 @@ pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
         QueueSpec::FqCodel(s) => s.build(pkt_bytes),
         QueueSpec::Pie(s) => s.build(pkt_bytes),
         QueueSpec::Pi(s) => s.build(pkt_bytes),
+        QueueSpec::Choke(s) => s.build(pkt_bytes),
+        QueueSpec::Las(s) => s.build(pkt_bytes),
+        QueueSpec::Run2c(s) => s.build(pkt_bytes),
+        QueueSpec::Prq(s) => s.build(pkt_bytes),
+        QueueSpec::Reddiff(s) => s.build(pkt_bytes),
     }
 }
 

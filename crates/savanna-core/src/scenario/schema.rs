@@ -144,6 +144,16 @@ pub enum QueueSpec {
     Pie(crate::aqm::pie::PieSpec),
     /// The PI controller of Hollot, Misra, Towsley & Gong 2001.
     Pi(crate::aqm::pi::PiSpec),
+    /// CHOKe (Pan, Prabhakar & Psounis 2000), the FavorQueue 2013 baseline.
+    Choke(crate::aqm::choke::ChokeSpec),
+    /// LAS (Rai, Biersack & Urvoy-Keller 2005), the FavorQueue 2013 baseline.
+    Las(crate::aqm::las::LasSpec),
+    /// RuN2C (Avrachenkov et al. 2004) as FavorQueue 2013 configures it.
+    Run2c(crate::aqm::run2c::Run2cSpec),
+    /// PRQ of Tokuda, Hasegawa & Murata 2002: strict priority for class-short packets.
+    Prq(crate::aqm::prq::PrqSpec),
+    /// RED-based differentiation of Tokuda et al. 2002 (p_s = 0, p_l = p_t / a_l).
+    Reddiff(crate::aqm::reddiff::RedDiffSpec),
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -658,6 +668,11 @@ tagged!(QueueSpec, "type", "queue discipline", {
     "fq_codel" => FqCodel,
     "pie" => Pie,
     "pi" => Pi,
+    "choke" => Choke,
+    "las" => Las,
+    "run2c" => Run2c,
+    "prq" => Prq,
+    "reddiff" => Reddiff,
 });
 tagged!(TrafficSpec, "type", "traffic type", { "poisson" => Poisson, "persistent" => Persistent, "flows" => Flows });
 tagged!(SizeSpec, "dist", "size distribution", {

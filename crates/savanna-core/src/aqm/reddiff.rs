@@ -1,0 +1,436 @@
+//! The RED-based differentiator of Tokuda, Hasegawa & Murata 2002 ("Analysis and
+//! Improvement of the Fairness between Long-lived and Short-lived TCP Connections", section
+//! 3.2 "RED-based algorithm", parameters of section 4, Table 3): one FIFO; RED's drop
+//! probability, computed from the average of the whole queue, is taken as a *target* p_t;
+//! packets of short-lived connections are never dropped early (p_s = 0) and packets of
+//! long-lived ones are dropped with p_l = p_t / a_l, where a_l is the share of arriving
+//! packets that are long, so that the total early-drop rate a_l p_l + a_s p_s stays p_t.
+//!
+//! Our readings:
+//! - class: `Packet.class` as written by a classifier; `Short` packets are short, `Long`
+//!   and unmarked (`None`) packets long (an unclassified packet gets no preference, as in
+//!   `rio.rs`; with no classifier at all the queue is then RED with per-packet drops);
+//! - p_t is RED's base probability p_b from `redmath::Curve` at the EWMA average
+//!   (`RedAvg`, idle-time corrected); the paper balances per-packet probabilities
+//!   (p_t = p_l a_l + p_s a_s), so each long packet is dropped independently with
+//!   p_l = min(1, p_t / a_l), without RED's count spreading (which would change the
+//!   realised rate); with `ecn`, an ECT long packet is marked instead;
+//! - above the hard threshold (max_th, or 2 max_th with `gentle`) RED's forced drop applies
+//!   to every arrival, short ones included (the paper changes only RED's early drops);
+//!   `gentle` is off by default: the paper cites original RED (Floyd & Jacobson 1993) and
+//!   ns-2 kept `gentle_` off by default at the time (Floyd, March 2000);
+//! - a_l: either fixed (`a_long`, which the paper derives from the document-size
+//!   distribution and the threshold K) or, by default, measured online as the fraction of
+//!   long packets among the last `window_pkts` arrivals (all arrivals, dropped ones
+//!   included, since the paper speaks of arriving packets; before the window has filled,
+//!   among the arrivals so far). The arrival being judged is counted first, so a long
+//!   arrival always sees a_l > 0;
+//! - tail drop (`Overflow`) when `limit_pkts` packets are queued.
+
+use super::redmath::{Curve, RedAvg, Region};
+use super::{DropReason, Fifo, QCtx, Qdisc};
+use crate::metrics::ClassMark;
+use crate::net::PktId;
+use crate::{Error, Result};
+
+fn d_limit() -> u32 {
+    300
+}
+fn d_min_th() -> f64 {
+    45.0
+}
+fn d_max_th() -> f64 {
+    150.0
+}
+fn d_max_p() -> f64 {
+    0.1
+}
+fn d_w_q() -> f64 {
+    0.002
+}
+fn d_window() -> u32 {
+    1000
+}
+
+/// RED-based short/long differentiation (Tokuda, Hasegawa & Murata 2002). Thresholds in
+/// packets; defaults from section 4 and the RED row of Table 3.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedDiffSpec {
+    /// Buffer size, packets (tail drop beyond it). Default 300 (Tokuda section 4).
+    #[serde(default = "d_limit")]
+    pub limit_pkts: u32,
+    /// RED min threshold, packets. Default 45 (Table 3).
+    #[serde(default = "d_min_th")]
+    pub min_th: f64,
+    /// RED max threshold, packets. Default 150 (Table 3).
+    #[serde(default = "d_max_th")]
+    pub max_th: f64,
+    /// RED max_p (P_max). Default 0.1 (Table 3).
+    #[serde(default = "d_max_p")]
+    pub max_p: f64,
+    /// EWMA weight of the average. Default 0.002 (Table 3).
+    #[serde(default = "d_w_q")]
+    pub w_q: f64,
+    /// ns-2 `gentle_` for p_t. Default off (original RED; not stated in the paper).
+    #[serde(default)]
+    pub gentle: bool,
+    /// Mark ECT long packets instead of early-dropping them. Default off.
+    #[serde(default)]
+    pub ecn: bool,
+    /// Fixed share a_l of arriving packets that are long, in (0, 1]. Omitted (default):
+    /// measured online over the last `window_pkts` arrivals.
+    #[serde(default)]
+    pub a_long: Option<f64>,
+    /// Arrivals over which a_l is measured when `a_long` is omitted. Default 1000 (ours;
+    /// the paper computes a_l offline).
+    #[serde(default = "d_window")]
+    pub window_pkts: u32,
+    /// Mean packet size for the idle-time correction; defaults to packet_bytes.
+    #[serde(default)]
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+impl RedDiffSpec {
+    pub fn check(&self, field: &str) -> Result<()> {
+        if self.limit_pkts == 0 {
+            return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
+        }
+        if !(self.min_th.is_finite() && self.min_th >= 0.0) {
+            return Err(Error::input(format!("{field}.min_th"), format!("must be a number >= 0, got {}", self.min_th)));
+        }
+        if !(self.max_th.is_finite() && self.max_th > 0.0) {
+            return Err(Error::input(format!("{field}.max_th"), format!("must be a positive number, got {}", self.max_th)));
+        }
+        if self.min_th >= self.max_th {
+            return Err(Error::input(format!("{field}.min_th"), format!("must be below max_th ({}), got {}", self.max_th, self.min_th)));
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return Err(Error::input(format!("{field}.max_p"), format!("must be in (0, 1], got {}", self.max_p)));
+        }
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return Err(Error::input(format!("{field}.w_q"), format!("must be in (0, 1], got {}", self.w_q)));
+        }
+        if let Some(a) = self.a_long {
+            if !(a > 0.0 && a <= 1.0) {
+                return Err(Error::input(format!("{field}.a_long"), format!("must be in (0, 1] (or omitted: measured online), got {a}")));
+            }
+        }
+        if self.window_pkts == 0 {
+            return Err(Error::input(format!("{field}.window_pkts"), "must be at least 1 packet"));
+        }
+        if let Some(m) = self.mean_pkt_bytes {
+            if !(m.is_finite() && m > 0.0) {
+                return Err(Error::input(format!("{field}.mean_pkt_bytes"), format!("must be a positive number, got {m}")));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(RedDiff::new(RedDiffParams {
+            limit_pkts: self.limit_pkts as usize,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            ecn: self.ecn,
+            a_long: self.a_long,
+            window_pkts: self.window_pkts as usize,
+            mean_pkt_bytes: self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
+        }))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RedDiffParams {
+    pub limit_pkts: usize,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub ecn: bool,
+    /// Fixed a_l, or None to measure it over `window_pkts` arrivals.
+    pub a_long: Option<f64>,
+    pub window_pkts: usize,
+    pub mean_pkt_bytes: f64,
+}
+
+/// Share of long packets among the last `ring.len()` arrivals.
+struct LongShare {
+    ring: Vec<bool>,
+    pos: usize,
+    filled: usize,
+    longs: usize,
+}
+
+impl LongShare {
+    fn new(n: usize) -> Self {
+        LongShare { ring: vec![false; n.max(1)], pos: 0, filled: 0, longs: 0 }
+    }
+    #[inline]
+    fn push(&mut self, long: bool) {
+        if self.filled == self.ring.len() {
+            self.longs -= self.ring[self.pos] as usize;
+        } else {
+            self.filled += 1;
+        }
+        self.ring[self.pos] = long;
+        self.longs += long as usize;
+        self.pos += 1;
+        if self.pos == self.ring.len() {
+            self.pos = 0;
+        }
+    }
+    fn share(&self) -> f64 {
+        if self.filled == 0 {
+            0.0
+        } else {
+            self.longs as f64 / self.filled as f64
+        }
+    }
+}
+
+pub struct RedDiff {
+    q: Fifo,
+    p: RedDiffParams,
+    curve: Curve,
+    avg: RedAvg,
+    window: Option<LongShare>,
+}
+
+impl RedDiff {
+    pub fn new(p: RedDiffParams) -> Self {
+        RedDiff {
+            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+            curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
+            avg: RedAvg::new(p.w_q),
+            window: if p.a_long.is_none() { Some(LongShare::new(p.window_pkts)) } else { None },
+            p,
+        }
+    }
+    /// The a_l in use: the fixed value, or the current measured share.
+    pub fn a_long(&self) -> f64 {
+        match (&self.window, self.p.a_long) {
+            (_, Some(a)) => a,
+            (Some(w), None) => w.share(),
+            (None, None) => unreachable!("a window exists when a_long is not fixed"),
+        }
+    }
+}
+
+impl Qdisc for RedDiff {
+    fn kind(&self) -> &'static str {
+        "reddiff"
+    }
+    fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        let long = cx.pkts.get(id).class != ClassMark::Short;
+        if let Some(w) = &mut self.window {
+            w.push(long);
+        }
+        let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
+        let avg = self.avg.on_arrival(self.q.len() as f64, cx.now, pps);
+        match self.curve.region(avg) {
+            Region::Below => {}
+            Region::Forced => {
+                cx.drop(id, DropReason::Forced);
+                return false;
+            }
+            Region::Early(p_t) => {
+                if long {
+                    let p_l = (p_t / self.a_long()).min(1.0);
+                    if (p_l >= 1.0 || cx.rng.uniform() < p_l) && !(self.p.ecn && cx.mark(id)) {
+                        cx.drop(id, DropReason::Early);
+                        return false;
+                    }
+                }
+            }
+        }
+        if self.q.len() >= self.p.limit_pkts {
+            cx.drop(id, DropReason::Overflow);
+            return false;
+        }
+        self.q.push(id, cx.pkts);
+        true
+    }
+    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
+        let p = self.q.pop(cx.pkts);
+        if self.q.is_empty() {
+            self.avg.on_empty(cx.now);
+        }
+        p
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.q.bytes()
+    }
+    fn avg(&self) -> Option<f64> {
+        Some(self.avg.avg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Bench;
+    use crate::engine::Rng;
+    use crate::net::Ecn;
+
+    /// w_q = 1 (the average is the queue the arrival finds); thresholds 10 / 30, max_p 0.1.
+    fn params(a_long: Option<f64>) -> RedDiffParams {
+        RedDiffParams {
+            limit_pkts: 1000,
+            min_th: 10.0,
+            max_th: 30.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle: false,
+            ecn: false,
+            a_long,
+            window_pkts: 1000,
+            mean_pkt_bytes: 1500.0,
+        }
+    }
+
+    fn fill(b: &mut Bench, q: &mut RedDiff, n: usize) {
+        for i in 0..n {
+            let p = b.pkt(0, i as u32, ClassMark::Long, Ecn::NotEct);
+            q.q.push(p, &b.pkts);
+        }
+    }
+
+    /// Offer `n` arrivals (long with probability `share`, else short) to a queue held at
+    /// its current length; returns (long arrivals, long drops, short arrivals, short drops).
+    fn run(b: &mut Bench, q: &mut RedDiff, rng: &mut Rng, share: f64, n: usize) -> [usize; 4] {
+        let mut c = [0usize; 4];
+        for i in 0..n {
+            let long = rng.uniform() < share;
+            let class = if long { ClassMark::Long } else { ClassMark::Short };
+            let p = b.pkt(1, i as u32, class, Ecn::NotEct);
+            let (ok, drops) = b.offer(q, p);
+            let k = if long { 0 } else { 2 };
+            c[k] += 1;
+            if ok {
+                let out = b.take(q).unwrap();
+                b.pkts.free(out);
+            } else {
+                assert_eq!(drops, vec![(p, DropReason::Early)]);
+                c[k + 1] += 1;
+                b.pkts.free(p);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn short_packets_never_dropped_early() {
+        let mut b = Bench::new(1);
+        let mut rng = Rng::stream(1, "reddiff-test");
+        // Gentle, average held at 50 (p_t = 0.1 + 0.9 * 20 / 30 = 0.7): long packets are
+        // all dropped (p_t / a_l > 1), short ones never.
+        let mut q = RedDiff::new(RedDiffParams { gentle: true, ..params(Some(0.5)) });
+        fill(&mut b, &mut q, 50);
+        let [la, ld, sa, sd] = run(&mut b, &mut q, &mut rng, 0.5, 20_000);
+        assert!(sa > 9000 && la > 9000);
+        assert_eq!(sd, 0);
+        assert_eq!(ld, la);
+        // Same with the online estimate.
+        let mut q = RedDiff::new(RedDiffParams { gentle: true, ..params(None) });
+        fill(&mut b, &mut q, 25);
+        let [_, ld, sa, sd] = run(&mut b, &mut q, &mut rng, 0.5, 20_000);
+        assert!(sa > 9000 && ld > 1000);
+        assert_eq!(sd, 0);
+        // Above the hard threshold RED's forced drop applies to short packets too.
+        let mut q = RedDiff::new(params(Some(0.5)));
+        fill(&mut b, &mut q, 30);
+        let s = b.pkt(2, 0, ClassMark::Short, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, s), (false, vec![(s, DropReason::Forced)]));
+        // Below min_th nothing is dropped.
+        let mut q = RedDiff::new(params(Some(0.1)));
+        fill(&mut b, &mut q, 9);
+        let [_, ld, _, sd] = run(&mut b, &mut q, &mut rng, 0.5, 5000);
+        assert_eq!((ld, sd), (0, 0));
+    }
+
+    #[test]
+    fn long_drop_fraction_is_p_t_over_a_long() {
+        let mut b = Bench::new(2);
+        let mut rng = Rng::stream(2, "reddiff-test");
+        for (level, a_l) in [(20usize, 0.25), (15, 0.5), (28, 0.9)] {
+            let p_t = 0.1 * (level as f64 - 10.0) / 20.0;
+            let mut q = RedDiff::new(params(Some(a_l)));
+            fill(&mut b, &mut q, level);
+            let [la, ld, sa, sd] = run(&mut b, &mut q, &mut rng, a_l, 400_000);
+            let got = ld as f64 / la as f64;
+            let want = p_t / a_l;
+            assert!((got - want).abs() / want < 0.03, "level {level}, a_l {a_l}: {got} vs {want}");
+            assert_eq!(sd, 0);
+            // The total early-drop rate is the target p_t.
+            let total = (ld + sd) as f64 / (la + sa) as f64;
+            assert!((total - p_t).abs() / p_t < 0.04, "total {total} vs p_t {p_t}");
+        }
+    }
+
+    #[test]
+    fn online_a_long_converges_to_the_long_share() {
+        let mut b = Bench::new(3);
+        let mut rng = Rng::stream(3, "reddiff-test");
+        let mut q = RedDiff::new(params(None));
+        fill(&mut b, &mut q, 20); // p_t = 0.05
+        let [la, ld, _, sd] = run(&mut b, &mut q, &mut rng, 0.3, 100_000);
+        assert!((q.a_long() - 0.3).abs() < 0.05, "a_long {}", q.a_long());
+        let got = ld as f64 / la as f64;
+        let want = 0.05 / 0.3;
+        assert!((got - want).abs() / want < 0.05, "{got} vs {want}");
+        assert_eq!(sd, 0);
+        // The window slides: after the mix changes, one window later the estimate follows.
+        run(&mut b, &mut q, &mut rng, 0.8, 1000);
+        assert!((q.a_long() - 0.8).abs() < 0.05, "a_long {}", q.a_long());
+        // Exact window arithmetic: 1000 shorts then 250 longs: 250 / 1000.
+        let mut q = RedDiff::new(params(None));
+        for (class, n) in [(ClassMark::Short, 1000), (ClassMark::Long, 250)] {
+            for i in 0..n {
+                let p = b.pkt(4, i, class, Ecn::NotEct);
+                b.offer(&mut q, p);
+                b.take(&mut q);
+            }
+        }
+        assert_eq!(q.a_long(), 0.25);
+        // Unmarked packets count as long.
+        let p = b.pkt(4, 0, ClassMark::None, Ecn::NotEct);
+        b.offer(&mut q, p);
+        assert_eq!(q.a_long(), 0.251);
+    }
+
+    #[test]
+    fn ecn_marks_long_packets() {
+        let mut b = Bench::new(4);
+        let mut q = RedDiff::new(RedDiffParams { ecn: true, ..params(Some(0.01)) });
+        fill(&mut b, &mut q, 20); // p_l = min(1, 0.05 / 0.01) = 1
+        let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
+        assert_eq!(b.offer(&mut q, ect), (true, vec![]));
+        assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
+        let not = b.pkt(1, 1, ClassMark::Long, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, not), (false, vec![(not, DropReason::Early)]));
+    }
+
+    #[test]
+    fn spec_defaults_and_checks() {
+        let s: RedDiffSpec = toml::from_str("").unwrap();
+        assert_eq!((s.limit_pkts, s.min_th, s.max_th, s.max_p, s.w_q), (300, 45.0, 150.0, 0.1, 0.002));
+        assert_eq!((s.gentle, s.ecn, s.a_long, s.window_pkts), (false, false, None, 1000));
+        s.check("q").unwrap();
+        assert_eq!(s.build(1460).kind(), "reddiff");
+        let s: RedDiffSpec = toml::from_str("a_long = 0.4").unwrap();
+        s.check("q").unwrap();
+        for (text, key) in [("a_long = 0.0", "a_long"), ("a_long = 1.5", "a_long"), ("window_pkts = 0", "window_pkts"), ("min_th = 200.0", "min_th")] {
+            let bad: RedDiffSpec = toml::from_str(text).unwrap();
+            let e = bad.check("q").unwrap_err().to_string();
+            assert!(e.starts_with(&format!("q.{key}")), "{text}: {e}");
+        }
+    }
+}
