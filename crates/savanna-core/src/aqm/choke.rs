@@ -19,8 +19,8 @@
 //! max_p = 0.1, w_q = 0.002, wait on and gentle off are ns-2's RED defaults of 2000 (the
 //! CHOKe paper and FavorQueue both used ns-2; Floyd kept `gentle_` off by default then).
 
-use super::redmath::{Curve, RedAvg, RedCount, Region};
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::redmath::{Curve, RedCount, RedFifo, Region};
+use super::{DropReason, QCtx, Qdisc};
 use crate::net::PktId;
 use crate::{Error, Result};
 
@@ -132,19 +132,17 @@ pub struct ChokeParams {
 }
 
 pub struct Choke {
-    q: Fifo,
+    rf: RedFifo,
     p: ChokeParams,
     curve: Curve,
-    avg: RedAvg,
     count: RedCount,
 }
 
 impl Choke {
     pub fn new(p: ChokeParams) -> Self {
         Choke {
-            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+            rf: RedFifo::new(p.limit_pkts, p.w_q),
             curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
-            avg: RedAvg::new(p.w_q),
             count: RedCount::new(p.wait),
             p,
         }
@@ -157,19 +155,16 @@ impl Qdisc for Choke {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
-        let avg = self.avg.on_arrival(self.q.len() as f64, cx.now, pps);
+        let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
         if avg <= self.p.min_th {
             self.count.reset();
         } else {
             // CHOKe: compare the arrival with one queued packet drawn uniformly at random.
-            if !self.q.is_empty() {
-                let i = cx.rng.below(self.q.len() as u64) as usize;
-                let drawn = self.q.get(i).expect("index below len");
+            if !self.rf.q.is_empty() {
+                let i = cx.rng.below(self.rf.q.len() as u64) as usize;
+                let drawn = self.rf.q.get(i).expect("index below len");
                 if cx.pkts.get(drawn).flow == cx.pkts.get(id).flow {
-                    self.q.remove_at(i, cx.pkts);
-                    if self.q.is_empty() {
-                        self.avg.on_empty(cx.now);
-                    }
+                    self.rf.remove_at(i, cx);
                     cx.drop(drawn, DropReason::Policy);
                     cx.drop(id, DropReason::Policy);
                     return false;
@@ -191,28 +186,19 @@ impl Qdisc for Choke {
                 }
             }
         }
-        if self.q.len() >= self.p.limit_pkts {
-            cx.drop(id, DropReason::Overflow);
-            return false;
-        }
-        self.q.push(id, cx.pkts);
-        true
+        self.rf.admit(id, cx)
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let p = self.q.pop(cx.pkts);
-        if self.q.is_empty() {
-            self.avg.on_empty(cx.now);
-        }
-        p
+        self.rf.pop(cx)
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.rf.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.q.bytes()
+        self.rf.q.bytes()
     }
     fn avg(&self) -> Option<f64> {
-        Some(self.avg.avg)
+        Some(self.rf.avg.avg)
     }
 }
 
@@ -244,7 +230,7 @@ mod tests {
             .enumerate()
             .map(|(i, &f)| {
                 let p = b.pkt(f, i as u32, ClassMark::None, Ecn::NotEct);
-                q.q.push(p, &b.pkts);
+                q.rf.q.push(p, &b.pkts);
                 p
             })
             .collect()
@@ -267,7 +253,7 @@ mod tests {
             assert!(queued.contains(&victim) && victim != x);
             assert_eq!(drops[1], (x, DropReason::Policy));
             assert_eq!(q.len_pkts(), before - 1, "the victim left the queue, the arrival never entered");
-            assert!(!q.q.iter().any(|&p| p == victim));
+            assert!(!q.rf.q.iter().any(|&p| p == victim));
             assert_eq!(q.len_bytes(), 1500 * q.len_pkts() as u64);
         }
     }
@@ -289,14 +275,14 @@ mod tests {
             let (ok, drops) = b.offer(&mut q, x);
             if ok {
                 // Keep the queue's composition: remove the arrival again.
-                let last = q.q.len() - 1;
-                assert_eq!(q.q.remove_at(last, &b.pkts), Some(x));
+                let last = q.rf.q.len() - 1;
+                assert_eq!(q.rf.q.remove_at(last, &b.pkts), Some(x));
             } else {
                 assert_eq!(drops.len(), 2);
                 matched += 1;
                 // Put a flow-1 packet back where the victim was taken from (any position).
                 let (v, _) = drops[0];
-                q.q.push(v, &b.pkts);
+                q.rf.q.push(v, &b.pkts);
             }
             assert_eq!(q.len_pkts(), 20);
         }
@@ -318,8 +304,8 @@ mod tests {
             let (ok, drops) = b.offer(&mut q, x);
             if ok {
                 assert!(drops.is_empty());
-                let last = q.q.len() - 1;
-                q.q.remove_at(last, &b.pkts);
+                let last = q.rf.q.len() - 1;
+                q.rf.q.remove_at(last, &b.pkts);
             } else {
                 assert_eq!(drops, vec![(x, DropReason::Early)]);
                 dropped += 1;

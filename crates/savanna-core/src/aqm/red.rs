@@ -7,8 +7,8 @@
 //! full. Thresholds are in packets; in byte mode the probability of a packet is scaled by
 //! its size over the mean packet size (ns-2 `bytes_`).
 
-use super::redmath::{Curve, RedAvg, RedCount, Region};
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::redmath::{Curve, RedCount, RedFifo, Region};
+use super::{DropReason, QCtx, Qdisc};
 use crate::net::PktId;
 
 #[derive(Clone, Debug)]
@@ -26,19 +26,17 @@ pub struct RedParams {
 }
 
 pub struct Red {
-    q: Fifo,
+    rf: RedFifo,
     p: RedParams,
     curve: Curve,
-    avg: RedAvg,
     count: RedCount,
 }
 
 impl Red {
     pub fn new(p: RedParams) -> Self {
         Red {
-            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+            rf: RedFifo::new(p.limit_pkts, p.w_q),
             curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
-            avg: RedAvg::new(p.w_q),
             count: RedCount::new(p.wait),
             p,
         }
@@ -51,8 +49,8 @@ impl Qdisc for Red {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
-        let qlen = if self.p.byte_mode { self.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.q.len() as f64 };
-        let avg = self.avg.on_arrival(qlen, cx.now, pps);
+        let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
+        let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
         let region = self.curve.region(avg);
         match region {
             Region::Below => self.count.reset(),
@@ -71,28 +69,19 @@ impl Qdisc for Red {
                 }
             }
         }
-        if self.q.len() >= self.p.limit_pkts {
-            cx.drop(id, DropReason::Overflow);
-            return false;
-        }
-        self.q.push(id, cx.pkts);
-        true
+        self.rf.admit(id, cx)
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let p = self.q.pop(cx.pkts);
-        if self.q.is_empty() {
-            self.avg.on_empty(cx.now);
-        }
-        p
+        self.rf.pop(cx)
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.rf.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.q.bytes()
+        self.rf.q.bytes()
     }
     fn avg(&self) -> Option<f64> {
-        Some(self.avg.avg)
+        Some(self.rf.avg.avg)
     }
 }
 
@@ -127,7 +116,7 @@ mod tests {
         // with w_q = 1 the next arrival sets avg = level.
         for i in 0..level {
             let p = b.pkt(0, i as u32, ClassMark::None, Ecn::NotEct);
-            q.q.push(p, &b.pkts);
+            q.rf.q.push(p, &b.pkts);
         }
         let mut dropped = 0;
         for i in 0..n {

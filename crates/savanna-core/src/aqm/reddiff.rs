@@ -27,8 +27,8 @@
 //!   arrival always sees a_l > 0;
 //! - tail drop (`Overflow`) when `limit_pkts` packets are queued.
 
-use super::redmath::{Curve, RedAvg, Region};
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::redmath::{Curve, RedFifo, Region};
+use super::{DropReason, QCtx, Qdisc};
 use crate::metrics::ClassMark;
 use crate::net::PktId;
 use crate::{Error, Result};
@@ -194,19 +194,17 @@ impl LongShare {
 }
 
 pub struct RedDiff {
-    q: Fifo,
+    rf: RedFifo,
     p: RedDiffParams,
     curve: Curve,
-    avg: RedAvg,
     window: Option<LongShare>,
 }
 
 impl RedDiff {
     pub fn new(p: RedDiffParams) -> Self {
         RedDiff {
-            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+            rf: RedFifo::new(p.limit_pkts, p.w_q),
             curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
-            avg: RedAvg::new(p.w_q),
             window: if p.a_long.is_none() { Some(LongShare::new(p.window_pkts)) } else { None },
             p,
         }
@@ -231,7 +229,7 @@ impl Qdisc for RedDiff {
             w.push(long);
         }
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
-        let avg = self.avg.on_arrival(self.q.len() as f64, cx.now, pps);
+        let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
         match self.curve.region(avg) {
             Region::Below => {}
             Region::Forced => {
@@ -248,28 +246,19 @@ impl Qdisc for RedDiff {
                 }
             }
         }
-        if self.q.len() >= self.p.limit_pkts {
-            cx.drop(id, DropReason::Overflow);
-            return false;
-        }
-        self.q.push(id, cx.pkts);
-        true
+        self.rf.admit(id, cx)
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let p = self.q.pop(cx.pkts);
-        if self.q.is_empty() {
-            self.avg.on_empty(cx.now);
-        }
-        p
+        self.rf.pop(cx)
     }
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.rf.q.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.q.bytes()
+        self.rf.q.bytes()
     }
     fn avg(&self) -> Option<f64> {
-        Some(self.avg.avg)
+        Some(self.rf.avg.avg)
     }
 }
 
@@ -299,7 +288,7 @@ mod tests {
     fn fill(b: &mut Bench, q: &mut RedDiff, n: usize) {
         for i in 0..n {
             let p = b.pkt(0, i as u32, ClassMark::Long, Ecn::NotEct);
-            q.q.push(p, &b.pkts);
+            q.rf.q.push(p, &b.pkts);
         }
     }
 

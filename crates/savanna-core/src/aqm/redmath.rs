@@ -8,7 +8,9 @@
 //! - `RedCount`: the count-based spreading of drops, so the number of packets between two
 //!   drops is uniform on [1, 1/p_b] (or on [1/p_b, 2/p_b] with `wait`).
 
+use super::{DropReason, Fifo, QCtx};
 use crate::engine::{Rng, Time};
+use crate::net::PktId;
 
 /// Where the average sits on the drop curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,6 +126,47 @@ impl RedCount {
     #[inline]
     pub fn reset(&mut self) {
         self.count = 0;
+    }
+}
+
+/// The storage every RED-family FIFO shares: the queue, its average, and the buffer limit.
+/// Disciplines decide early drops themselves and call `admit` for the tail-drop check.
+pub struct RedFifo {
+    pub q: Fifo,
+    pub avg: RedAvg,
+    pub limit_pkts: usize,
+}
+
+impl RedFifo {
+    pub fn new(limit_pkts: usize, w_q: f64) -> Self {
+        RedFifo { q: Fifo::with_capacity(limit_pkts.min(1 << 16)), avg: RedAvg::new(w_q), limit_pkts }
+    }
+    /// Queue the packet unless the buffer is full (then report an overflow drop).
+    #[inline]
+    pub fn admit(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        if self.q.len() >= self.limit_pkts {
+            cx.drop(id, DropReason::Overflow);
+            return false;
+        }
+        self.q.push(id, cx.pkts);
+        true
+    }
+    /// Take the head packet; an emptied queue starts the average's idle period.
+    #[inline]
+    pub fn pop(&mut self, cx: &mut QCtx) -> Option<PktId> {
+        let p = self.q.pop(cx.pkts);
+        if self.q.is_empty() {
+            self.avg.on_empty(cx.now);
+        }
+        p
+    }
+    /// Remove the packet at position `i` (e.g. CHOKe's victim), with the same idle rule.
+    pub fn remove_at(&mut self, i: usize, cx: &mut QCtx) -> Option<PktId> {
+        let p = self.q.remove_at(i, cx.pkts);
+        if self.q.is_empty() {
+            self.avg.on_empty(cx.now);
+        }
+        p
     }
 }
 
