@@ -48,3 +48,27 @@ def test_compare_command(tmp_path):
     assert "| 11-30 |" in p.stdout and md.read_text() == p.stdout
     p = subprocess.run([sys.executable, "-m", "savanna", "compare", str(tmp_path / "nope")], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not a finished run directory" in p.stderr
+
+
+def test_result_carries_traces_and_classifier_series():
+    import savanna
+
+    sc = {
+        "duration_s": 10.0,
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 2,
+            "bottleneck_queue": {"type": "rio", "limit_pkts": 80, "min_th_short": 12.0, "max_th_short": 28.0, "min_th_long": 12.0, "max_th_long": 40.0},
+        },
+        "traffic": [{"type": "poisson", "load": 0.5, "size": {"dist": "fixed", "value": 30}}],
+        "classifiers": [{"type": "threshold", "node": "left"}],
+        "sampling": {"interval_s": 1.0},
+        "trace": {"flows": [0]},
+    }
+    r = savanna.run(sc)
+    assert set(r.traces["flow_id"]) == {0}
+    assert {"cwnd_pkts", "srtt_s", "event"} <= set(r.traces.columns)
+    assert list(r.classifiers["t_s"]) == [float(t) for t in range(1, 11)]
+    assert (r.flows["class_at_end"] != "none").any()
+    plain = savanna.run({k: v for k, v in sc.items() if k != "trace"})
+    assert plain.traces is None

@@ -53,7 +53,9 @@ class Result:
 
     ``flows``: one row per flow (pandas DataFrame, columns as in docs/design: flow_id, src,
     dst, kind, start_s, end_s, size_bytes, fct_s, ...). ``queues``: per-queue time series
-    (DataFrame), or None when the scenario did not turn queue sampling on. ``summary``: the
+    (DataFrame), or None when the scenario did not turn queue sampling on. ``classifiers``
+    and ``traces``: the edge classifiers' time series and the TCP state traces of the flows
+    listed in ``[trace]`` (DataFrames, or None when not written). ``summary``: the
     run summary (dict, as in summary.json). ``out_dir``: where the files are, or None when
     they were written to a temporary directory that is already gone.
     """
@@ -63,6 +65,8 @@ class Result:
     summary: dict
     out_dir: Optional[Path] = None
     scenario: str = field(default="", repr=False)
+    classifiers: Optional["pd.DataFrame"] = None
+    traces: Optional["pd.DataFrame"] = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -291,12 +295,15 @@ def load_result(
         )
         flows = pd.DataFrame()
 
-    queues_path = out_dir / QUEUES_FILE
-    queues = pq.read_table(queues_path).to_pandas() if queues_path.is_file() else None
+    def optional(name: str):
+        path = out_dir / name
+        return pq.read_table(path).to_pandas() if path.is_file() else None
 
     return Result(
         flows=flows,
-        queues=queues,
+        queues=optional(QUEUES_FILE),
+        classifiers=optional("classifiers.parquet"),
+        traces=optional("traces.parquet"),
         summary=summary,
         out_dir=out_dir if keep_dir else None,
         scenario=scenario,

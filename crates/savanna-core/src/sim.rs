@@ -16,7 +16,7 @@ use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary};
+use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
@@ -98,6 +98,8 @@ pub struct Flow {
     pub base_rtt: Time,
     pub class_at_end: ClassMark,
     pub favored: u64,
+    /// Record this flow's TCP state after every event (traces.parquet).
+    pub traced: bool,
 }
 
 pub struct World {
@@ -119,6 +121,7 @@ pub struct World {
     /// Classifier index of each node, or NONE.
     node_classifier: Vec<u32>,
     classifier_samples: Vec<ClassifierSample>,
+    traces: Vec<TraceSample>,
     sampled_links: Vec<u32>,
     sample_ns: Time,
     last_sample_ns: Time,
@@ -187,6 +190,7 @@ impl World {
             classifier_nodes,
             node_classifier,
             classifier_samples: Vec::new(),
+            traces: Vec::new(),
             sampled_links,
             sample_ns,
             last_sample_ns: 0,
@@ -430,7 +434,7 @@ impl World {
         let mut io = TcpIo { now: self.sched.now(), cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
         e.on_packet(&p, &mut io);
         let notice = io.notice;
-        self.after_tcp(ep, notice);
+        self.after_tcp(ep, notice, "packet");
     }
 
     fn tcp_timer(&mut self, ep: u32, gen: u32) {
@@ -465,7 +469,7 @@ impl World {
                     e.on_timeout(&mut io);
                 }
                 let notice = io.notice;
-                self.after_tcp(ep, notice);
+                self.after_tcp(ep, notice, if delack { "delack" } else { "timeout" });
             }
             Some(_) => self.sync_timers(ep),
             None => {}
@@ -473,7 +477,7 @@ impl World {
     }
 
     /// Inject what an endpoint sent, react to its notices, and arm its timers.
-    fn after_tcp(&mut self, ep: u32, notice: TcpNotice) {
+    fn after_tcp(&mut self, ep: u32, notice: TcpNotice, event: &'static str) {
         let node = self.eps[ep as usize].local;
         let mut buf = std::mem::take(&mut self.tx_buf);
         for p in buf.drain(..) {
@@ -483,6 +487,23 @@ impl World {
         self.tx_buf = buf;
         let flow = self.eps[ep as usize].flow;
         let side = self.eps[ep as usize].side;
+        if self.flows[flow as usize].traced {
+            let e = &self.eps[ep as usize];
+            self.traces.push(TraceSample {
+                t_s: ns_to_secs(self.sched.now()),
+                flow_id: flow as u64,
+                side,
+                event,
+                cwnd_pkts: e.cwnd(),
+                ssthresh_pkts: e.ssthresh(),
+                snd_una: e.snd_una(),
+                snd_max: e.snd_max(),
+                in_recovery: e.in_recovery(),
+                srtt_s: e.srtt(),
+                rto_s: e.current_rto_s(),
+                timeouts: e.stats.timeouts,
+            });
+        }
         let f = &mut self.flows[flow as usize];
         if notice.rx_complete && side == f.data_to_side && f.end.is_none() {
             f.end = Some(self.sched.now());
@@ -623,6 +644,7 @@ impl World {
             base_rtt,
             class_at_end: ClassMark::None,
             favored: 0,
+            traced: self.plan.trace_flows.contains(&(flow as u64)),
         });
         let (c_snd, c_rcv, s_snd, s_rcv) = match mode {
             Mode::Bulk => (n, 0, 0, n),
@@ -647,7 +669,7 @@ impl World {
         let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
         e.open(&mut io);
         let notice = io.notice;
-        self.after_tcp(ce, notice);
+        self.after_tcp(ce, notice, "open");
     }
 
     fn path_delay(&self, s: u32, d: u32) -> Time {
@@ -828,6 +850,8 @@ impl World {
             queue_sampling: self.sample_ns > 0,
             classifiers: std::mem::take(&mut self.classifier_samples),
             classifier_sampling: self.sample_ns > 0 && !self.classifiers.is_empty(),
+            tracing: !self.plan.trace_flows.is_empty(),
+            traces: std::mem::take(&mut self.traces),
             summary,
         })
     }

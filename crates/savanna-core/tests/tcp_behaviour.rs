@@ -288,3 +288,37 @@ flows = [{{ start_s = 0.0, size_pkts = 5, src = "src0", dst = "dst0" }}]
     assert_eq!(lost.summary.packets_in_network_at_end, 0, "both sides closed after the repair");
     assert_eq!(lost.flows[0].retransmits, 0, "FIN retransmissions are not data retransmissions");
 }
+
+#[test]
+fn traces_record_the_senders_state_after_each_event() {
+    let toml = r#"
+duration_s = 30.0
+[topology]
+type = "dumbbell"
+pairs = 1
+[tcp]
+init_cwnd = 2
+[[traffic]]
+type = "flows"
+flows = [{ start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" }, { start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" }]
+[trace]
+flows = [0]
+[[faults]]
+link = "src0->left"
+flow = 0
+kind = "syn"
+"#;
+    let out = sim(toml);
+    assert!(out.tracing);
+    assert!(out.traces.iter().all(|t| t.flow_id == 0), "only the listed flow is traced");
+    let sender: Vec<_> = out.traces.iter().filter(|t| t.side == 0).collect();
+    assert_eq!(sender[0].event, "open");
+    let to = sender.iter().find(|t| t.event == "timeout").expect("the lost SYN's timeout is traced");
+    assert_eq!(to.timeouts, 1);
+    assert!((to.t_s - 3.0).abs() < 1e-9, "the SYN is resent after the ITO, at {}", to.t_s);
+    // Slow start: every ACK of new data adds one packet to cwnd, from 2 up to 21.
+    let cw: Vec<f64> = sender.iter().filter(|t| t.event == "packet" && t.snd_una > 0).map(|t| t.cwnd_pkts).collect();
+    assert_eq!(cw.first().copied(), Some(3.0));
+    assert!(cw.windows(2).all(|w| w[1] == w[0] + 1.0), "{cw:?}");
+    assert_eq!(cw.last().copied(), Some(22.0));
+}

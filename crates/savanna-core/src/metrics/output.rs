@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::metrics::parquet::{write_classifiers, write_flows, write_queues};
+use crate::metrics::parquet::{write_classifiers, write_flows, write_queues, write_traces};
 use crate::metrics::summary::to_json;
 use crate::metrics::RunOutput;
 
@@ -22,6 +22,7 @@ use crate::metrics::RunOutput;
 pub const FLOWS_FILE: &str = "flows.parquet";
 pub const QUEUES_FILE: &str = "queues.parquet";
 pub const CLASSIFIERS_FILE: &str = "classifiers.parquet";
+pub const TRACES_FILE: &str = "traces.parquet";
 pub const SUMMARY_FILE: &str = "summary.json";
 
 /// Prefix of staging directories (hidden; left behind only if the process is killed).
@@ -60,6 +61,9 @@ pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
     if out.classifier_sampling {
         write_classifiers(&dir.join(CLASSIFIERS_FILE), &out.classifiers)?;
     }
+    if out.tracing {
+        write_traces(&dir.join(TRACES_FILE), &out.traces)?;
+    }
     write_summary(&dir.join(SUMMARY_FILE), out)
 }
 
@@ -72,7 +76,7 @@ fn write_run_with(
     let created = create_out_dir(out_dir)?;
     let result = make_staging(out_dir).and_then(|staging| {
         let r =
-            write_files(&staging, out).and_then(|()| commit(&staging, out_dir, out.queue_sampling, out.classifier_sampling));
+            write_files(&staging, out).and_then(|()| commit(&staging, out_dir, out));
         // On success the staging directory is empty; on failure it may hold partial files.
         let _ = fs::remove_dir_all(&staging);
         r
@@ -86,19 +90,17 @@ fn write_run_with(
 }
 
 /// Move the staged files into `out_dir`, summary.json last.
-fn commit(staging: &Path, out_dir: &Path, queue_sampling: bool, classifier_sampling: bool) -> Result<()> {
+fn commit(staging: &Path, out_dir: &Path, out: &RunOutput) -> Result<()> {
     // Nothing may look complete while old and new files are mixed.
     remove_if_exists(&out_dir.join(SUMMARY_FILE))?;
     rename(&staging.join(FLOWS_FILE), &out_dir.join(FLOWS_FILE))?;
-    if queue_sampling {
-        rename(&staging.join(QUEUES_FILE), &out_dir.join(QUEUES_FILE))?;
-    } else {
-        remove_if_exists(&out_dir.join(QUEUES_FILE))?;
-    }
-    if classifier_sampling {
-        rename(&staging.join(CLASSIFIERS_FILE), &out_dir.join(CLASSIFIERS_FILE))?;
-    } else {
-        remove_if_exists(&out_dir.join(CLASSIFIERS_FILE))?;
+    // Optional files: move this run's, remove a previous run's.
+    for (written, name) in [(out.queue_sampling, QUEUES_FILE), (out.classifier_sampling, CLASSIFIERS_FILE), (out.tracing, TRACES_FILE)] {
+        if written {
+            rename(&staging.join(name), &out_dir.join(name))?;
+        } else {
+            remove_if_exists(&out_dir.join(name))?;
+        }
     }
     rename(&staging.join(SUMMARY_FILE), &out_dir.join(SUMMARY_FILE))
 }

@@ -21,7 +21,7 @@ use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use ::parquet::schema::parser::parse_message_type;
 
 use crate::error::{Error, Result};
-use crate::metrics::records::{ClassifierSample, FlowRecord, QueueSample};
+use crate::metrics::records::{ClassifierSample, FlowRecord, QueueSample, TraceSample};
 
 /// Maximum rows per row group: bounds the writer's buffered memory on long runs.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
@@ -166,6 +166,29 @@ fn classifier_columns() -> Vec<Column<ClassifierSample>> {
 /// Write `samples` to `path` as classifiers.parquet (overwriting any existing file).
 pub fn write_classifiers(path: &Path, samples: &[ClassifierSample]) -> Result<()> {
     write_table(path, "classifiers", &classifier_columns(), samples)
+}
+
+/// Columns of traces.parquet, in file order.
+fn trace_columns() -> Vec<Column<TraceSample>> {
+    vec![
+        f64_col("t_s", |r: &TraceSample| r.t_s),
+        i64_col("flow_id", |r: &TraceSample| r.flow_id),
+        i64_col("side", |r: &TraceSample| r.side as u64),
+        str_col("event", |r: &TraceSample| r.event),
+        f64_col("cwnd_pkts", |r: &TraceSample| r.cwnd_pkts),
+        f64_col("ssthresh_pkts", |r: &TraceSample| r.ssthresh_pkts),
+        i64_col("snd_una", |r: &TraceSample| r.snd_una),
+        i64_col("snd_max", |r: &TraceSample| r.snd_max),
+        bool_col("in_recovery", |r: &TraceSample| r.in_recovery),
+        opt_f64_col("srtt_s", |r: &TraceSample| r.srtt_s),
+        f64_col("rto_s", |r: &TraceSample| r.rto_s),
+        i64_col("timeouts", |r: &TraceSample| r.timeouts),
+    ]
+}
+
+/// Write `rows` to `path` as traces.parquet (overwriting any existing file).
+pub fn write_traces(path: &Path, rows: &[TraceSample]) -> Result<()> {
+    write_table(path, "traces", &trace_columns(), rows)
 }
 
 /// Names of the flows.parquet columns, in file order.

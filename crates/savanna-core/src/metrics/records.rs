@@ -100,6 +100,27 @@ pub struct ClassifierSample {
     pub threshold: f64,
 }
 
+/// One row of traces.parquet: the TCP state of one end of a traced flow right after an
+/// event (a packet arrived, a timer fired, the connection opened).
+#[derive(Clone, Debug, Default)]
+pub struct TraceSample {
+    pub t_s: f64,
+    pub flow_id: u64,
+    /// 0: the connection's initiator (client), 1: the responder (server).
+    pub side: u8,
+    /// "open", "packet", "timeout" or "delack".
+    pub event: &'static str,
+    pub cwnd_pkts: f64,
+    pub ssthresh_pkts: f64,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    pub in_recovery: bool,
+    pub srtt_s: Option<f64>,
+    /// The RTO before backoff, s.
+    pub rto_s: f64,
+    pub timeouts: u64,
+}
+
 /// Per-queue totals for summary.json.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct QueueTotals {
@@ -161,5 +182,8 @@ pub struct RunOutput {
     /// scenario has classifiers).
     pub classifiers: Vec<ClassifierSample>,
     pub classifier_sampling: bool,
+    /// TCP state traces of the flows listed in the scenario's `[trace]` (traces.parquet).
+    pub traces: Vec<TraceSample>,
+    pub tracing: bool,
     pub summary: RunSummary,
 }

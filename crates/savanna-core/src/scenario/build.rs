@@ -38,6 +38,8 @@ pub struct Plan {
     pub faults: Vec<(u32, FaultSpec)>,
     /// (node, classifier) pairs.
     pub classifiers: Vec<(u32, ClassifierSpec)>,
+    /// Flow ids whose TCP state is traced.
+    pub trace_flows: Vec<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -256,6 +258,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         sampling,
         faults,
         classifiers,
+        trace_flows: f.trace.as_ref().map(|t| t.flows.clone()).unwrap_or_default(),
     })
 }
 

@@ -51,6 +51,18 @@ pub struct ScenarioFile {
     /// Edge classifiers, each on a node's ingress.
     #[serde(default)]
     pub classifiers: Vec<ClassifierSpec>,
+    /// TCP state traces of chosen flows (traces.parquet); off by default.
+    #[serde(default)]
+    pub trace: Option<TraceSpec>,
+}
+
+/// Which flows to trace: every TCP event of both ends is recorded (cwnd, ssthresh, snd_una,
+/// snd_max, recovery, SRTT, RTO). Meant for a few flows (Matta & Guo Fig. 3-4).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Flow ids (the order flows start in, from 0).
+    pub flows: Vec<u64>,
 }
 
 // ------------------------------------------------------------------ topology

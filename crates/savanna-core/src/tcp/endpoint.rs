@@ -228,6 +228,9 @@ impl TcpEndpoint {
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }
