@@ -19,7 +19,7 @@
 //! max_p = 0.1, w_q = 0.002, wait on and gentle off are ns-2's RED defaults of 2000 (the
 //! CHOKe paper and FavorQueue both used ns-2; Floyd kept `gentle_` off by default then).
 
-use super::redmath::{Curve, RedCount, RedFifo, Region};
+use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
 use super::{DropReason, QCtx, Qdisc};
 use crate::net::PktId;
 use crate::{Error, Result};
@@ -171,19 +171,8 @@ impl Qdisc for Choke {
                 }
             }
             // Not matched: RED decides for the arrival.
-            match self.curve.region(avg) {
-                Region::Below => self.count.reset(),
-                Region::Forced => {
-                    self.count.reset();
-                    cx.drop(id, DropReason::Forced);
-                    return false;
-                }
-                Region::Early(pb) => {
-                    if self.count.decide(pb, cx.rng) && !(self.p.ecn && cx.mark(id)) {
-                        cx.drop(id, DropReason::Early);
-                        return false;
-                    }
-                }
+            if !red_verdict(self.curve.region(avg), 1.0, &mut self.count, self.p.ecn, id, cx) {
+                return false;
             }
         }
         self.rf.admit(id, cx)

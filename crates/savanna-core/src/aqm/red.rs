@@ -7,8 +7,8 @@
 //! full. Thresholds are in packets; in byte mode the probability of a packet is scaled by
 //! its size over the mean packet size (ns-2 `bytes_`).
 
-use super::redmath::{Curve, RedCount, RedFifo, Region};
-use super::{DropReason, QCtx, Qdisc};
+use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
+use super::{QCtx, Qdisc};
 use crate::net::PktId;
 
 #[derive(Clone, Debug)]
@@ -52,22 +52,9 @@ impl Qdisc for Red {
         let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
         let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
         let region = self.curve.region(avg);
-        match region {
-            Region::Below => self.count.reset(),
-            Region::Forced => {
-                self.count.reset();
-                cx.drop(id, DropReason::Forced);
-                return false;
-            }
-            Region::Early(mut pb) => {
-                if self.p.byte_mode {
-                    pb = (pb * cx.pkts.get(id).size as f64 / self.p.mean_pkt_bytes).min(1.0);
-                }
-                if self.count.decide(pb, cx.rng) && !(self.p.ecn && cx.mark(id)) {
-                    cx.drop(id, DropReason::Early);
-                    return false;
-                }
-            }
+        let scale = if self.p.byte_mode { cx.pkts.get(id).size as f64 / self.p.mean_pkt_bytes } else { 1.0 };
+        if !red_verdict(region, scale, &mut self.count, self.p.ecn, id, cx) {
+            return false;
         }
         self.rf.admit(id, cx)
     }
@@ -88,6 +75,8 @@ impl Qdisc for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::redmath::Region;
+    use crate::aqm::DropReason;
     use crate::aqm::testutil::Bench;
     use crate::metrics::ClassMark;
     use crate::net::Ecn;

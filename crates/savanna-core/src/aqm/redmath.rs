@@ -129,6 +129,34 @@ impl RedCount {
     }
 }
 
+/// RED's verdict on one arrival whose average sits in `region` (F&J section 7): below
+/// min_th the count restarts; in the forced region the packet is dropped; in the early
+/// region the count-spread decision drops it, or marks it when `ecn` is on and the packet is
+/// ECT (RFC 3168). `pb_scale` multiplies p_b (byte mode: size / mean size; else 1). Returns
+/// false when the packet was dropped (the drop is reported through `cx`).
+#[inline]
+pub fn red_verdict(region: Region, pb_scale: f64, count: &mut RedCount, ecn: bool, id: PktId, cx: &mut QCtx) -> bool {
+    match region {
+        Region::Below => {
+            count.reset();
+            true
+        }
+        Region::Forced => {
+            count.reset();
+            cx.drop(id, DropReason::Forced);
+            false
+        }
+        Region::Early(pb) => {
+            if count.decide((pb * pb_scale).min(1.0), cx.rng) && !(ecn && cx.mark(id)) {
+                cx.drop(id, DropReason::Early);
+                false
+            } else {
+                true
+            }
+        }
+    }
+}
+
 /// The storage every RED-family FIFO shares: the queue, its average, and the buffer limit.
 /// Disciplines decide early drops themselves and call `admit` for the tail-drop check.
 pub struct RedFifo {

@@ -23,7 +23,7 @@
 //! not decayed while the queue holds only Out packets (it is simply not sampled then, as
 //! the pseudo-code updates it only on In arrivals).
 
-use super::redmath::{Curve, RedAvg, RedCount, Region};
+use super::redmath::{red_verdict, Curve, RedAvg, RedCount};
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::engine::Time;
 use crate::metrics::ClassMark;
@@ -128,19 +128,8 @@ impl Qdisc for Rio {
         } else {
             (self.curve_out.region(q_total), &mut self.count_out)
         };
-        match region {
-            Region::Below => count.reset(),
-            Region::Forced => {
-                count.reset();
-                cx.drop(id, DropReason::Forced);
-                return false;
-            }
-            Region::Early(pb) => {
-                if count.decide(pb, cx.rng) && !(self.p.ecn && cx.mark(id)) {
-                    cx.drop(id, DropReason::Early);
-                    return false;
-                }
-            }
+        if !red_verdict(region, 1.0, count, self.p.ecn, id, cx) {
+            return false;
         }
         if self.q.len() >= self.p.limit_pkts {
             cx.drop(id, DropReason::Overflow);
