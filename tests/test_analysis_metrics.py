@@ -353,11 +353,32 @@ def test_goodput_fairness_counts_idle_flows_as_zero():
     assert list(A.goodput_fairness(_goodput(), window_s=20.0, until_s=30.0)["t_s"].unique()) == [20.0]
 
 
+def test_goodput_classes_from_the_flows_table():
+    # the record without a class column (as the core writes it): classes come from flows
+    flows = pd.DataFrame({"flow_id": [1, 2, 3], "start_s": [0.0, 0.0, 0.0], "end_s": [None, 22.0, None],
+                          "class_at_end": ["long", "long", "long"], "size_pkts": [10, 12, 5000]})
+    rec = _goodput().drop(columns="class")
+    f = A.goodput_fairness(rec, window_s=20.0, flows=flows).set_index(["t_s", "class"])
+    # (0, 20]: all three in class_at_end "long": 10, 20, 50 -> 80^2 / (3 * (100 + 400 + 2500))
+    assert f.loc[(20.0, "long"), "jain"] == pytest.approx(6400 / 9000)
+    # by size ranges: flows 1 and 2 short, flow 3 long; in (20, 40] flow 2 (ended at 22 s)
+    # delivered nothing but was in the system -> short 5 and 0
+    by = A.goodput_fairness(rec, window_s=20.0, flows=flows, by={"short": (1, 20), "long": (21, math.inf)})
+    by = by.set_index(["t_s", "class"])
+    assert by.loc[(20.0, "short"), "jain"] == pytest.approx(0.9)
+    assert by.loc[(40.0, "short"), "flows"] == 2 and by.loc[(40.0, "short"), "jain"] == pytest.approx(0.5)
+    assert by.loc[(40.0, "long"), "goodput_pkts_s"] == 20.0
+    # neither a class column nor flows: one class
+    assert set(A.goodput_fairness(rec, window_s=20.0)["class"]) == {"all"}
+
+
 def test_windowed_goodput_bad_window():
     with pytest.raises(ValueError, match=r"multiple of the record's interval \(10 s\)"):
         A.windowed_goodput(_goodput(), window_s=15.0)
     with pytest.raises(ValueError, match="goodput lacks column"):
-        A.windowed_goodput(_goodput().drop(columns="class"))
+        A.windowed_goodput(_goodput().drop(columns="delivered_pkts"))
+    with pytest.raises(ValueError, match="by needs flows"):
+        A.windowed_goodput(_goodput(), by="source")
 
 
 def test_foreground_fairness_hand_case():

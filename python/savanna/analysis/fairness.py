@@ -7,13 +7,12 @@
   section IV-B.2, Fig. 9: short and long foreground connections injected periodically).
 
 The windowed goodput reads the per-flow, per-window delivery record goodput.parquet with
-columns t_s (end of the record's window), flow_id, delivered_pkts (data packets delivered
-in that window) and class.
+columns t_s (end of the record's window), flow_id and delivered_pkts (data packets
+delivered in that window; a flow that delivered nothing has no row), and optionally class.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import numpy as np
@@ -23,26 +22,32 @@ from savanna.analysis._common import ClassSpec, check_number, class_labels, need
 from savanna.analysis.stats import jain
 
 _TOL = 1e-9
-_WHAT = "the goodput record (goodput.parquet: t_s, flow_id, delivered_pkts, class)"
+_WHAT = "the goodput record (goodput.parquet: t_s, flow_id, delivered_pkts)"
 
 
-def windowed_goodput(goodput, window_s: float = 20.0, flows=None, packet_bytes: Optional[float] = None,
-                     until_s: Optional[float] = None) -> pd.DataFrame:
+def windowed_goodput(goodput, window_s: float = 20.0, flows=None, by: Optional[ClassSpec] = None,
+                     packet_bytes: Optional[float] = None, until_s: Optional[float] = None) -> pd.DataFrame:
     """Goodput of every flow in back-to-back windows of `window_s` seconds (Matta & Guo
     2000, section IV-A: 20 s): the record's delivered_pkts summed over the record windows
     ending in ((k-1) W, k W], divided by W. `window_s` must be a multiple of the record's
-    interval. A flow delivering in two classes in one window gets a row per class.
+    interval (the smallest gap between its window ends).
+
+    The class of a flow: with `by` (a column of `flows`, or a dict of size ranges such as
+    {"short": (5, 20), "long": (900, 1100)}), taken from the flows table, and flows in no
+    class are left out; otherwise the record's own `class` column if it has one (a flow
+    delivering in two classes in one window then gets a row per class); otherwise the
+    flows' `class_at_end`; with neither, every flow is in class "all".
 
     With `flows` (the flows table), every flow in the system during a window (start_s <
-    window end, end_s null or > window start) gets a row even if it delivered nothing, so
-    that a shut-off flow counts as 0 in the fairness index; its class is the one of its latest
-    row in the record up to that window (else its first row; with no row at all, its
-    `class_at_end`). `until_s`
-    drops windows that end after it (a last window cut short by the end of the run).
+    window end, end_s null or > window start) gets a row even if the record has none for it
+    (it delivered nothing), so that a shut-off flow counts as 0 in the fairness index; with
+    a record `class` column its class there is the one of its latest record row up to that
+    window (else its first row; with no row at all, its class_at_end). `until_s` drops
+    windows that end after it (a last window cut short by the end of the run).
     Rows: t_s (window end), class, flow_id, delivered_pkts, goodput_pkts_s and, with
     `packet_bytes`, goodput_bps (payload bits per second)."""
     func = "windowed_goodput"
-    need(goodput, ["t_s", "flow_id", "delivered_pkts", "class"], func, "goodput", _WHAT)
+    need(goodput, ["t_s", "flow_id", "delivered_pkts"], func, "goodput", _WHAT)
     w = check_number(window_s, func, "window_s", positive=True)
     pb = None if packet_bytes is None else check_number(packet_bytes, func, "packet_bytes", positive=True)
     until = None if until_s is None else check_number(until_s, func, "until_s", positive=True)
@@ -51,15 +56,39 @@ def windowed_goodput(goodput, window_s: float = 20.0, flows=None, packet_bytes: 
         raise ValueError(f"{func}: goodput t_s must be positive finite window end times")
     ts = np.unique(t)
     if len(ts):
-        step = float(ts[0]) if len(ts) == 1 else float(np.min(np.diff(np.concatenate([[0.0], ts]))))
+        step = float(np.min(np.diff(np.concatenate([[0.0], ts]))))
         r = w / step
         if abs(r - round(r)) > 1e-6 * max(1.0, r) or round(r) < 1:
             raise ValueError(f"{func}: window_s must be a multiple of the record's interval ({step:g} s), got {w:g}")
-    k = np.ceil(t / w - _TOL).astype(np.int64)
-    g = goodput.assign(_k=k)
-    agg = g.groupby(["_k", "class", "flow_id"], sort=True, as_index=False)["delivered_pkts"].sum()
+
+    flow_class = None  # flow_id -> class, when the class is a property of the flow
     if flows is not None:
-        agg = _fill_idle(agg, goodput, flows, w, k, func)
+        need(flows, ["flow_id", "start_s", "end_s"], func, "flows")
+        if flows["flow_id"].duplicated().any():
+            raise ValueError(f"{func}: flows has repeated flow_id values; pass the flows table of one run")
+    if by is not None:
+        if flows is None:
+            raise ValueError(f"{func}: by needs flows (the flows table the classes come from)")
+        flow_class = pd.Series(class_labels(flows, by, func).to_numpy(), index=flows["flow_id"].to_numpy())
+    elif "class" not in goodput.columns:
+        if flows is not None and "class_at_end" in flows.columns:
+            flow_class = pd.Series(flows["class_at_end"].to_numpy(), index=flows["flow_id"].to_numpy())
+        elif flows is not None:
+            flow_class = pd.Series("all", index=flows["flow_id"].to_numpy())
+
+    rec = goodput[["t_s", "flow_id", "delivered_pkts"]].copy()
+    if flow_class is not None:
+        rec["class"] = rec["flow_id"].map(flow_class)
+    elif "class" in goodput.columns:
+        rec["class"] = goodput["class"].to_numpy()
+    else:
+        rec["class"] = "all"
+    rec = rec[rec["class"].notna()]
+    k = np.ceil(rec["t_s"].to_numpy(dtype=float) / w - _TOL).astype(np.int64)
+    rec = rec.assign(_k=k)
+    agg = rec.groupby(["_k", "class", "flow_id"], sort=True, as_index=False)["delivered_pkts"].sum()
+    if flows is not None:
+        agg = _fill_idle(agg, rec, flows, w, flow_class)
     agg["t_s"] = agg["_k"].to_numpy(dtype=float) * w
     if until is not None:
         agg = agg[agg["t_s"] <= until + _TOL * max(1.0, until)]
@@ -76,50 +105,52 @@ def windowed_goodput(goodput, window_s: float = 20.0, flows=None, packet_bytes: 
     return out
 
 
-def _fill_idle(agg: pd.DataFrame, goodput: pd.DataFrame, flows, w: float, k: np.ndarray, func: str) -> pd.DataFrame:
+def _fill_idle(agg: pd.DataFrame, rec: pd.DataFrame, flows, w: float, flow_class) -> pd.DataFrame:
     """Add a zero row for every (window, flow) with the flow in the system but absent from
-    the record in that window."""
-    need(flows, ["flow_id", "start_s", "end_s", "class_at_end"], func, "flows")
-    if len(k) == 0 or len(flows) == 0:
+    the record in that window, up to the record's last window."""
+    if rec.empty or len(flows) == 0:
         return agg
-    kmax = int(k.max())
+    kmax = int(rec["_k"].max())
     start = flows["start_s"].to_numpy(dtype=float)
     end = flows["end_s"].to_numpy(dtype=float, na_value=np.inf)
     # windows ((k-1)w, kw] with kw > start and (k-1)w < end
     k0 = np.maximum(1, np.floor(start / w).astype(np.int64) + 1)
     k1 = np.where(np.isfinite(end), np.ceil(np.where(np.isfinite(end), end, 0.0) / w - _TOL), kmax).astype(np.int64)
-    k1 = np.minimum(k1, kmax)
-    n = np.maximum(0, k1 - k0 + 1)
+    n = np.maximum(0, np.minimum(k1, kmax) - k0 + 1)
     if n.sum() == 0:
         return agg
-    fid = np.repeat(flows["flow_id"].to_numpy(), n)
-    first = np.repeat(k0, n)
     offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    cand = pd.DataFrame({"_k": first + offset, "flow_id": fid,
-                         "_class_end": np.repeat(flows["class_at_end"].to_numpy(), n)})
+    cand = pd.DataFrame({"_k": np.repeat(k0, n) + offset, "flow_id": np.repeat(flows["flow_id"].to_numpy(), n)})
     seen = agg[["_k", "flow_id"]].drop_duplicates().assign(_seen=True)
     cand = cand.merge(seen, on=["_k", "flow_id"], how="left")
-    cand = cand[cand["_seen"].isna()].drop(columns="_seen")
+    cand = cand[cand["_seen"].isna()].drop(columns="_seen").sort_values("_k", kind="stable")
     if cand.empty:
         return agg
-    # class: the flow's class in its latest record row up to that window, else its first row
-    rec = goodput.assign(_k=k).sort_values(["_k", "t_s"], kind="stable")[["_k", "flow_id", "class"]]
-    cand = cand.sort_values("_k", kind="stable")
-    back = pd.merge_asof(cand, rec, on="_k", by="flow_id", direction="backward")
-    fwd = pd.merge_asof(cand, rec, on="_k", by="flow_id", direction="forward")
-    cls = back["class"].where(back["class"].notna(), fwd["class"])
-    cls = cls.where(cls.notna(), back["_class_end"])
-    extra = pd.DataFrame({"_k": back["_k"].to_numpy(), "class": cls.to_numpy(), "flow_id": back["flow_id"].to_numpy(),
+    if flow_class is not None:
+        cls = cand["flow_id"].map(flow_class)
+    else:
+        # the flow's class in its latest record row up to that window, else its first row,
+        # else its class at the end
+        r = rec.sort_values(["_k", "t_s"], kind="stable")[["_k", "flow_id", "class"]]
+        back = pd.merge_asof(cand, r, on="_k", by="flow_id", direction="backward")["class"]
+        fwd = pd.merge_asof(cand, r, on="_k", by="flow_id", direction="forward")["class"]
+        cls = pd.Series(back.where(back.notna(), fwd).to_numpy(), index=cand.index)
+        if "class_at_end" in flows.columns:
+            end_cls = cand["flow_id"].map(pd.Series(flows["class_at_end"].to_numpy(), index=flows["flow_id"].to_numpy()))
+            cls = cls.where(cls.notna(), end_cls)
+    extra = pd.DataFrame({"_k": cand["_k"].to_numpy(), "class": cls.to_numpy(), "flow_id": cand["flow_id"].to_numpy(),
                           "delivered_pkts": 0})
-    return pd.concat([agg, extra], ignore_index=True)
+    extra = extra[extra["class"].notna()]
+    return pd.concat([agg, extra], ignore_index=True) if len(extra) else agg
 
 
-def goodput_fairness(goodput, window_s: float = 20.0, flows=None, until_s: Optional[float] = None) -> pd.DataFrame:
+def goodput_fairness(goodput, window_s: float = 20.0, flows=None, by: Optional[ClassSpec] = None,
+                     until_s: Optional[float] = None) -> pd.DataFrame:
     """Jain's fairness index of the flows' goodputs within each class in each window
     (Matta & Guo 2000, section IV-A, 20 s windows), from `windowed_goodput` (see it for
-    `flows` and `until_s`). Rows: t_s (window end), class, flows, goodput_pkts_s (the
+    `flows`, `by` and `until_s`). Rows: t_s (window end), class, flows, goodput_pkts_s (the
     class's total), mean_goodput_pkts_s, jain."""
-    wg = windowed_goodput(goodput, window_s=window_s, flows=flows, until_s=until_s)
+    wg = windowed_goodput(goodput, window_s=window_s, flows=flows, by=by, until_s=until_s)
     rows = []
     for (t, cls), g in wg.groupby(["t_s", "class"], sort=True):
         x = g["goodput_pkts_s"].to_numpy(dtype=float)
