@@ -1,4 +1,5 @@
-"""The ``savanna`` command line: ``savanna run``, ``savanna validate``, ``savanna --version``.
+"""The ``savanna`` command line: ``savanna run``, ``savanna validate``, ``savanna compare``,
+``savanna sweep``, ``savanna query``, ``savanna --version``.
 
 Error contract: bad input (an invalid scenario, a missing or unreadable scenario file, a
 TOML/JSON syntax error, an unusable output path) prints one line
@@ -83,6 +84,98 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a sweep file (docs/sweeps.md); exit 1 when a run failed, 2 on bad input."""
+    from savanna import store
+    from savanna.sweep import SweepError, load_sweep, prune, run_sweep
+
+    try:
+        if args.workers is not None and args.workers < 1:
+            raise SweepError(f"--workers: must be a positive integer, got {args.workers}")
+        sweep = load_sweep(args.sweep, out=args.out)
+        ids = [j.run_id for j in sweep.jobs]
+        out = sweep.out_dir
+        existing = store.completed_runs(out)
+        stale = sorted(set(existing) - set(ids))
+        if args.dry_run:
+            _print_plan(sweep, existing)
+            return EXIT_OK
+        if stale and not args.prune:
+            raise SweepError(
+                f"{out}: holds {len(stale)} completed run(s) that are not in this sweep (its "
+                "base scenario or settings changed?); use another --out, or --prune to delete them"
+            )
+        if stale:
+            prune(out, ids)
+        quiet = args.quiet
+        if not quiet:
+            done_before = sum(1 for i in ids if i in existing)
+            print(
+                f"sweep {sweep.name}: {len(ids)} runs ({sweep.shape}), {done_before} already "
+                f"complete, into {out}",
+                flush=True,
+            )
+        _ctrl_c_exits()
+        report = run_sweep(sweep, workers=args.workers, dask=args.dask, progress=not quiet)
+    except SweepError as e:
+        _error(str(e))
+        return EXIT_INPUT
+    for rid, err in report.failed.items():
+        params = ", ".join(f"{k}={v!r}" for k, v in report.params[rid].items())
+        print(
+            f"{PROG}: run {rid} ({params}) failed: {one_line(err)} "
+            f"[{out / store.FAILED_DIR / (rid + '.json')}]",
+            file=sys.stderr,
+        )
+    if not quiet:
+        print(
+            f"sweep {sweep.name}: {len(report.done)} done, {len(report.skipped)} already "
+            f"complete, {len(report.failed)} failed, in {report.wall_seconds:.1f} s; "
+            f"results in {out} (savanna query {out} \"SELECT ...\")"
+        )
+    if report.failed:
+        _error(
+            f"{len(report.failed)} of {len(ids)} runs failed (their scenarios and errors are "
+            f"in {out / store.FAILED_DIR}); run the sweep again to retry them"
+        )
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
+def _print_plan(sweep, existing) -> None:
+    names = [a.name for a in sweep.axes] + ["seed"]
+    rows = [
+        [j.run_id, "complete" if j.run_id in existing else "to run"]
+        + [repr(j.params[n]) if isinstance(j.params[n], str) else str(j.params[n]) for n in names]
+        for j in sweep.jobs
+    ]
+    head = ["run_id", "state"] + names
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    for r in [head] + rows:
+        print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip())
+    print(f"{len(rows)} runs ({sweep.shape}) into {sweep.out_dir}")
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    """Run SQL over a sweep's dataset; print a table, CSV or JSON."""
+    from savanna.store import StoreError, query
+
+    try:
+        df = query(args.dir, args.sql)
+    except StoreError as e:
+        _error(str(e))
+        return EXIT_INPUT
+    if args.csv:
+        sys.stdout.write(df.to_csv(index=False))
+    elif args.json:
+        sys.stdout.write(df.to_json(orient="records", double_precision=15) + "\n")
+    elif df.empty:
+        print(("  ".join(map(str, df.columns)) + "\n" if len(df.columns) else "") + "(0 rows)")
+    else:
+        print(df.to_string(index=False))
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------------------
 # Parser
 
@@ -135,7 +228,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", help="also write the report to this file")
     p.set_defaults(func=cmd_compare)
 
-    # Later: sub.add_parser("sweep"), ("reproduce"), ("query"), each with set_defaults(func=...).
+    p = sub.add_parser(
+        "sweep",
+        help="run a grid of scenarios into a Parquet dataset (resumable)",
+        description="Run every point of a sweep file's grid (scenario fields x values x "
+        "seeds) into a Parquet dataset partitioned by the parameters; a completed run is "
+        "never run again, so an interrupted sweep resumes where it stopped. See docs/sweeps.md.",
+    )
+    p.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", "-j", type=int, metavar="N",
+        help="local worker processes (default: one per CPU)",
+    )
+    where.add_argument(
+        "--dask", metavar="ADDRESS",
+        help="run on the Dask distributed scheduler at ADDRESS (tcp://host:port)",
+    )
+    p.add_argument("--out", "-o", metavar="DIR", help="dataset directory (default: the "
+                   "sweep file's out, else out/<sweep name>)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the sweep and list its runs without running them")
+    p.add_argument("--prune", action="store_true",
+                   help="delete completed runs in DIR that are not part of this sweep")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress bar or summary (failures are still reported)")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser(
+        "query",
+        help="run SQL (DuckDB) over a sweep's dataset",
+        description="Run a DuckDB SQL query over a sweep's dataset. Views: flows, queues, "
+        "summaries, summary_queues, and classifiers/traces when the runs wrote them; each "
+        "has run_id and one column per sweep parameter.",
+    )
+    p.add_argument("dir", metavar="DIR", help="the sweep's dataset directory")
+    p.add_argument("sql", metavar="SQL", help='a query, e.g. "SELECT seed, avg(fct_s) FROM flows GROUP BY seed"')
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument("--json", action="store_true", help="print JSON (an array of rows)")
+    p.set_defaults(func=cmd_query)
+
+    from savanna.reproduce.command import add_parser as add_reproduce
+
+    add_reproduce(sub)
     return parser
 
 
@@ -247,6 +383,15 @@ def _ctrl_c_kills() -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     except ValueError:  # not in the main thread (e.g. main() called from a thread)
+        pass
+
+
+def _ctrl_c_exits() -> None:
+    # A sweep's parent process waits in Python, so Ctrl-C raises KeyboardInterrupt there
+    # (main() exits 130); the worker processes end themselves (sweep._worker_init).
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not in the main thread
         pass
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import math
 import os
 import re
 import sys
@@ -418,3 +417,486 @@ class _Lock:
             os.close(self.fd)
             self.fd = None
         return False
+
+
+# ---------------------------------------------------------------------------------------
+# Sweep files (SWEEP.toml): a base scenario, a grid of its fields, seeds
+
+SWEEP_KEYS = {"name", "description", "base", "out", "seeds", "replications", "set", "grid", "linked"}
+SEED_PARAM = "seed"
+# Columns of the core's tables (docs/scenario.md) that a parameter name would hide in a
+# query. The worker also checks each run's real columns; this catches the common ones
+# before anything runs.
+RESERVED_NAMES = {
+    store.RUN_KEY, "flow_id", "src", "dst", "kind", "source", "tag", "start_s", "end_s",
+    "size_bytes", "size_pkts", "fct_s", "data_pkts_sent", "retransmits", "timeouts",
+    "fast_retransmits", "drops", "ecn_marks", "syn_drops", "first_data_drop", "favored_pkts",
+    "class_at_end", "path", "base_rtt_s", "delivered_pkts", "t_s", "queue", "len_pkts",
+    "len_bytes", "avg_pkts", "node", "classifier", "threshold", "side", "event", "name",
+    "discipline",
+}
+_SEGMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[0-9]+\])*)$")
+
+
+@dataclass
+class Axis:
+    """One dimension of the grid: a parameter ``name`` whose ``values`` (scalars, the
+    column values) each set one or more scenario fields: ``sets[path][i]`` goes with
+    ``values[i]``."""
+
+    name: str
+    values: List[Any]
+    sets: Dict[str, List[Any]]
+    where: str  # how the sweep file names it, for errors
+
+
+@dataclass
+class Sweep:
+    """A parsed sweep file. ``jobs`` is in grid order (seed varying fastest)."""
+
+    path: Path
+    name: str
+    out_dir: Path
+    base_dir: Path
+    axes: List[Axis]
+    seeds: List[int]
+    jobs: List[Job]
+
+    @property
+    def shape(self) -> str:
+        dims = [str(len(a.values)) for a in self.axes] + [f"{len(self.seeds)} seed(s)"]
+        return " x ".join(dims)
+
+
+def load_sweep(path: PathLike, *, out: Optional[PathLike] = None, validate: bool = True) -> Sweep:
+    """Read a sweep file and build its jobs; with ``validate``, check every grid point's
+    scenario with the core (stops at the first bad one, naming its parameter).
+
+    ``out`` overrides the file's ``out`` (default ``out/<sweep file name>``). Raises
+    ``SweepError`` with a one-line message naming the field.
+    """
+    from savanna.runner import _tomllib
+
+    path = Path(path)
+    if path.is_dir():
+        raise SweepError(f"{path}: is a directory, not a sweep file")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise SweepError(f"{path}: no such sweep file") from None
+    except UnicodeDecodeError as e:
+        raise SweepError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise SweepError(f"{path}: {e.strerror or e}") from None
+    tomllib = _tomllib()
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{path}: invalid TOML: {e}") from None
+    return build_sweep(doc, path, out=out, validate=validate)
+
+
+def build_sweep(
+    doc: Mapping[str, Any], path: PathLike, *, out: Optional[PathLike] = None, validate: bool = True
+) -> Sweep:
+    """``load_sweep`` for an already parsed document; ``path`` names it in errors and
+    anchors its relative paths."""
+    path = Path(path)
+    src = str(path)
+
+    def fail(field_: str, msg: str):
+        raise SweepError(f"{src}: {field_}: {msg}")
+
+    unknown = sorted(set(doc) - SWEEP_KEYS)
+    if unknown:
+        fail(unknown[0], f"unknown key; allowed: {', '.join(sorted(SWEEP_KEYS))}")
+    here = path.resolve().parent
+
+    # The base scenario.
+    base_spec = doc.get("base")
+    if base_spec is None:
+        fail("base", "required: a scenario file (path relative to the sweep file) or a table")
+    if isinstance(base_spec, str):
+        base_path = (here / base_spec) if not Path(base_spec).is_absolute() else Path(base_spec)
+        base = _read_base(base_path, src)
+        base_dir = base_path.resolve().parent
+    elif isinstance(base_spec, Mapping):
+        base = copy.deepcopy(dict(base_spec))
+        base_dir = here
+    else:
+        fail("base", f"must be a file name or a table, got {_tname(base_spec)}")
+
+    name = doc.get("name", path.stem)
+    if not isinstance(name, str):
+        fail("name", f"must be a string, got {_tname(name)}")
+    if not isinstance(doc.get("description", ""), str):
+        fail("description", "must be a string")
+
+    # Fixed changes to the base.
+    set_spec = doc.get("set", {})
+    if not isinstance(set_spec, Mapping):
+        fail("set", f"must be a table of field paths, got {_tname(set_spec)}")
+    fixed = _flatten_paths(set_spec, stop=lambda v: not isinstance(v, Mapping))
+    for p, v in fixed.items():
+        _check_path(p, f"set.{p}", src)
+        _assign(base, p, v, f"set.{p}", src)
+
+    # The axes.
+    axes: List[Axis] = []
+    grid = doc.get("grid", {})
+    if not isinstance(grid, Mapping):
+        fail("grid", f"must be a table of field paths to lists of values, got {_tname(grid)}")
+    for key, spec in _flatten_paths(grid, stop=lambda v: not isinstance(v, Mapping) or "values" in v).items():
+        where = f"grid.{key}"
+        if isinstance(spec, Mapping):
+            extra = sorted(set(spec) - {"path", "values"})
+            if extra:
+                fail(f"{where}.{extra[0]}", "unknown key; allowed: path, values")
+            fpath = spec.get("path", key)
+            if not isinstance(fpath, str):
+                fail(f"{where}.path", f"must be a field path (string), got {_tname(fpath)}")
+            values = spec["values"]
+            where_values = f"{where}.values"
+        else:
+            fpath, values, where_values = key, spec, where
+        _check_path(fpath, where, src)
+        values = _check_values(values, where_values, src)
+        axes.append(Axis(key, values, {fpath: values}, where))
+
+    linked = doc.get("linked", [])
+    if not isinstance(linked, list):
+        fail("linked", f"must be an array of tables ([[linked]]), got {_tname(linked)}")
+    for i, spec in enumerate(linked):
+        where = f"linked[{i}]"
+        if not isinstance(spec, Mapping):
+            fail(where, f"must be a table, got {_tname(spec)}")
+        extra = sorted(set(spec) - {"name", "values", "set"})
+        if extra:
+            fail(f"{where}.{extra[0]}", "unknown key; allowed: name, values, set")
+        lname = spec.get("name")
+        if not isinstance(lname, str):
+            fail(f"{where}.name", "required: the parameter's name (a string)")
+        if "values" not in spec:
+            fail(f"{where}.values", "required: the parameter's values (a list)")
+        values = _check_values(spec["values"], f"{where}.values", src)
+        sets_spec = spec.get("set")
+        if not isinstance(sets_spec, Mapping) or not sets_spec:
+            fail(f"{where}.set", "required: a table of field paths to lists, one entry per value")
+        sets = _flatten_paths(sets_spec, stop=lambda v: not isinstance(v, Mapping))
+        for p, lst in sets.items():
+            _check_path(p, f"{where}.set.{p}", src)
+            if not isinstance(lst, list) or len(lst) != len(values):
+                fail(
+                    f"{where}.set.{p}",
+                    f"must be a list of {len(values)} entries (one per value), got "
+                    + (f"{len(lst)}" if isinstance(lst, list) else _tname(lst)),
+                )
+        axes.append(Axis(lname, values, dict(sets), where))
+
+    # Names and paths must not collide.
+    names: Dict[str, str] = {}
+    paths: Dict[str, str] = {p: f"set.{p}" for p in fixed}
+    for a in axes:
+        if not store.NAME_RE.match(a.name):
+            fail(a.where, f"parameter name {a.name!r} must start with a letter or '_' and "
+                 "contain only letters, digits and _ . - [ ]")
+        if a.name == SEED_PARAM or any(_same_field(p, SEED_PARAM) for p in a.sets):
+            fail(a.where, "the seed is not a grid field; use seeds = [...] or replications = N")
+        if a.name in RESERVED_NAMES:
+            fail(a.where, f"parameter name {a.name!r} is also a column of the results; "
+                 "choose another (in [grid]: other = { path = ..., values = [...] })")
+        if a.name in names:
+            fail(a.where, f"parameter {a.name!r} is also defined by {names[a.name]}")
+        names[a.name] = a.where
+        for p in a.sets:
+            for q, owner in paths.items():
+                if _overlaps(p, q):
+                    fail(a.where, f"field {p} is also set by {owner}")
+            paths[p] = a.where
+
+    seeds = _seeds(doc, base, src)
+
+    # Output directory.
+    if out is not None:
+        out_dir = Path(out)
+    elif "out" in doc:
+        if not isinstance(doc["out"], str) or not doc["out"]:
+            fail("out", "must be a directory name (string)")
+        out_dir = here / doc["out"] if not Path(doc["out"]).is_absolute() else Path(doc["out"])
+    else:
+        out_dir = Path("out") / path.stem
+
+    # Grid points (seed fastest), each checked by the core.
+    jobs: List[Job] = []
+    for point in _product([len(a.values) for a in axes]):
+        sc = copy.deepcopy(base)
+        params: Dict[str, Any] = {}
+        for a, k in zip(axes, point):
+            params[a.name] = a.values[k]
+            for p, lst in a.sets.items():
+                _assign(sc, p, copy.deepcopy(lst[k]), a.where, src)
+        if validate:
+            _validate_point(sc, seeds[0], base_dir, axes, point, src)
+        for s in seeds:
+            job_sc = copy.deepcopy(sc)
+            job_sc["seed"] = s
+            job_params = dict(params)
+            job_params[SEED_PARAM] = s
+            jobs.append(Job(_run_id(job_sc, job_params), job_sc, job_params, str(base_dir)))
+    return Sweep(path, name, out_dir, base_dir, axes, seeds, jobs)
+
+
+def run_sweep(
+    sweep: Sweep, *, workers: Optional[int] = None, dask: Any = None, progress: bool = True
+) -> RunReport:
+    """Run a loaded sweep's jobs into its output directory (see ``run_many``)."""
+    return run_many(sweep.jobs, sweep.out_dir, workers=workers, dask=dask, progress=progress)
+
+
+def prune(out_dir: PathLike, keep: List[str]) -> List[str]:
+    """Delete the complete runs (and failure records) in ``out_dir`` whose ids are not in
+    ``keep``; drop the manifest when no run is left. Returns the deleted ids."""
+    import shutil
+
+    out = Path(out_dir)
+    keep_set = set(keep)
+    with _Lock(out):
+        gone = []
+        for rid, d in sorted(store.completed_runs(out).items()):
+            if rid not in keep_set:
+                shutil.rmtree(d)
+                gone.append(rid)
+        for rid in store.failures(out):
+            if rid not in keep_set:
+                store.clear_failure(out, rid)
+        if not store.completed_runs(out):
+            try:
+                (out / store.MANIFEST).unlink()
+            except FileNotFoundError:
+                pass
+        _remove_empty_dirs(out / store.RUNS_DIR)
+    return gone
+
+
+def _remove_empty_dirs(root: Path) -> None:
+    if not root.is_dir():
+        return
+    for dirpath, _dirs, _files in os.walk(root, topdown=False):
+        p = Path(dirpath)
+        if p != root:
+            try:
+                p.rmdir()
+            except OSError:
+                pass
+
+
+def _read_base(path: Path, src: str) -> dict:
+    from savanna.runner import _tomllib
+
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise SweepError(f"{src}: base: {path}: no such scenario file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepError(f"{src}: base: {path}: cannot read ({e})") from None
+    try:
+        if path.suffix.lower() == ".json":
+            doc = json.loads(text)
+        else:
+            doc = _tomllib().loads(text)
+    except ValueError as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+        raise SweepError(f"{src}: base: {path}: invalid scenario syntax: {e}") from None
+    if not isinstance(doc, dict):
+        raise SweepError(f"{src}: base: {path}: must hold a table")
+    return doc
+
+
+def _flatten_paths(table: Mapping[str, Any], stop, prefix: str = "") -> Dict[str, Any]:
+    """Dotted paths of a (possibly nested, from bare dotted TOML keys) table; descends
+    into sub-tables until ``stop(value)`` is true."""
+    out: Dict[str, Any] = {}
+    for k, v in table.items():
+        p = f"{prefix}{k}"
+        if stop(v):
+            out[p] = v
+        else:
+            out.update(_flatten_paths(v, stop, p + "."))
+    return out
+
+
+def _parse_path(p: str) -> List[Union[str, int]]:
+    segs: List[Union[str, int]] = []
+    for part in p.split("."):
+        m = _SEGMENT_RE.match(part)
+        if not m:
+            raise ValueError(part)
+        segs.append(m.group(1))
+        segs.extend(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2)))
+    return segs
+
+
+def _check_path(p: str, where: str, src: str) -> None:
+    try:
+        _parse_path(p)
+    except ValueError:
+        raise SweepError(
+            f"{src}: {where}: {p!r} is not a field path (names joined by '.', list entries "
+            "as name[i], e.g. traffic[0].load)"
+        ) from None
+
+
+def _assign(sc: dict, p: str, value: Any, where: str, src: str) -> None:
+    """Set field ``p`` of scenario ``sc``; missing tables on the way are created (the core
+    then rejects unknown fields), list entries must exist."""
+    segs = _parse_path(p)
+    cur: Any = sc
+    done = ""
+    for i, seg in enumerate(segs):
+        last = i == len(segs) - 1
+        if isinstance(seg, int):
+            if not isinstance(cur, list):
+                raise SweepError(f"{src}: {where}: {done} is not a list in the base scenario")
+            if seg >= len(cur):
+                raise SweepError(
+                    f"{src}: {where}: {done}[{seg}] does not exist (the base scenario's "
+                    f"{done} has {len(cur)} entr{'y' if len(cur) == 1 else 'ies'})"
+                )
+            here = f"{done}[{seg}]"
+        else:
+            if not isinstance(cur, dict):
+                raise SweepError(f"{src}: {where}: {done} is not a table in the base scenario")
+            here = f"{done}.{seg}" if done else seg
+            if not last and seg not in cur:
+                if isinstance(segs[i + 1], int):
+                    raise SweepError(f"{src}: {where}: {here} is not in the base scenario")
+                cur[seg] = {}
+        if last:
+            cur[seg] = value
+        else:
+            cur = cur[seg]
+        done = here
+
+
+def _check_values(values: Any, where: str, src: str) -> List[Any]:
+    if not isinstance(values, list):
+        raise SweepError(f"{src}: {where}: must be a list of values, got {_tname(values)}")
+    if not values:
+        raise SweepError(f"{src}: {where}: must not be empty")
+    seen = []
+    for i, v in enumerate(values):
+        if isinstance(v, (dict, list)):
+            raise SweepError(
+                f"{src}: {where}[{i}]: grid values must be strings, numbers or booleans; "
+                "to set tables or lists, use [[linked]] with a name for each value"
+            )
+        try:
+            store.check_param("p", v)
+        except store.StoreError:
+            raise SweepError(
+                f"{src}: {where}[{i}]: {v!r} is not allowed (strings must not be empty, "
+                "numbers must be finite; no dates)"
+            ) from None
+        key = (type(v).__name__ if isinstance(v, (bool, str)) else "num", v)
+        if key in seen:
+            raise SweepError(f"{src}: {where}[{i}]: {v!r} is listed twice")
+        seen.append(key)
+    return list(values)
+
+
+def _seeds(doc: Mapping[str, Any], base: Mapping[str, Any], src: str) -> List[int]:
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if "seeds" in doc and "replications" in doc:
+        raise SweepError(f"{src}: seeds: give either seeds or replications, not both")
+    if "seeds" in doc:
+        seeds = doc["seeds"]
+        if not isinstance(seeds, list) or not seeds:
+            raise SweepError(f"{src}: seeds: must be a non-empty list of integers")
+        for i, s in enumerate(seeds):
+            if not is_int(s) or not 0 <= s < 2**64:
+                raise SweepError(f"{src}: seeds[{i}]: must be an integer in 0..2^64-1, got {s!r}")
+        if len(set(seeds)) != len(seeds):
+            raise SweepError(f"{src}: seeds: a seed is listed twice")
+        return list(seeds)
+    first = base.get("seed", 1)
+    if not is_int(first) or not 0 <= first < 2**64:
+        raise SweepError(f"{src}: base: seed must be an integer in 0..2^64-1, got {first!r}")
+    if "replications" in doc:
+        n = doc["replications"]
+        if not is_int(n) or n < 1:
+            raise SweepError(f"{src}: replications: must be a positive integer, got {n!r}")
+        if first + n > 2**64:
+            raise SweepError(f"{src}: replications: seeds {first}..{first + n - 1} exceed 2^64-1")
+        return [first + i for i in range(n)]
+    return [first]
+
+
+def _product(sizes: List[int]):
+    if not sizes:
+        yield ()
+        return
+    idx = [0] * len(sizes)
+    while True:
+        yield tuple(idx)
+        for d in range(len(sizes) - 1, -1, -1):
+            idx[d] += 1
+            if idx[d] < sizes[d]:
+                break
+            idx[d] = 0
+        else:
+            return
+
+
+def _validate_point(sc, seed, base_dir, axes, point, src) -> None:
+    from savanna import ScenarioError
+    from savanna.runner import validate as core_validate
+
+    try:
+        core_validate(sc, seed=seed, base_dir=base_dir)
+    except ScenarioError as e:
+        msg = " ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        # The position is in the JSON text made from the dict, which the user never saw.
+        msg = re.sub(r"\s*\(line \d+, column \d+\)$", "", msg)
+        field_ = msg.split(": ", 1)[0] if ": " in msg else ""
+        blame = None
+        for a, k in zip(axes, point):
+            for p in a.sets:
+                if field_ and _overlaps(field_, p) and (blame is None or len(p) > len(blame[2])):
+                    blame = (a, k, p)
+        if blame is not None:
+            a, k, _p = blame
+            raise SweepError(f"{src}: {a.where} value {a.values[k]!r}: {msg}") from None
+        where = ", ".join(f"{a.name}={a.values[k]!r}" for a, k in zip(axes, point))
+        raise SweepError(f"{src}: grid point ({where or 'base'}): {msg}") from None
+
+
+def _same_field(text: str, p: str) -> bool:
+    """Whether ``text`` starts with field path ``p`` (the whole field or inside it)."""
+    return text == p or (text.startswith(p) and text[len(p)] in ".[: ")
+
+
+def _overlaps(p: str, q: str) -> bool:
+    return _same_field(p, q) or _same_field(q, p)
+
+
+def _run_id(scenario: Mapping[str, Any], params: Mapping[str, Any]) -> str:
+    text = json.dumps({"params": params, "scenario": scenario}, sort_keys=True,
+                      separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _tname(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, Mapping):
+        return "a table"
+    return type(v).__name__
