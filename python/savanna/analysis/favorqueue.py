@@ -10,7 +10,6 @@ Inputs are flows tables (flows.parquet) and, for the push-out share, summary.jso
 
 from __future__ import annotations
 
-import math
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -68,7 +67,7 @@ def gain(run_a, run_b, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame
         G(x) = sum_i Delta_{x_i} / sum_i Td_{x_i}
 
     over the N flows of length x that finished in both runs (see `delta_i`), with one group
-    per size (bins=None) or per (lo, hi) size bucket; [(1, math.inf)] gives the overall
+    per size (bins=None) or per (lo, hi) size bucket; ALL_SIZES, [(1, inf)], gives the overall
     gain. Also the positive and negative parts (sums over Delta > 0 and Delta < 0, same
     denominator; gain = gain_pos + gain_neg) and the shares of flows whose latency fell,
     rose or stayed the same (Fig. 11)."""
@@ -136,7 +135,7 @@ def rto_recovery_ratio(flows, bins: Bins = None, warmup_s: float = 0.0, finished
 
     with FR_i the flow's fast retransmits (`fast_retransmits`): the share of loss
     recoveries done by a timeout. One row per size (bins=None) or (lo, hi) bucket;
-    [(1, math.inf)] gives the overall ratio (56% DropTail vs 38% FavorQueue in the paper).
+    ALL_SIZES, [(1, inf)], gives the overall ratio (56% DropTail vs 38% FavorQueue in the paper).
     NaN where no flow of the group recovered from a loss."""
     f = select_flows(flows, "rto_recovery_ratio", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True)
     need(f, ["timeouts", "fast_retransmits"], "rto_recovery_ratio", "flows")

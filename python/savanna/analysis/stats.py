@@ -8,7 +8,7 @@ section IV-C: 99.9th percentile) and a Student-t confidence interval for replica
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
