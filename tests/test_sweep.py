@@ -479,3 +479,18 @@ def test_progress_bar_shows_runs_done_and_failures_on_a_terminal(monkeypatch):
     bar.update(failed=0)
     bar.close()
     assert plain.getvalue() == ""
+
+
+# ---- a worker process that dies -------------------------------------------------------------
+
+
+def test_a_dying_worker_fails_only_its_own_run():
+    from savanna.sweep import _results
+    from sweep_crash_helper import exit_on_boom
+
+    tasks = [{"run_id": r} for r in ("a", "b", "boom", "c", "d", "e")]
+    results = {r["run_id"]: r for r in _results(tasks, 2, None, fn=exit_on_boom)}
+    assert sorted(results) == sorted(t["run_id"] for t in tasks)
+    assert "died" in results["boom"]["error"]
+    for rid in ("a", "b", "c", "d", "e"):
+        assert results[rid] == {"run_id": rid, "files": {}}

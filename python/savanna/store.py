@@ -396,8 +396,8 @@ def query(out_dir: PathLike, sql: str):
 
 def load(out_dir: PathLike, table: str = "flows"):
     """One table of the dataset as a pandas DataFrame: the rows of every completed run,
-    with ``run_id`` and one column per parameter, ordered by the parameters, then run,
-    then row within the run.
+    with one column per parameter and ``run_id`` first, ordered by the parameters, then
+    run, then row within the run.
 
     ``table``: ``flows``, ``queues``, ``summaries``, ``summary_queues``, or any other
     table the runs wrote (``classifiers``, ``traces``)."""
@@ -413,7 +413,7 @@ def load(out_dir: PathLike, table: str = "flows"):
     order = ", ".join(_sql_ident(k) for k in keys)
     return query(
         out,
-        f"SELECT * EXCLUDE (file_row_number) FROM ("
+        f"SELECT {order}, * EXCLUDE ({order}, file_row_number) FROM ("
         f"SELECT * FROM read_parquet({_sql_str(str((out / RUNS_DIR).resolve() / '**' / (table + '.parquet')))}, "
         f"hive_partitioning = true, union_by_name = true, file_row_number = true, "
         f"hive_types = {_hive_types(manifest)})) ORDER BY {order}, file_row_number",

@@ -163,10 +163,13 @@ def _json_bytes(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode()
 
 
-def _worker_init() -> None:
+def _worker_init(started=None) -> None:
     # Ctrl-C in the terminal reaches the workers too: let it end them at once (the core
     # runs without returning to Python, and the parent writes nothing of theirs).
     import signal
+
+    global _STARTED
+    _STARTED = started
 
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -309,36 +312,110 @@ def _check_jobs(jobs: List[Job]) -> Tuple[List[str], Dict[str, str]]:
     return names or [], types
 
 
-def _results(tasks: List[dict], workers: Optional[int], dask: Any):
-    """Yield ``execute``'s result for every task, in completion order."""
+def _results(tasks: List[dict], workers: Optional[int], dask: Any, fn=None):
+    """Yield the result of ``fn`` (default ``execute``) for every task, in completion
+    order."""
+    fn = fn or execute
     if not tasks:
         return
     if dask is not None:
-        yield from _results_dask(tasks, dask)
+        yield from _results_dask(tasks, dask, fn)
         return
     n = min(workers or os.cpu_count() or 1, len(tasks))
     if n == 1:
         for t in tasks:
-            yield execute(t)
+            yield fn(t)
         return
+    yield from _results_pool(tasks, n, fn)
+
+
+def _results_pool(tasks: List[dict], n: int, fn):
+    """Local process pool. A worker that dies (killed for lack of memory, a crash)
+    breaks the whole pool: the runs that had not started go to a fresh pool, and each run
+    that was running then is run again alone, in a pool of its own, so that only a run
+    that kills its worker by itself is reported as failed."""
     import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    shared = list(tasks)
+    alone: List[dict] = []
+    while shared or alone:
+        if shared:
+            batch, shared = shared, []
+            for item in _pool_pass(ctx, batch, min(n, len(batch)), fn):
+                if isinstance(item, _Broken):
+                    shared.extend(item.not_started)
+                    alone.extend(item.running)
+                else:
+                    yield item
+        else:
+            t = alone.pop(0)
+            for item in _pool_pass(ctx, [t], 1, fn):
+                if isinstance(item, _Broken):
+                    yield {"run_id": t["run_id"], "error": "the worker process running it "
+                           "died (out of memory? a crash?)"}
+                else:
+                    yield item
+
+
+@dataclass
+class _Broken:
+    running: List[dict]
+    not_started: List[dict]
+
+
+def _pool_pass(ctx, tasks: List[dict], n: int, fn):
+    """Run ``tasks`` on a fresh pool of ``n`` processes; yield results, and a final
+    ``_Broken`` if a worker died, with the unfinished tasks split by whether they had
+    started."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init)
+    started = ctx.SimpleQueue()
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
+                               initargs=(started,))
+    left: Dict[Any, dict] = {}
+    broken = False
     try:
-        futures = {pool.submit(execute, t): t["run_id"] for t in tasks}
-        for fut in as_completed(futures):
+        left = {pool.submit(_pool_call, fn, t): t for t in tasks}
+        for fut in as_completed(list(left)):
             try:
-                yield fut.result()
+                result = fut.result()
             except BrokenProcessPool:
-                yield {"run_id": futures[fut], "error": "the worker process died"}
+                broken = True
+                break
+            del left[fut]
+            yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    if not broken:
+        started.close()
+        return
+    ran = set()
+    while not started.empty():
+        ran.add(started.get())
+    started.close()
+    running, not_started = [], []
+    for fut, t in left.items():
+        if fut.done() and not fut.cancelled() and fut.exception() is None:
+            yield fut.result()
+        elif t["run_id"] in ran:
+            running.append(t)
+        else:
+            not_started.append(t)
+    yield _Broken(running, not_started)
 
 
-def _results_dask(tasks: List[dict], dask: Any):
+_STARTED = None  # in a pool worker: where it announces the run it starts
+
+
+def _pool_call(fn, task):
+    if _STARTED is not None:
+        _STARTED.put(task["run_id"])
+    return fn(task)
+
+
+def _results_dask(tasks: List[dict], dask: Any, fn):
     try:
         from distributed import Client, as_completed
     except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
@@ -352,7 +429,7 @@ def _results_dask(tasks: List[dict], dask: Any):
     else:
         client = dask
     try:
-        futures = {client.submit(execute, t, pure=False): t["run_id"] for t in tasks}
+        futures = {client.submit(fn, t, pure=False): t["run_id"] for t in tasks}
         for fut in as_completed(futures):
             try:
                 yield fut.result()
