@@ -1,0 +1,225 @@
+"""Shared machinery of the paper reproductions (``savanna reproduce``, issue 6 part 3):
+loading a paper's scenario files from ``scenarios/``, overriding their fields, seeds for
+replications, running batches of simulations through ``savanna.sweep.run_many`` into a
+results store under the output directory (so a re-run reuses every completed run), and
+reading the results back with ``savanna.store``.
+
+It follows no paper itself; the paper modules beside it (``favorqueue_2013`` for Anelli,
+Diana & Lochin 2013, and the others as they are added) describe their experiments with it.
+
+Run caching: every run's id ends with a hash of its complete scenario (and of the files it
+reads, such as an empirical size CDF), so a run is reused only when it would be the same
+simulation; quick and full runs, or runs of an edited scenario, never mix. Each
+experiment has its own dataset directory ``OUT/runs/<experiment>/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+PathLike = "os.PathLike[str] | str"
+
+
+class ReproduceError(ValueError):
+    """Bad input to a reproduction (one line; the command exits with code 2)."""
+
+
+class RunFailed(ReproduceError):
+    """A simulation of a reproduction failed (the command exits with code 1)."""
+
+
+def scenarios_dir() -> Path:
+    """The repository's ``scenarios/`` directory (override with ``SAVANNA_SCENARIOS``)."""
+    env = os.environ.get("SAVANNA_SCENARIOS")
+    if env:
+        d = Path(env)
+    else:
+        d = Path(__file__).resolve().parents[3] / "scenarios"
+    if not d.is_dir():
+        raise ReproduceError(
+            f"scenarios directory {d} not found; run from a source checkout or set SAVANNA_SCENARIOS"
+        )
+    return d
+
+
+def load_scenario(name: str) -> dict:
+    """Parse ``scenarios/<name>`` (TOML) into a dict."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    path = scenarios_dir() / name
+    if not path.is_file():
+        raise ReproduceError(f"scenario file {path} not found")
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def override(scenario: Mapping[str, Any], changes: Mapping[str, Any]) -> dict:
+    """A deep copy of ``scenario`` with dotted paths set, e.g.
+    ``{"topology.bottleneck_queue.type": "favorqueue", "traffic[0].load": 0.5}``.
+    A path through a missing table creates it; a bad index is an error."""
+    out = copy.deepcopy(dict(scenario))
+    for path, value in changes.items():
+        node: Any = out
+        parts = _split(path)
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(part, int):
+                if not isinstance(node, list) or not -len(node) <= part < len(node):
+                    raise ReproduceError(f"override {path}: no element {part}")
+                if last:
+                    node[part] = copy.deepcopy(value)
+                else:
+                    node = node[part]
+            else:
+                if not isinstance(node, dict):
+                    raise ReproduceError(f"override {path}: {part} is not inside a table")
+                if last:
+                    node[part] = copy.deepcopy(value)
+                else:
+                    node = node.setdefault(part, {})
+    return out
+
+
+def _split(path: str) -> List[Any]:
+    parts: List[Any] = []
+    for piece in path.split("."):
+        name, _, rest = piece.partition("[")
+        if name:
+            parts.append(name)
+        while rest:
+            idx, _, rest = rest.partition("]")
+            parts.append(int(idx))
+            rest = rest[1:] if rest.startswith("[") else rest
+    return parts
+
+
+def seeds(n: int, base: int = 1) -> List[int]:
+    """The seeds of ``n`` replications: base, base + 1, ... Every discipline of a
+    comparison gets the same seeds, hence the same flows (the seed rule)."""
+    return [base + i for i in range(n)]
+
+
+def scenario_digest(scenario: Mapping[str, Any], base_dir: Optional[Path] = None) -> str:
+    """A short hash of a scenario and of the files it names (``file`` keys), so that a
+    cached run is reused only for an identical simulation."""
+    h = hashlib.sha256(json.dumps(scenario, sort_keys=True, default=str).encode())
+    for f in sorted(_file_refs(scenario)):
+        p = Path(f)
+        if not p.is_absolute() and base_dir is not None:
+            p = base_dir / p
+        h.update(f.encode())
+        h.update(p.read_bytes() if p.is_file() else b"<missing>")
+    return h.hexdigest()[:10]
+
+
+def _file_refs(x: Any) -> Iterable[str]:
+    if isinstance(x, Mapping):
+        for k, v in x.items():
+            if k == "file" and isinstance(v, str):
+                yield v
+            else:
+                yield from _file_refs(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _file_refs(v)
+
+
+# ---------------------------------------------------------------------------------------
+# The context a paper module works in
+
+
+@dataclass
+class Batch:
+    """The runs of one experiment: where they are and which run ids belong to it."""
+
+    name: str
+    dataset: Path
+    run_ids: List[str]
+    done: int = 0
+    skipped: int = 0
+    wall_s: float = 0.0
+
+    def query(self, sql_select: str, table: str = "flows", where: str = "", group_by: str = "") -> "Any":
+        """``SELECT <sql_select> FROM <table> WHERE run_id IN (this batch) [AND <where>]
+        [GROUP BY <group_by>]`` as a pandas DataFrame (parameter columns and ``run_id`` are
+        available)."""
+        from savanna import store
+
+        ids = ", ".join("'" + r.replace("'", "''") + "'" for r in self.run_ids)
+        cond = f"run_id IN ({ids})" + (f" AND ({where})" if where else "")
+        group = f" GROUP BY {group_by}" if group_by else ""
+        return store.query(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
+
+
+@dataclass
+class Context:
+    """What a paper module gets: the mode, where to write, and ``run`` for simulations."""
+
+    key: str
+    out_dir: Path
+    quick: bool
+    workers: Optional[int] = None
+    progress: bool = True
+    batches: List[Batch] = field(default_factory=list)
+
+    @property
+    def mode(self) -> str:
+        return "quick" if self.quick else "full"
+
+    def log(self, msg: str) -> None:
+        if self.progress:
+            print(f"{self.key}: {msg}", file=sys.stderr, flush=True)
+
+    def job(self, experiment: str, scenario: Mapping[str, Any], params: Mapping[str, Any]):
+        """A sweep ``Job`` for ``scenario`` with ``params``; its run id names the
+        parameters and ends with the scenario digest. Relative files resolve in scenarios/."""
+        from savanna.sweep import Job
+
+        base = scenarios_dir()
+        label = "-".join(f"{k}{_id_value(v)}" for k, v in params.items())
+        run_id = f"{experiment}-{label}-{scenario_digest(scenario, base)}"
+        return Job(run_id=run_id, scenario=dict(scenario), params=dict(params), base_dir=str(base))
+
+    def run(self, experiment: str, jobs: Sequence[Any]) -> Batch:
+        """Run (or reuse) ``jobs`` into ``OUT/runs/<experiment>``; raise ReproduceError
+        naming the first failed run."""
+        from savanna.sweep import run_many
+
+        t0 = time.perf_counter()
+        dataset = self.out_dir / "runs" / experiment
+        rep = run_many(list(jobs), dataset, workers=self.workers, progress=self.progress)
+        if rep.failed:
+            rid, err = next(iter(rep.failed.items()))
+            raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
+        b = Batch(experiment, dataset, [j.run_id for j in jobs], len(rep.done), len(rep.skipped),
+                  time.perf_counter() - t0)
+        self.batches.append(b)
+        self.log(f"{experiment}: {len(jobs)} runs ({b.skipped} reused) in {b.wall_s:.1f} s")
+        return b
+
+
+def _id_value(v: Any) -> str:
+    s = f"{v:g}" if isinstance(v, float) else str(v)
+    return "".join(c if c.isalnum() or c in "._" else "_" for c in s)
+
+
+@dataclass
+class Outcome:
+    """What a paper module returns for its report (see ``savanna.report.write_report``)."""
+
+    title: str
+    intro: str
+    figures: List[Any]
+    claims: List[Any]
+    tables: List[Any] = field(default_factory=list)
+    meta: Dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,989 @@
+"""Reproduction of Anelli, Diana & Lochin 2013, "FavorQueue: a Parameterless Active Queue
+Management to Improve TCP Traffic Performance" (Computer Networks): ``savanna reproduce
+favorqueue-2013``.
+
+Experiments (scenario files ``scenarios/favorqueue-2013-*.toml``; this module overrides
+their discipline, load, buffer, seed and duration):
+
+- load sweep at 10 Mb/s with DropTail, FavorQueue, CHOKe, LAS and RuN2C (Figs. 2, 3(a),
+  4(a), 8, 10-13, 17-22, the SYN loss ratios of section 6.1);
+- load sweep at 100 Mb/s with DropTail, CHOKe and FavorQueue (Figs. 3(b), 4(b));
+- buffer sizes with DropTail and FavorQueue (Fig. 9);
+- short flows with 50 persistent flows (Figs. 14-16, section 5.3);
+- initial window 10 against 2 (Fig. 27, section 9.3);
+- five hops with FavorQueue at the edge only (Fig. 26, section 8), once the scenario
+  format has the chain topology.
+
+Every discipline of a comparison runs with the same seeds, so it carries the same flows
+(the seed rule) and Delta_i, G(x) and P(improve) are computed flow by flow. Claims are
+declared in ``CLAIMS`` with their tolerance before any result is computed; see
+docs/reproduce.md for the verdict rule and the readings of the paper.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from savanna.reproduce.common import Context, Outcome, load_scenario, override, scenarios_dir, seeds
+
+KEY = "favorqueue-2013"
+TITLE = "FavorQueue (Anelli, Diana & Lochin 2013): reproduction"
+PAPER = ("P. Anelli, R. Diana, E. Lochin, FavorQueue: a Parameterless Active Queue Management "
+         "to Improve TCP Traffic Performance, Computer Networks, 2013")
+
+SIZES_CSV = "favorqueue-2013-sizes.csv"
+SC_10M = "favorqueue-2013-fig03-10mbps.toml"
+SC_100M = "favorqueue-2013-fig03-100mbps.toml"
+SC_QSIZE = "favorqueue-2013-fig09-queue-size.toml"
+SC_PERSIST = "favorqueue-2013-fig14-persistent.toml"
+SC_IW10 = "favorqueue-2013-fig27-iw10.toml"
+
+NAMES = {"droptail": "DropTail", "favorqueue": "FavorQueue", "choke": "CHOKe", "las": "LAS", "run2c": "RuN2C"}
+COLORS = {"droptail": "#3b3b3b", "favorqueue": "#1f5fbf", "choke": "#e07b00", "las": "#2a9d4b", "run2c": "#8e44ad"}
+MARKERS = {"droptail": "o", "favorqueue": "s", "choke": "^", "las": "D", "run2c": "v"}
+DISC_10M = ["droptail", "favorqueue", "choke", "las", "run2c"]
+DISC_100M = ["droptail", "choke", "favorqueue"]
+DT, FQ = "droptail", "favorqueue"
+BOTTLENECK = "left->right"
+
+SHORT = (1, 9)          # section 5.2: "short TCP flows (i.e. with a size lower than 10 packets)"
+MID = (10, 99)          # section 5.2: "medium sized flows (ranging from 10 to 100)"
+LONG = (100, math.inf)  # section 5.2: "long TCP flows (i.e. above 100 packets)", "size >= 100"
+
+
+# ---------------------------------------------------------------------------------------
+# The workload's size distribution
+
+
+def lomax_size_cdf(shape: float = 1.3, mean: float = 30.0, cap: float = 1e6) -> List[Tuple[float, float]]:
+    """Points (size in packets, CDF) of an empirical distribution equal, after Savanna's
+    rounding to whole packets, to a Pareto II (Lomax) law of ``shape`` and ``mean``:
+    P(S > x) = (1 + x / s)^-shape with s = mean (shape - 1), capped at ``cap`` packets.
+
+    Why Lomax: the paper's Pareto of shape 1.3 and mean 30 packets has flows of 1 to 6
+    packets (it discusses flows of 2 packets, flows below 6 and below 10 packets), which a
+    Pareto I of that mean cannot produce (its minimum is 6.9 packets). The CDF is exact at
+    every half-integer up to 100.5 (each whole size gets its exact probability) and at 60
+    log-spaced half-integers above, linear in between.
+    """
+    scale = mean * (shape - 1.0)
+
+    def cdf(x: float) -> float:
+        return 1.0 - (1.0 + x / scale) ** (-shape)
+
+    edges = [k + 0.5 for k in range(1, 100)]
+    edges += sorted({math.floor(x) + 0.5 for x in np.geomspace(100.0, cap, 60) if math.floor(x) + 0.5 < cap})
+    pts = [(1.0, cdf(1.5))]  # the first point is a point mass: P(size = 1) = P(S < 1.5)
+    for e in edges:
+        if e > pts[-1][0]:
+            pts.append((e, cdf(e)))
+    pts.append((cap, 1.0))
+    return pts
+
+
+def size_csv_text() -> str:
+    """The text of ``scenarios/favorqueue-2013-sizes.csv`` (regenerate it with this)."""
+    lines = [
+        "size,cdf",
+        "# Flow sizes of the FavorQueue 2013 reproduction: Pareto II (Lomax), shape 1.3, mean 30",
+        "# packets (45,000 B of 1,500 B packets), P(S > x) = (1 + x/9)^-1.3, capped at 1e6 packets.",
+        "# Written by savanna.reproduce.favorqueue_2013.size_csv_text(); see that function for why.",
+    ]
+    lines += [f"{s:.1f},{c:.12f}" for s, c in lomax_size_cdf()]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Experiment plan: the paper's (full) and a short one (quick)
+
+
+@dataclass(frozen=True)
+class Plan:
+    loads: Tuple[float, ...]
+    reps: int
+    duration_s: float
+    warmup_s: float
+    loads_100: Tuple[float, ...]
+    reps_100: int
+    duration_100_s: float
+    warmup_100_s: float
+    buffers: Tuple[int, ...]
+    buffer_loads: Tuple[float, ...]
+    buffer_reps: int
+    persist_duration_s: float
+    persist_reps: int
+    persist_window_from_s: float
+
+
+def plan(quick: bool) -> Plan:
+    """The experiment sizes. Full: the paper's section 4 (ten loads 0.05-0.95, 500 s, ten
+    replications, flows after the first 50 s) and section 5.3 (2000 s; the paper ran one
+    replication, we run five so that claims get a confidence interval). Quick: a few loads,
+    shorter runs and fewer replications so that the whole paper takes about a minute."""
+    if quick:
+        return Plan(
+            loads=(0.25, 0.55, 0.75, 0.85, 0.95), reps=3, duration_s=150.0, warmup_s=30.0,
+            loads_100=(0.35, 0.65, 0.95), reps_100=2, duration_100_s=40.0, warmup_100_s=10.0,
+            buffers=(4, 8, 16, 32, 64, 128), buffer_loads=(0.85,), buffer_reps=2,
+            persist_duration_s=240.0, persist_reps=2, persist_window_from_s=60.0,
+        )
+    loads = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
+    return Plan(
+        loads=loads, reps=10, duration_s=500.0, warmup_s=50.0,
+        loads_100=loads, reps_100=10, duration_100_s=500.0, warmup_100_s=50.0,
+        buffers=(2, 4, 8, 16, 24, 32, 48, 64, 96, 128), buffer_loads=loads, buffer_reps=10,
+        persist_duration_s=2000.0, persist_reps=5, persist_window_from_s=100.0,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The claims, declared before any result (see savanna.report for the verdict rule).
+# Tolerances: 25% of the paper's number by default; 100% (a factor of two) for numbers
+# below 1%, which rest on rare events; absolute bands where the paper says "always".
+
+def _claims():
+    from savanna.report import ClaimSpec as C
+
+    return [
+        C("workload-ge100", "Share of flows of 100 packets or more", 2.0, "%", "approximately 2%",
+          source="§5.2",
+          why_differs="Our Pareto II (Lomax) of shape 1.3 and mean 30 packets has 3.9% of its flows at or above 100 "
+                      "packets; the paper does not give the exact law it drew from."),
+        C("lat-gain-max", "Largest latency reduction of FavorQueue against DropTail over the loads", 30.0, "%",
+          "up to 30%", direction=">", source="Abstract, Fig. 3(a)"),
+        C("lat-faq-dt-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below DropTail's (reduction)", None, "%",
+          "FaQ lower", direction=">", source="Fig. 3(a)"),
+        C("lat-faq-choke-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)", None, "%",
+          "FaQ lower", direction=">", source="Fig. 3(a)"),
+        C("lat-faq-las-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below LAS's (reduction)", None, "%",
+          "FaQ lower", direction=">", source="Fig. 3(a)"),
+        C("lat-faq-run2c-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below RuN2C's (reduction)", None, "%",
+          "FaQ lower", direction=">", source="Fig. 3(a)"),
+        C("drop-faq-dt-hi", "Highest load, 10 Mb/s: FavorQueue's drop ratio below DropTail's (difference)", None,
+          "points", "FaQ lower", direction=">", source="Fig. 4(a)"),
+        C("drop-choke-run2c-hi", "Highest load, 10 Mb/s: CHOKe's drop ratio below RuN2C's (difference)", None,
+          "points", "CHOKe lower", direction=">", source="§5.1, Fig. 4(a)"),
+        C("lat-100m-dt", "Highest load, 100 Mb/s: FavorQueue's mean latency below DropTail's (reduction)", None, "%",
+          "FaQ lower (homothetic)", direction=">", source="Fig. 3(b)"),
+        C("lat-100m-choke", "Highest load, 100 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)", None, "%",
+          "FaQ lower (homothetic)", direction=">", source="Fig. 3(b)"),
+        C("drop-100m-dt", "Highest load, 100 Mb/s: FavorQueue's drop ratio below DropTail's (difference)", None,
+          "points", "FaQ lower", direction=">", source="Fig. 4(b)"),
+        C("fig8-every-size", "Size classes up to 100 packets where FavorQueue's mean latency is below DropTail's",
+          100.0, "%", "whatever the flow length", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0,
+          source="Fig. 8"),
+        C("fig8-short-larger", "Latency reduction of short flows (< 10 packets) minus that of 10-99 packet flows",
+          None, "points", "difference larger for short flows", direction=">", source="Fig. 8"),
+        C("fig9-every-buffer", "Buffer sizes where FavorQueue's latency is below DropTail's", 100.0, "%",
+          "whatever the queue size", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0, source="Fig. 9"),
+        C("fig9-plateau", "Change of FavorQueue's latency from a 64- to a 128-packet buffer", 0.0, "%",
+          "no impact beyond 60 packets", abs_tol=5.0, source="Fig. 9"),
+        C("delta-zero", "Flows whose latency does not change (Delta = 0)", 16.0, "%", source="§5.2, Fig. 10"),
+        C("delta-pos", "Flows whose latency decreases (Delta > 0)", 54.0, "%", source="§5.2, Fig. 10"),
+        C("delta-neg", "Flows whose latency increases (Delta < 0)", 30.0, "%", source="§5.2, Fig. 10"),
+        C("delta-gt-1s", "Flows whose latency decreases by more than 1 s", 10.0, "%", source="§5.2, Fig. 10"),
+        C("delta-lt-m10ms", "Flows with Delta < -10 ms", 18.0, "%", source="§5.2, Fig. 10"),
+        C("delta-lt-10ms", "Flows with Delta < 10 ms", 64.0, "%", source="§5.2, Fig. 10"),
+        C("delta-more-decrease", "Share of flows faster minus share slower with FavorQueue", 24.0, "points",
+          "54% - 30%", direction=">", source="§5.2, Fig. 10"),
+        C("p-improve-short", "Short flows (< 10 packets) whose latency improves", 58.0, "%", source="§1, §5.2, Fig. 11"),
+        C("p-decrease-short", "Short flows (< 10 packets) whose latency worsens", 25.0, "%", source="§5.2, Fig. 11"),
+        C("p-improve-long", "Long flows (>= 100 packets) whose latency improves", 80.0, "%", source="§1, §5.2, Fig. 11"),
+        C("p-decrease-long", "Long flows (>= 100 packets) whose latency worsens", 20.0, "%", source="§5.2, Fig. 11"),
+        C("p-decrease-mid", "Medium flows (10-99) minus short flows: share whose latency worsens", None, "points",
+          "medium flows most penalised", direction=">", source="§5.2, Fig. 11"),
+        C("gain-overall", "Latency gain G over all flows (sum Delta / sum Td)", 30.0, "%", "about 30%",
+          direction=">", source="§1, §5.2, Fig. 12"),
+        C("gain-short-max", "Largest gain G(x) among short flows (x < 10 packets)", 55.0, "%", "up to 55%",
+          direction=">", source="§5.2, Fig. 12"),
+        C("flows-mean", "Reduction of the mean number of flows in the system", None, "%", "considerably reduced",
+          direction=">", source="Fig. 13"),
+        C("flows-std", "Reduction of the standard deviation of the number of flows in the system", None, "%",
+          "less variability", direction=">", source="Fig. 13"),
+        C("persist-short-dt", "Short flows in the system with 50 persistent flows, DropTail", 100.0, "flows",
+          "oscillates around 100", source="§5.3, Fig. 14",
+          why_differs="How many short flows pile up depends on how hard 50 persistent flows press an 8-packet "
+                      "buffer, which rests on TCP details the paper leaves open (receiver window, RTTs of the "
+                      "persistent flows)."),
+        C("persist-short-faq", "Short flows in the system with 50 persistent flows, FavorQueue", 30.0, "flows",
+          "about 30", source="§5.3, Fig. 14"),
+        C("persist-short-lower", "Reduction of the number of short flows in the system with FavorQueue", None, "%",
+          "100 -> 30", direction=">", source="§5.3, Fig. 14"),
+        C("persist-latency", "Short flows' mean latency reduction with 50 persistent flows", None, "%",
+          "short flows take advantage", direction=">", source="§5.3, Fig. 15"),
+        C("persist-thr-dt", "Mean throughput of a persistent flow, DropTail (share of the bottleneck)", 1.81, "%",
+          rel_tol=0.10, source="§5.3, Fig. 16"),
+        C("persist-thr-faq", "Mean throughput of a persistent flow, FavorQueue (share of the bottleneck)", 1.86, "%",
+          rel_tol=0.10, source="§5.3, Fig. 16"),
+        C("persist-thr-std", "Reduction of the spread (std) of persistent flows' throughput with FavorQueue", None,
+          "%", "variance smaller", direction=">", source="§5.3, Fig. 16"),
+        C("qdelay-dt", "Average queueing delay at the bottleneck, DropTail", 2.9, "ms", source="§6.1, Fig. 17"),
+        C("qdelay-faq", "Average queueing delay at the bottleneck, FavorQueue", 2.8, "ms", source="§6.1, Fig. 17"),
+        C("drop-every-size", "Size classes up to 100 packets where FavorQueue's drop ratio is below DropTail's",
+          100.0, "%", "lower for all flow lengths", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0,
+          source="§6.1, Fig. 18"),
+        C("drop-size2-faq", "Drop ratio of 2-packet flows, FavorQueue", 0.1, "%", "about 1e-3", rel_tol=1.0,
+          source="§6.1, Fig. 18"),
+        C("syn-dt-avg", "SYN loss ratio, DropTail, average over the loads", 1.8, "%", source="§6.1",
+          why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
+                      "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed."),
+        C("syn-dt-high", "SYN loss ratio, DropTail, loads above 0.75", 2.09, "%", source="§6.1",
+          why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
+                      "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed."),
+        C("syn-faq-high", "SYN loss ratio, FavorQueue, loads above 0.75", 0.06, "%", rel_tol=1.0, source="§6.1"),
+        C("syn-faq-avg", "SYN loss ratio, FavorQueue, average over the loads", 0.04, "%", rel_tol=1.0, source="§6.1"),
+        C("rto-ratio-hi", "Highest load: RTO ratio T(rho) reduction with FavorQueue", None, "%",
+          "FaQ lower when loaded", direction=">", source="§6.2, Fig. 19"),
+        C("tau-dt", "Share of loss recoveries done by RTO, DropTail (tau over all flows)", 56.0, "%",
+          source="§1, §6.2, Fig. 20"),
+        C("tau-faq", "Share of loss recoveries done by RTO, FavorQueue (tau over all flows)", 38.0, "%",
+          source="§6.2, Fig. 20"),
+        C("fr-increase", "Increase of the number of fast retransmits with FavorQueue", 14.0, "%", direction=">",
+          source="§6.2"),
+        C("tau-small", "Share of recoveries done by RTO for flows below 6 packets, DropTail", 100.0, "%",
+          "exclusively RTO", abs_tol=2.0, source="§6.2, Fig. 20",
+          why_differs="With NewReno, three duplicate ACKs can come from a 4- or 5-packet flow when an early "
+                      "packet is lost, so some of our small flows recover by fast retransmit."),
+        C("pfavor-2", "P(Favor) of 2-packet flows", 100.0, "%", "always favored", abs_tol=5.0,
+          source="§7.1, Fig. 21"),
+        C("pfavor-mid", "Lowest P(Favor) among 10-99 packet flows", 50.0, "%", "reaches 50%", source="§7.1, Fig. 21"),
+        C("pfavor-long", "P(Favor) of flows of 100 packets or more", 70.0, "%", "around 70%",
+          source="§7.1, Fig. 21"),
+        C("pushout-share", "Share of FavorQueue's drops that are push-outs", 30.0, "%", "about 30%",
+          source="§7.1, Fig. 22"),
+        C("ito-peak", "Flows completing in [3, 3.5) s (the 3 s initial-timeout peak), FavorQueue minus DropTail",
+          None, "points", "peak disappears", direction="<", source="§1, Fig. 2"),
+        C("iw10-dt", "Initial window 10 against 2: DropTail's latency reduction", None, "%", "IW 10 improves",
+          direction=">", source="§9.3, Fig. 27"),
+        C("iw10-faq", "Initial window 10: FavorQueue's latency reduction against DropTail", None, "%",
+          "FaQ complements IW 10", direction=">", source="§9.3, Fig. 27"),
+        C("iw10-loss", "Initial window 10 against 2: increase of DropTail's drop ratio", None, "points",
+          "with the price of more losses", direction=">", source="§9.3"),
+    ]
+
+
+CLAIMS = _claims()
+
+
+# ---------------------------------------------------------------------------------------
+# Scenarios and runs
+
+
+def _scenario(name: str, *, qdisc: str, seed: int, duration_s: float, load: Optional[float] = None,
+              buffer_pkts: Optional[int] = None, **extra) -> dict:
+    sc = load_scenario(name)
+    q = dict(sc["topology"]["bottleneck_queue"])
+    q["type"] = qdisc
+    if buffer_pkts is not None:
+        q["limit_pkts"] = buffer_pkts
+    changes = {"topology.bottleneck_queue": {"type": q["type"], "limit_pkts": q["limit_pkts"]},
+               "seed": seed, "duration_s": duration_s}
+    if load is not None:
+        changes[f"traffic[{_block(sc, 'forward')}].load"] = load
+    changes.update(extra)
+    return override(sc, changes)
+
+
+def _block(sc: dict, name: str) -> int:
+    for i, t in enumerate(sc.get("traffic", [])):
+        if t.get("name") == name:
+            return i
+    raise KeyError(f"traffic block {name!r} not in scenario {sc.get('name')}")
+
+
+def _sweep(ctx: Context, experiment: str, scenario: str, discs: Sequence[str], loads: Sequence[float],
+           reps: int, duration_s: float, **extra):
+    jobs = []
+    for d in discs:
+        for load in loads:
+            for r, seed in enumerate(seeds(reps)):
+                sc = _scenario(scenario, qdisc=d, seed=seed, duration_s=duration_s, load=load, **extra)
+                jobs.append(ctx.job(experiment, sc, {"qdisc": d, "load": float(load), "rep": r + 1}))
+    return ctx.run(experiment, jobs)
+
+
+FLOW_COLS = ("flow_id, start_s, end_s, size_pkts, fct_s, data_pkts_sent, retransmits, timeouts, "
+             "fast_retransmits, drops, syn_drops, favored_pkts, delivered_pkts, kind")
+
+
+# ---------------------------------------------------------------------------------------
+# Metrics (on flows tables with the sweep's qdisc, load, rep columns)
+
+
+def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep")) -> pd.DataFrame:
+    """Flows that finished under every discipline of ``discs`` in the same run group
+    (section 4: "we only compare all identical terminating flows")."""
+    keys = list(keys)
+    done = f[f["qdisc"].isin(discs) & f["fct_s"].notna()]
+    n = done.groupby(keys + ["flow_id"])["qdisc"].nunique()
+    ok = n[n == len(discs)].reset_index()[keys + ["flow_id"]]
+    return done.merge(ok, on=keys + ["flow_id"], how="inner")
+
+
+def drop_ratio(g: pd.DataFrame) -> float:
+    sent = float(g["data_pkts_sent"].sum())
+    return 100.0 * float(g["drops"].sum()) / sent if sent > 0 else math.nan
+
+
+def size_bins() -> List[Tuple[float, float]]:
+    """Flow-length classes of the by-size figures: 1..10 packets one by one, then
+    logarithmic classes up to 10,000 packets and one above."""
+    bins: List[Tuple[float, float]] = [(s, s) for s in range(1, 11)]
+    edges = sorted({int(round(x)) for x in np.geomspace(11, 10000, 15)})
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        bins.append((lo, hi - 1))
+    bins.append((edges[-1], math.inf))
+    return bins
+
+
+def bin_x(b: Tuple[float, float]) -> float:
+    lo, hi = b
+    return float(lo) if lo == hi else math.sqrt(lo * (hi if math.isfinite(hi) else lo * 3.0))
+
+
+def _in(f: pd.DataFrame, b: Tuple[float, float]) -> pd.Series:
+    return (f["size_pkts"] >= b[0]) & (f["size_pkts"] <= b[1])
+
+
+def _uid(f: pd.DataFrame) -> pd.DataFrame:
+    """Flow ids unique across the loads of one replication, so runs at several loads can be
+    pooled into one table (the paper's "ten averaged experiment") and compared flow by flow."""
+    loads = sorted(f["load"].unique())
+    idx = {l: i for i, l in enumerate(loads)}
+    return f.assign(flow_id=f["flow_id"] + f["load"].map(idx).astype("int64") * 100_000_000)
+
+
+def little_delay_ms(q: pd.DataFrame) -> float:
+    """Mean waiting time of a packet in a queue by Little's law, W = L / lambda: L the time
+    average of the queue length (the samples of queues.parquet, taken every interval) and
+    lambda the departure rate, pooled over the runs of ``q`` (one row per run: ``l_pkts``
+    mean length, ``dep`` departures, ``t_s`` run length)."""
+    dep = float(q["dep"].sum())
+    return 1000.0 * float((q["l_pkts"] * q["t_s"]).sum()) / dep if dep > 0 else math.nan
+
+
+# ---------------------------------------------------------------------------------------
+# Plotting
+
+
+def _style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "figure.figsize": (6.4, 3.9), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
+        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+        "legend.fontsize": 8.5, "svg.hashsalt": "savanna", "lines.linewidth": 1.6,
+        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
+    })
+    return plt
+
+
+def _ci_frame(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
+    """Mean and 95% CI of ``value`` over replications, per group ``by``."""
+    from savanna.analysis.stats import mean_ci
+
+    rows = []
+    for key, g in df.groupby(by, sort=True):
+        v = g[value].dropna().to_numpy(dtype=float)
+        if len(v) == 0:
+            continue
+        ci = mean_ci(v)
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(dict(zip(by, key), mean=ci.mean, lo=ci.low if ci.n > 1 else ci.mean,
+                         hi=ci.high if ci.n > 1 else ci.mean, n=ci.n))
+    return pd.DataFrame(rows)
+
+
+def _ecdf(values, points: int = 1500):
+    """Sorted values and their empirical CDF, thinned to about ``points`` points plus a
+    geometric sample of the upper tail (so log-scale CCDFs keep their tail) for light SVGs."""
+    v = np.sort(np.asarray(values, dtype=float))
+    n = len(v)
+    y = np.arange(1, n + 1) / n if n else np.array([])
+    if n <= points:
+        return v, y
+    idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
+    idx = np.unique(np.clip(idx.astype(int), 0, n - 1))
+    return v[idx], y[idx]
+
+
+def _line_ci(ax, x, m, lo, hi, disc, label=None, ls="-"):
+    ax.plot(x, m, ls, color=COLORS[disc], marker=MARKERS[disc], label=label or NAMES[disc])
+    ax.fill_between(x, lo, hi, color=COLORS[disc], alpha=0.15, linewidth=0)
+
+
+# ---------------------------------------------------------------------------------------
+# The reproduction
+
+
+def reproduce(ctx: Context) -> Outcome:
+    from savanna.report import Table, judge, save_figure
+
+    plt = _style()
+    p = plan(ctx.quick)
+    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
+    notes: Dict[str, str] = {}
+    figures = []
+    tables: List = []
+    out = ctx.out_dir
+
+    def fig(fg, id, title, caption):
+        figures.append(save_figure(fg, out, id, title, caption))
+
+    # ---- runs --------------------------------------------------------------------------
+    b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s)
+    b100 = _sweep(ctx, "loads-100mbps", SC_100M, DISC_100M, p.loads_100, p.reps_100, p.duration_100_s)
+    qjobs = []
+    for d in (DT, FQ):
+        for buf in p.buffers:
+            for load in p.buffer_loads:
+                for r, seed in enumerate(seeds(p.buffer_reps)):
+                    sc = _scenario(SC_QSIZE, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
+                    qjobs.append(ctx.job("buffers", sc, {"qdisc": d, "buffer_pkts": buf, "load": float(load), "rep": r + 1}))
+    bq = ctx.run("buffers", qjobs)
+    pjobs = []
+    for d in (DT, FQ):
+        for r, seed in enumerate(seeds(p.persist_reps)):
+            sc = _scenario(SC_PERSIST, qdisc=d, seed=seed, duration_s=p.persist_duration_s)
+            pjobs.append(ctx.job("persistent", sc, {"qdisc": d, "rep": r + 1}))
+    bp = ctx.run("persistent", pjobs)
+    biw = _sweep(ctx, "iw10", SC_IW10, (DT, FQ), p.loads, p.reps, p.duration_s)
+
+    # ---- load sweep at 10 Mb/s ---------------------------------------------------------
+    cols = "qdisc, load, rep, " + FLOW_COLS
+    all10 = b10.query(cols, where="source = 'forward'")
+    f10 = all10[all10["start_s"] >= p.warmup_s]
+    hi = max(p.loads)
+    reps = sorted(f10["rep"].unique())
+
+    # Workload
+    for r in reps:
+        g = f10[(f10["rep"] == r) & (f10["qdisc"] == DT)]
+        samples["workload-ge100"].append(100.0 * float((g["size_pkts"] >= 100).mean()))
+
+    # Figs. 3(a), 4(a): latency and drop ratio against load
+    cf = common_finished(f10, DISC_10M)
+    lat = cf.groupby(["qdisc", "load", "rep"])["fct_s"].mean().rename("lat").reset_index()
+    drp = f10.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for d in DISC_10M:
+        c = _ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
+        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
+        c = _ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
+        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(a): latency, 10 Mb/s")
+    a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(a): drop ratio, 10 Mb/s")
+    a1.legend()
+    fig(fg, "fig03a-04a-latency-drop-10mbps", "Figs. 3(a) and 4(a): latency and drop ratio against load, 10 Mb/s",
+        "Mean latency (first SYN to last byte) of the flows that finished under all five disciplines, and drop "
+        "ratio (data packets dropped / sent) of all flows started after the warm-up, per load; lines are means over "
+        f"replications, bands 95% CIs. 8-packet buffer, loads {', '.join(f'{x:g}' for x in p.loads)}.")
+    lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat")
+    dt_ = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop")
+    red = (100.0 * (lt[DT] - lt[FQ]) / lt[DT]).reset_index(name="red")
+    for r in reps:
+        samples["lat-gain-max"].append(float(red[red["rep"] == r]["red"].max()))
+    top = lt.xs(hi, level="load")
+    for d, cid in (("droptail", "lat-faq-dt-hi"), ("choke", "lat-faq-choke-hi"), ("las", "lat-faq-las-hi"),
+                   ("run2c", "lat-faq-run2c-hi")):
+        samples[cid] = list(100.0 * (top[d] - top[FQ]) / top[d])
+    dtop = dt_.xs(hi, level="load")
+    samples["drop-faq-dt-hi"] = list(dtop[DT] - dtop[FQ])
+    samples["drop-choke-run2c-hi"] = list(dtop["run2c"] - dtop["choke"])
+    rows = []
+    for load in p.loads:
+        row = [load]
+        for d in DISC_10M:
+            row.append(float(lt.xs(load, level="load")[d].mean()))
+        for d in DISC_10M:
+            row.append(float(dt_.xs(load, level="load")[d].mean()))
+        rows.append(row)
+    tables.append(Table("Latency and drop ratio against load, 10 Mb/s (Figs. 3(a), 4(a))",
+                        ["load"] + [f"latency {NAMES[d]} (s)" for d in DISC_10M] + [f"drop {NAMES[d]} (%)" for d in DISC_10M],
+                        rows, "Means over replications."))
+
+    # Fig. 2: flow sizes and the latency distribution
+    dt_fq = common_finished(f10, (DT, FQ))
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    sx, sy = _ecdf(f10[(f10["qdisc"] == DT)]["size_pkts"].dropna().to_numpy())
+    a1.step(sx, sy, where="post", color="#1f5fbf")
+    a1.set(xscale="log", xlabel="flow size (packets)", ylabel="CDF", title="Flow sizes")
+    bins = np.arange(0, 8.0001, 0.05)
+    peak = {}
+    for d in (DT, FQ):
+        v = dt_fq[dt_fq["qdisc"] == d]["fct_s"].to_numpy()
+        a2.hist(v, bins=bins, density=True, histtype="step", color=COLORS[d], label=NAMES[d], linewidth=1.4)
+        for r in reps:
+            w = dt_fq[(dt_fq["qdisc"] == d) & (dt_fq["rep"] == r)]["fct_s"]
+            peak.setdefault(d, []).append(100.0 * float(((w >= 3.0) & (w < 3.5)).mean()))
+    samples["ito-peak"] = list(np.array(peak[FQ]) - np.array(peak[DT]))
+    a2.axvline(3.0, color="#b42318", lw=0.8, ls=":")
+    a2.set(xlabel="latency (s)", ylabel="density", title="Latency distribution (all loads pooled)")
+    a2.legend()
+    fig(fg, "fig02-latency-distribution", "Fig. 2: flow sizes and latency distribution",
+        "Left: CDF of flow sizes (Pareto II, shape 1.3, mean 30 packets). Right: density of latency for DropTail "
+        "and FavorQueue, flows of every load and replication pooled (the paper's 'ten averaged experiment'); "
+        "the dotted line marks the 3 s initial retransmission timeout.")
+
+    # Per-replication, loads pooled: Delta_i, G(x), P(improve) (Figs. 10-12)
+    from savanna.analysis import favorqueue as fqa
+
+    bins = size_bins()
+    pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ, "choke")}
+    deltas = []
+    gains = []
+    for r in reps:
+        a = pooled[DT][pooled[DT]["rep"] == r]
+        b = pooled[FQ][pooled[FQ]["rep"] == r]
+        dl = fqa.delta_i(a, b).assign(rep=r)
+        deltas.append(dl)
+        v = dl["delta_s"].to_numpy()
+        samples["delta-zero"].append(100.0 * float(np.mean(np.abs(v) <= 1e-9)))
+        samples["delta-pos"].append(100.0 * float(np.mean(v > 1e-9)))
+        samples["delta-neg"].append(100.0 * float(np.mean(v < -1e-9)))
+        samples["delta-gt-1s"].append(100.0 * float(np.mean(v > 1.0)))
+        samples["delta-lt-m10ms"].append(100.0 * float(np.mean(v < -0.01)))
+        samples["delta-lt-10ms"].append(100.0 * float(np.mean(v < 0.01)))
+        samples["delta-more-decrease"].append(100.0 * float(np.mean(v > 1e-9) - np.mean(v < -1e-9)))
+        g3 = fqa.gain(a, b, bins=[SHORT, MID, LONG, (1, math.inf)])
+        samples["p-improve-short"].append(100.0 * g3["p_faster"].iloc[0])
+        samples["p-decrease-short"].append(100.0 * g3["p_slower"].iloc[0])
+        samples["p-improve-long"].append(100.0 * g3["p_faster"].iloc[2])
+        samples["p-decrease-long"].append(100.0 * g3["p_slower"].iloc[2])
+        samples["p-decrease-mid"].append(100.0 * (g3["p_slower"].iloc[1] - g3["p_slower"].iloc[0]))
+        samples["gain-overall"].append(100.0 * g3["gain"].iloc[3])
+        gs = fqa.gain(a, b)  # one row per size
+        small = gs[(gs["size_pkts"] < 10) & (gs["flows"] >= 20)]
+        if len(small):
+            samples["gain-short-max"].append(100.0 * float(small["gain"].max()))
+        gains.append(fqa.gain(a, b, bins=bins).assign(rep=r))
+        # Fig. 8 claims: mean latency per size class, flows finished under both
+        la = fqa.delta_i(a, b)
+        per = [(bn, la[_in(la, bn)]) for bn in bins if bn[0] <= 100]
+        per = [(bn, g) for bn, g in per if len(g) >= 10]
+        if per:
+            below = [float(g["fct_b_s"].mean() < g["fct_a_s"].mean()) for _, g in per]
+            samples["fig8-every-size"].append(100.0 * float(np.mean(below)))
+
+        def red_of(rng):
+            g = la[_in(la, rng)]
+            return 100.0 * (g["fct_a_s"].mean() - g["fct_b_s"].mean()) / g["fct_a_s"].mean()
+
+        samples["fig8-short-larger"].append(red_of(SHORT) - red_of(MID))
+    delta = pd.concat(deltas, ignore_index=True)
+
+    # Fig. 8: mean latency by flow length (DropTail, CHOKe, FavorQueue; flows finished under all three)
+    c3 = _uid(common_finished(f10, (DT, FQ, "choke")))
+    fg, ax = plt.subplots()
+    for d in (DT, "choke", FQ):
+        g = c3[c3["qdisc"] == d]
+        xs, ms = [], []
+        for bn in bins:
+            w = g[_in(g, bn)]["fct_s"]
+            if len(w) >= 5:
+                xs.append(bin_x(bn))
+                ms.append(w.mean())
+        ax.plot(xs, ms, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+    ax.set(xscale="log", yscale="log", xlabel="flow length (packets)", ylabel="mean latency (s)",
+           title="Fig. 8: mean latency by flow length")
+    ax.legend()
+    fig(fg, "fig08-latency-by-length", "Fig. 8: mean latency as a function of the flow length",
+        "Flows of every load and replication pooled; sizes 1-10 one by one, then logarithmic classes (a point "
+        "needs at least 5 flows). Flows that finished under all three disciplines.")
+
+    # Fig. 10: CDF of Delta
+    fg, ax = plt.subplots()
+    vx, vy = _ecdf(delta["delta_s"].to_numpy(), points=3000)
+    ax.step(vx, vy, where="post", color=COLORS[FQ])
+    ax.set_xscale("symlog", linthresh=0.01)
+    ax.axvline(0, color="#888", lw=0.8)
+    ax.set(xlabel="Δ = latency DropTail − latency FavorQueue (s)", ylabel="CDF",
+           title="Fig. 10: CDF of the latency difference Δ")
+    fig(fg, "fig10-delta-cdf", "Fig. 10: cumulative distribution of the latency difference Δ",
+        "Δ_i = Td_i − Tf_i for every flow that finished under both disciplines (same seeds, hence the same "
+        "flows), all loads and replications pooled; symmetric-log axis, linear within ±10 ms.")
+
+    # Figs. 11, 12: probability of change and gain by flow length (all replications pooled)
+    gb = pd.concat(gains, ignore_index=True)
+    gb["d_sum"] = gb["gain"] * gb["sum_fct_a_s"]
+    gb["dp_sum"] = gb["gain_pos"] * gb["sum_fct_a_s"]
+    gb["dn_sum"] = gb["gain_neg"] * gb["sum_fct_a_s"]
+    gb["n_f"] = gb["p_faster"] * gb["flows"]
+    gb["n_s"] = gb["p_slower"] * gb["flows"]
+    agg = gb.groupby("bucket", sort=False)[["flows", "sum_fct_a_s", "d_sum", "dp_sum", "dn_sum", "n_f", "n_s"]].sum()
+    agg = agg.reindex([r for r in gains[0]["bucket"]])
+    xs = np.array([bin_x(bn) for bn in bins])
+    keep = agg["flows"].to_numpy() >= 5
+    fg, ax = plt.subplots()
+    ax.plot(xs[keep], (100 * agg["n_f"] / agg["flows"]).to_numpy()[keep], color=COLORS[FQ], marker="s",
+            label="latency decreases (Δ > 0)")
+    ax.plot(xs[keep], (100 * agg["n_s"] / agg["flows"]).to_numpy()[keep], color="#b42318", marker="o",
+            label="latency increases (Δ < 0)")
+    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="share of flows (%)", ylim=(0, 100),
+           title="Fig. 11: probability to change the latency")
+    ax.legend()
+    fig(fg, "fig11-probability-of-change", "Fig. 11: probability of latency improvement and degradation",
+        "Share of flows of each length whose latency decreases or increases with FavorQueue; all loads and "
+        "replications pooled.")
+    fg, ax = plt.subplots()
+    den = agg["sum_fct_a_s"].to_numpy()
+    keep = keep & (den > 0)
+    den = np.where(den > 0, den, 1.0)
+    for col, lab, colr in (("d_sum", "total gain", COLORS[FQ]), ("dp_sum", "positive part", "#2a9d4b"),
+                           ("dn_sum", "negative part", "#b42318")):
+        ax.plot(xs[keep], (100 * agg[col].to_numpy() / den)[keep], marker="o", color=colr, label=lab)
+    ax.axhline(0, color="#888", lw=0.8)
+    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="G(x) (%)", title="Fig. 12: latency gain G(x)")
+    ax.legend()
+    fig(fg, "fig12-gain", "Fig. 12: latency gain per flow length",
+        "G(x) = Σ Δ / Σ Td over the flows of length x (eq. 2), with its positive and negative parts; all loads and "
+        "replications pooled.")
+
+    # Fig. 13: flows in the system, the loads one after another (replication 1)
+    fg, ax = plt.subplots(figsize=(10.5, 3.6))
+    r1 = all10[all10["rep"] == reps[0]]
+    grid = np.arange(0.5, p.duration_s, 1.0)
+    series = {}
+    for d in (DT, FQ):
+        parts = []
+        for i, load in enumerate(sorted(p.loads)):
+            g = r1[(r1["qdisc"] == d) & (r1["load"] == load)]
+            parts.append(fqa.active_flows(g, grid).to_numpy())
+        series[d] = np.concatenate(parts)
+    tt = np.arange(len(series[DT])) * 1.0
+    for d in (DT, FQ):
+        ax.plot(tt, series[d], color=COLORS[d], lw=0.9, label=NAMES[d])
+    for i in range(1, len(p.loads)):
+        ax.axvline(i * p.duration_s, color="#bbb", lw=0.6)
+    ax.set(xlabel=f"time (s); loads {', '.join(f'{x:g}' for x in sorted(p.loads))} one after another",
+           ylabel="flows in the system", title="Fig. 13: number of simultaneous flows")
+    ax.legend()
+    fig(fg, "fig13-flows-in-system", "Fig. 13: number of simultaneous flows in the network",
+        "Flows between their first SYN and their last byte, sampled every second, with each load's run placed after "
+        "the previous one (the paper's view of the loads as a day of varying load); first replication.")
+    for r in reps:
+        m, sd = {}, {}
+        for d in (DT, FQ):
+            vals = []
+            for load in p.loads:
+                g = all10[(all10["rep"] == r) & (all10["qdisc"] == d) & (all10["load"] == load)]
+                vals.append(fqa.active_flows(g, grid[grid >= p.warmup_s]).to_numpy())
+            v = np.concatenate(vals)
+            m[d], sd[d] = v.mean(), v.std()
+        samples["flows-mean"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
+        samples["flows-std"].append(100.0 * (sd[DT] - sd[FQ]) / sd[DT])
+
+    # Fig. 18: drop ratio by flow length; Fig. 20: tau(x); Fig. 21: P(Favor)
+    pdt, pfq = pooled[DT], pooled[FQ]
+    fg, ax = plt.subplots()
+    for d, g in ((DT, pdt), (FQ, pfq)):
+        ys = [drop_ratio(g[_in(g, bn)]) if _in(g, bn).sum() >= 5 else math.nan for bn in bins]
+        ax.plot(xs, ys, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+    ax.set(xscale="log", yscale="log", xlabel="flow length (packets)", ylabel="drop ratio (%)",
+           title="Fig. 18: drop ratio by flow length")
+    ax.legend()
+    fig(fg, "fig18-drop-by-length", "Fig. 18: average drop ratio according to flow length",
+        "Data packets dropped over data packets sent, per flow-length class, all loads and replications pooled.")
+    for r in reps:
+        a, b = pdt[pdt["rep"] == r], pfq[pfq["rep"] == r]
+        lower = []
+        for bn in bins:
+            if bn[0] > 100:
+                continue
+            ga, gb_ = a[_in(a, bn)], b[_in(b, bn)]
+            if len(ga) >= 10:
+                lower.append(float(drop_ratio(gb_) < drop_ratio(ga)))
+        samples["drop-every-size"].append(100.0 * float(np.mean(lower)))
+        samples["drop-size2-faq"].append(drop_ratio(b[b["size_pkts"] == 2]))
+        ta = fqa.rto_recovery_ratio(a, bins=[(1, math.inf), (1, 5)])
+        tb = fqa.rto_recovery_ratio(b, bins=[(1, math.inf)])
+        samples["tau-dt"].append(100.0 * ta["tau"].iloc[0])
+        samples["tau-faq"].append(100.0 * tb["tau"].iloc[0])
+        samples["tau-small"].append(100.0 * ta["tau"].iloc[1])
+        fr_a = float(a[a["fct_s"].notna()]["fast_retransmits"].sum())
+        fr_b = float(b[b["fct_s"].notna()]["fast_retransmits"].sum())
+        samples["fr-increase"].append(100.0 * (fr_b - fr_a) / fr_a if fr_a > 0 else math.nan)
+        pf = fqa.p_favor_by_size(b, bins=[(2, 2), LONG])
+        samples["pfavor-2"].append(100.0 * pf["p_favor"].iloc[0])
+        samples["pfavor-long"].append(100.0 * pf["p_favor"].iloc[1])
+        pm = fqa.p_favor_by_size(b, bins=[bn for bn in bins if bn[0] >= 10 and bn[1] <= 99])
+        pm = pm[pm["flows"] >= 10]
+        if len(pm):
+            samples["pfavor-mid"].append(100.0 * float(pm["p_favor"].min()))
+    fg, ax = plt.subplots()
+    for d, g in ((DT, pdt), (FQ, pfq)):
+        t = fqa.rto_recovery_ratio(g, bins=bins)
+        ok = t["flows"].to_numpy() >= 5
+        ax.plot(xs[ok], 100 * t["tau"].to_numpy()[ok], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="τ(x): RTO recoveries (%)", ylim=(0, 105),
+           title="Fig. 20: RTO recovery ratio by flow length")
+    ax.legend()
+    fig(fg, "fig20-rto-recovery", "Fig. 20: RTO recovery ratio according to flow length",
+        "τ(x) = Σ RTO / Σ (RTO + FR) (eq. 4), finished flows, all loads and replications pooled. RTOs include the "
+        "handshake's.")
+    fg, ax = plt.subplots()
+    t = fqa.p_favor_by_size(pfq, bins=bins)
+    ok = t["flows"].to_numpy() >= 5
+    ax.plot(xs[ok], 100 * t["p_favor"].to_numpy()[ok], color=COLORS[FQ], marker="s", label="FavorQueue")
+    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="P(Favor | S = s) (%)", ylim=(0, 105),
+           title="Fig. 21: probability of packet favoring")
+    fig(fg, "fig21-p-favor", "Fig. 21: probability of packet favoring according to flow length",
+        "P(Favor | S = s) = Σ favored / Σ (s + R) (eq. 5), finished flows, all loads and replications pooled. "
+        "Savanna counts the SYN and the handshake ACK among favored packets, so they are added to the denominator.")
+
+    # Fig. 19: RTO ratio against load; SYN loss ratios (section 6.1)
+    rto = []
+    syn = []
+    for (d, load, r), g in f10[f10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "load", "rep"]):
+        rto.append({"qdisc": d, "load": load, "rep": r, "rto": 100.0 * fqa.rto_ratio(g)})
+        syn.append({"qdisc": d, "load": load, "rep": r, "syn": 100.0 * fqa.syn_loss_ratio(g)})
+    rto, syn = pd.DataFrame(rto), pd.DataFrame(syn)
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for d in (DT, FQ):
+        c = _ci_frame(rto[rto["qdisc"] == d], ["load"], "rto")
+        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
+        c = _ci_frame(syn[syn["qdisc"] == d], ["load"], "syn")
+        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    a1.set(xlabel="load ρ", ylabel="T(ρ) (%)", title="Fig. 19: RTO ratio")
+    a2.set(xlabel="load ρ", ylabel="SYN loss ratio (%)", title="§6.1: SYN loss ratio")
+    a1.legend()
+    fig(fg, "fig19-rto-ratio-syn", "Fig. 19 and §6.1: RTO ratio and SYN loss ratio against load",
+        "T(ρ) = Σ RTO / Σ (L + R) (eq. 3) over finished flows, and SYNs lost over SYNs sent, per load; means over "
+        "replications with 95% CIs.")
+    rp = rto.pivot_table(index=["load", "rep"], columns="qdisc", values="rto").xs(hi, level="load")
+    samples["rto-ratio-hi"] = list(100.0 * (rp[DT] - rp[FQ]) / rp[DT])
+    sp = syn.pivot_table(index=["rep", "load"], columns="qdisc", values="syn")
+    for r in reps:
+        g = sp.xs(r, level="rep")
+        high = g[g.index > 0.75]
+        samples["syn-dt-avg"].append(float(g[DT].mean()))
+        samples["syn-faq-avg"].append(float(g[FQ].mean()))
+        samples["syn-dt-high"].append(float(high[DT].mean()))
+        samples["syn-faq-high"].append(float(high[FQ].mean()))
+    tables.append(Table("SYN loss ratio against load (§6.1)", ["load", "DropTail (%)", "FavorQueue (%)"],
+                        [[load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
+                         for load in p.loads], "Means over replications; SYNs sent counted as 1 + SYN drops per flow."))
+
+    # Fig. 17 (aggregate) and Fig. 22 (aggregate): queueing delay and push-out share
+    qd = _queue_delay(b10)
+    po = b10.query("load, rep, dropped, pushed_out", table="summary_queues",
+                   where=f"name = '{BOTTLENECK}' AND qdisc = '{FQ}'")
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    per_load = []
+    for (d, load, r), g in qd.groupby(["qdisc", "load", "rep"]):
+        per_load.append({"qdisc": d, "load": load, "rep": r, "w": little_delay_ms(g)})
+    per_load = pd.DataFrame(per_load)
+    for d in (DT, FQ):
+        c = _ci_frame(per_load[per_load["qdisc"] == d], ["load"], "w")
+        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
+    po = po.assign(share=100.0 * po["pushed_out"] / po["dropped"].where(po["dropped"] > 0))
+    c = _ci_frame(po, ["load"], "share")
+    _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], FQ)
+    a1.set(xlabel="load ρ", ylabel="mean queueing delay (ms)", title="Fig. 17 (aggregate): queueing delay")
+    a2.set(xlabel="load ρ", ylabel="push-outs / drops (%)", ylim=(0, 100), title="Fig. 22 (aggregate): push-out share")
+    a1.legend()
+    fig(fg, "fig17-22-queueing-delay-pushout", "Figs. 17 and 22 (aggregate): queueing delay and push-out share",
+        "Left: mean waiting time at the bottleneck by Little's law (time-average queue length over departure rate), "
+        "per load. Right: share of FavorQueue's drops that are push-outs, per load. The paper splits both by flow "
+        "length; Savanna's records have no per-flow queueing delay or push-out count, so these are per-queue values.")
+    for r in reps:
+        for d, cid in ((DT, "qdelay-dt"), (FQ, "qdelay-faq")):
+            samples[cid].append(little_delay_ms(qd[(qd["qdisc"] == d) & (qd["rep"] == r)]))
+        g = po[po["rep"] == r]
+        samples["pushout-share"].append(100.0 * float(g["pushed_out"].sum()) / float(g["dropped"].sum()))
+
+    # ---- 100 Mb/s ----------------------------------------------------------------------
+    a100 = b100.query(cols, where="source = 'forward'")
+    f100 = a100[a100["start_s"] >= p.warmup_100_s]
+    cf = common_finished(f100, DISC_100M)
+    lat = cf.groupby(["qdisc", "load", "rep"])["fct_s"].mean().rename("lat").reset_index()
+    drp = f100.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for d in DISC_100M:
+        c = _ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
+        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
+        c = _ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
+        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(b): latency, 100 Mb/s")
+    a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(b): drop ratio, 100 Mb/s")
+    a1.legend()
+    fig(fg, "fig03b-04b-latency-drop-100mbps", "Figs. 3(b) and 4(b): latency and drop ratio against load, 100 Mb/s",
+        "As Figs. 3(a)/4(a) with a 100 Mb/s bottleneck, an 83-packet buffer and 1 Gb/s access links; "
+        f"{p.duration_100_s:g} s runs, flows after {p.warmup_100_s:g} s.")
+    hi100 = max(p.loads_100)
+    lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat").xs(hi100, level="load")
+    dq = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop").xs(hi100, level="load")
+    samples["lat-100m-dt"] = list(100.0 * (lt[DT] - lt[FQ]) / lt[DT])
+    samples["lat-100m-choke"] = list(100.0 * (lt["choke"] - lt[FQ]) / lt["choke"])
+    samples["drop-100m-dt"] = list(dq[DT] - dq[FQ])
+
+    # ---- buffer sizes (Fig. 9) -----------------------------------------------------------
+    fb = bq.query("qdisc, buffer_pkts, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
+    cfb = common_finished(fb, (DT, FQ), keys=("buffer_pkts", "load", "rep"))
+    lb = cfb.groupby(["qdisc", "buffer_pkts", "rep"])["fct_s"].mean().rename("lat").reset_index()
+    fg, ax = plt.subplots()
+    for d in (DT, FQ):
+        c = _ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
+        _line_ci(ax, c["buffer_pkts"], c["mean"], c["lo"], c["hi"], d)
+    ax.set(xscale="log", xlabel="buffer size (packets)", ylabel="mean latency (s)",
+           title="Fig. 9: latency against buffer size")
+    ax.set_xticks(list(p.buffers), [str(b) for b in p.buffers])
+    ax.legend()
+    fig(fg, "fig09-latency-by-buffer", "Fig. 9: overall latency according to queue size",
+        f"Mean latency of the flows finished under both disciplines, loads {', '.join(f'{x:g}' for x in p.buffer_loads)} "
+        "pooled; means over replications with 95% CIs.")
+    lbp = lb.pivot_table(index=["rep", "buffer_pkts"], columns="qdisc", values="lat")
+    for r in sorted(lb["rep"].unique()):
+        g = lbp.xs(r, level="rep")
+        samples["fig9-every-buffer"].append(100.0 * float((g[FQ] < g[DT]).mean()))
+        if 64 in g.index and 128 in g.index:
+            samples["fig9-plateau"].append(100.0 * float((g.loc[128, FQ] - g.loc[64, FQ]) / g.loc[64, FQ]))
+
+    # ---- persistent flows (Figs. 14-16) -------------------------------------------------------
+    fp = bp.query("qdisc, rep, source, " + FLOW_COLS)
+    short = fp[fp["source"] == "short"]
+    pers = fp[fp["source"] == "persistent"]
+    grid = np.arange(0.5, p.persist_duration_s, 1.0)
+    fg, ax = plt.subplots(figsize=(10.5, 3.6))
+    for d in (DT, FQ):
+        g = short[(short["qdisc"] == d) & (short["rep"] == 1)]
+        ax.plot(grid, fqa.active_flows(g, grid).to_numpy(), color=COLORS[d], lw=0.9, label=NAMES[d])
+    pstart = float(load_scenario(SC_PERSIST)["traffic"][_block(load_scenario(SC_PERSIST), "persistent")]["start_s"])
+    ax.axvline(pstart, color="#b42318", lw=0.8, ls=":")
+    ax.set(xlabel="time (s)", ylabel="short flows in the system", title="Fig. 14: short flows with 50 persistent flows")
+    ax.legend()
+    fig(fg, "fig14-short-flows-persistent", "Fig. 14: number of short flows when persistent flows are active",
+        f"Short flows (exponential sizes, mean 6 packets, load 0.2) in the system; the 50 persistent flows start at "
+        f"{pstart:g} s (dotted line). First replication.")
+    for r in sorted(fp["rep"].unique()):
+        m = {}
+        for d in (DT, FQ):
+            g = short[(short["qdisc"] == d) & (short["rep"] == r)]
+            m[d] = float(fqa.active_flows(g, grid[grid >= p.persist_window_from_s]).mean())
+        samples["persist-short-dt"].append(m[DT])
+        samples["persist-short-faq"].append(m[FQ])
+        samples["persist-short-lower"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
+        cs = common_finished(short[short["rep"] == r].assign(load=0.0), (DT, FQ))
+        cs = cs[cs["start_s"] >= p.persist_window_from_s]
+        la, lf = cs[cs["qdisc"] == DT]["fct_s"].mean(), cs[cs["qdisc"] == FQ]["fct_s"].mean()
+        samples["persist-latency"].append(100.0 * (la - lf) / la)
+        thr = {}
+        for d in (DT, FQ):
+            g = pers[(pers["qdisc"] == d) & (pers["rep"] == r)]
+            thr[d] = 100.0 * g["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - g["start_s"]) / 10e6
+        samples["persist-thr-dt"].append(float(thr[DT].mean()))
+        samples["persist-thr-faq"].append(float(thr[FQ].mean()))
+        samples["persist-thr-std"].append(100.0 * (thr[DT].std() - thr[FQ].std()) / thr[DT].std())
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    cs = common_finished(short.assign(load=0.0), (DT, FQ))
+    cs = cs[cs["start_s"] >= p.persist_window_from_s]
+    for d in (DT, FQ):
+        g = cs[cs["qdisc"] == d].groupby("size_pkts")["fct_s"].agg(["mean", "size"])
+        g = g[g["size"] >= 5]
+        a1.plot(g.index, g["mean"], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+        gp = pers[pers["qdisc"] == d].sort_values(["rep", "flow_id"])
+        th = 100.0 * gp["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - gp["start_s"]) / 10e6
+        a2.plot(np.arange(len(th)) % 50 + 1, th.to_numpy(), MARKERS[d], color=COLORS[d], ms=3.5, label=NAMES[d],
+                alpha=0.8)
+    a1.set(xlabel="flow size (packets)", ylabel="mean latency (s)", title="Fig. 15: short flows' latency")
+    a2.set(xlabel="persistent flow (host pair)", ylabel="throughput (% of 10 Mb/s)",
+           title="Fig. 16: persistent flows' throughput")
+    a1.legend()
+    a2.legend()
+    fig(fg, "fig15-16-persistent", "Figs. 15 and 16: short flows' latency and persistent flows' throughput",
+        f"Left: mean latency by size of the short flows started after {p.persist_window_from_s:g} s that finished "
+        "under both disciplines (all replications). Right: throughput of each of the 50 persistent flows over its "
+        "lifetime, as a share of the bottleneck, every replication.")
+
+    # ---- initial window 10 (Fig. 27) ------------------------------------------------------------
+    fi = biw.query("qdisc, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
+    both = pd.concat([f10[f10["qdisc"].isin((DT, FQ))].assign(iw=2), fi.assign(iw=10)], ignore_index=True)
+    both["cfg"] = both["qdisc"] + "-iw" + both["iw"].astype(str)
+    cfgs = [f"{DT}-iw2", f"{FQ}-iw2", f"{DT}-iw10", f"{FQ}-iw10"]
+    c4 = common_finished(both.drop(columns="qdisc").rename(columns={"cfg": "qdisc"}), cfgs)
+    fg, ax = plt.subplots()
+    for cfg in cfgs:
+        d, iw = cfg.split("-iw")
+        vx, vy = _ecdf(c4[c4["qdisc"] == cfg]["fct_s"].to_numpy())
+        ax.step(vx, 1.0 - vy, where="post", color=COLORS[d],
+                ls="-" if iw == "10" else "--", label=f"{NAMES[d]}, IW {iw}")
+    ax.set(xscale="log", yscale="log", xlabel="latency (s)", ylabel="CCDF", title="Fig. 27: initial window 10")
+    ax.legend()
+    fig(fg, "fig27-iw10", "Fig. 27: latency with an initial window of 10 packets",
+        "Complementary CDF of latency for DropTail and FavorQueue with initial windows of 2 and 10 packets, flows that "
+        "finished in all four configurations, all loads and replications pooled.")
+    li = c4.groupby(["qdisc", "rep"])["fct_s"].mean().unstack("qdisc")
+    samples["iw10-dt"] = list(100.0 * (li[f"{DT}-iw2"] - li[f"{DT}-iw10"]) / li[f"{DT}-iw2"])
+    samples["iw10-faq"] = list(100.0 * (li[f"{DT}-iw10"] - li[f"{FQ}-iw10"]) / li[f"{DT}-iw10"])
+    di = both.groupby(["cfg", "rep"]).apply(drop_ratio, include_groups=False).unstack("cfg")
+    samples["iw10-loss"] = list(di[f"{DT}-iw10"] - di[f"{DT}-iw2"])
+
+    # ---- the report ---------------------------------------------------------------------------
+    claims = [judge(c, samples[c.id], notes.get(c.id, "")) for c in CLAIMS]
+    tables.insert(0, _parameters_table(p))
+    intro = _intro(p)
+    return Outcome(TITLE, intro, figures, claims, tables, meta={
+        "seeds": f"1-{p.reps} (load sweeps), 1-{p.buffer_reps} (buffers), 1-{p.persist_reps} (persistent)",
+        "scenarios": ", ".join((SC_10M, SC_100M, SC_QSIZE, SC_PERSIST, SC_IW10)),
+    })
+
+
+def _queue_delay(b10) -> pd.DataFrame:
+    return b10.query(
+        "qdisc, load, rep, run_id, avg(len_pkts) AS l_pkts, "
+        "sum(departures_none + departures_short + departures_long) AS dep, max(t_s) AS t_s",
+        table="queues", where=f"queue = '{BOTTLENECK}' AND qdisc IN ('{DT}', '{FQ}')",
+        group_by="qdisc, load, rep, run_id",
+    )
+
+
+def _parameters_table(p: Plan):
+    from savanna.report import Table
+
+    loads = lambda xs: ", ".join(f"{x:g}" for x in xs)  # noqa: E731
+    return Table("Experiment parameters (the paper's Table 1 and ours)", ["parameter", "paper", "this run"], [
+        ["duration", "500 s (2000 s for §5.3)", f"{p.duration_s:g} s ({p.persist_duration_s:g} s for §5.3)"],
+        ["replications", "10 (1 for §5.3)", f"{p.reps} ({p.persist_reps} for §5.3, {p.reps_100} at 100 Mb/s)"],
+        ["flows analysed", "started after 50 s", f"started after {p.warmup_s:g} s"],
+        ["loads", "0.05 to 0.95 by 0.1", loads(p.loads)],
+        ["queues", "DropTail, RuN2C, LAS, FavorQueue, CHOKe", "the same (RuN2C threshold 20 packets)"],
+        ["buffer", "8 packets (83 at 100 Mb/s)", "8 packets (83 at 100 Mb/s)"],
+        ["RTT", "4 ms to 200 ms", "4 ms to 200 ms (uniform access delays over 50 host pairs)"],
+        ["links", "100 Mb/s (1 Gb/s), bottleneck 10 or 100 Mb/s", "the same"],
+        ["TCP", "NewReno, 1500 B packets, IW 2, handshake", "NewReno, 1500 B packets, IW 2, handshake, ITO 3 s"],
+        ["flow sizes", "Pareto, shape 1.3, mean 45000 B", "Pareto II (Lomax), shape 1.3, mean 30 packets"],
+        ["reverse traffic", "load 0.1", "load 0.1 (same sizes)"],
+        ["buffer sweep (Fig. 9)", "not stated", f"{', '.join(str(b) for b in p.buffers)} packets at loads {loads(p.buffer_loads)}"],
+    ])
+
+
+def _intro(p: Plan) -> str:
+    return (
+        "Anelli, Diana and Lochin (Computer Networks, 2013) propose FavorQueue, a FIFO that serves first a packet "
+        "whose flow has no other packet queued and lets it push out a standard packet when the buffer is full. "
+        "Their ns-2 study compares it with DropTail, CHOKe, LAS and RuN2C on a dumbbell with an 8-packet buffer, "
+        "Poisson arrivals of Pareto-sized TCP flows and a load sweep. This report reruns those experiments in "
+        "Savanna and sets every number the paper states beside ours."
+        "\n\n"
+        "Readings of the paper: flow sizes follow a Pareto II (Lomax) law of shape 1.3 and mean 30 packets, "
+        "because the paper's results involve flows of 1 to 6 packets, which a classical Pareto of that mean "
+        "cannot produce. RTTs from 4 to 200 ms come from access delays drawn uniformly per host pair. The receiver "
+        "window is 128 packets, the initial retransmission timeout 3 s and the minimum RTO 200 ms. Every "
+        "discipline runs the same seeds, so the same flows, and flow-by-flow comparisons (Δ, G(x), P(improve)) "
+        "pair each flow with itself."
+        "\n\n"
+        "Not reproduced here: Figs. 5-7 (RTT and size-distribution variants), the normalised goodput of §5.1 (its "
+        "normalisation is not defined), the stochastic model of §7.2 (Figs. 23-24), and Fig. 26 (five hops, "
+        "FavorQueue at the edge), which needs a chain topology the scenario format does not have yet. Figs. 17 "
+        "and 22 are shown per queue rather than per flow length, for lack of per-flow queueing-delay and "
+        "push-out records."
+    )
