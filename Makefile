@@ -25,8 +25,10 @@ $(VENV)/.deps-installed: pyproject.toml | $(VPY)
 # setup: environment + an up-to-date extension. The editable install builds
 # crates/savanna-py with the release profile ([tool.maturin] profile in pyproject.toml)
 # and places savanna/_core*.so in python/savanna; cargo makes this a no-op (~1 s) when no
-# Rust source changed.
+# Rust source changed. It also installs Chromium (Debian's package), with which the tests
+# render the reproduction reports headless.
 setup: $(VENV)/.deps-installed build
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
 build: | $(VENV)/.deps-installed
 	$(VPATH_ENV) $(VPY) -m pip install -q --no-build-isolation --no-deps -e .
