@@ -82,6 +82,11 @@ def write_sweep(d: Path, text: str, name: str = "s.toml") -> Path:
     return p
 
 
+def _live_processes_in_session(sid: int) -> list:
+    ps = subprocess.run(["ps", "-o", "pid=,stat=", "-s", str(sid)], capture_output=True, text=True)
+    return [ln for ln in ps.stdout.splitlines() if ln.split() and not ln.split()[1].startswith("Z")]
+
+
 def file_stamps(run_dir: Path) -> dict:
     return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(run_dir.iterdir())}
 
@@ -311,7 +316,8 @@ def test_cli_sweep_reports_failure_exit_1(sweep_dir, cli):
 
 def test_sweep_resumes_after_sigkill_without_recomputing_or_losing_a_run(sweep_dir, tmp_path):
     # Runs long enough (a fifth of a second or more each) that the sweep can be killed
-    # mid-way; one worker process, killed with the sweep.
+    # mid-way. Only the sweep's own process is killed, as the kernel's OOM killer would:
+    # its worker processes must end by themselves.
     p = write_sweep(sweep_dir, """
 base = "base.toml"
 seeds = [1, 2]
@@ -324,7 +330,7 @@ duration_s = 150.0
     total = len(sw.jobs)
     out = tmp_path / "killed"
     proc = subprocess.Popen(
-        _savanna_command() + ["sweep", str(p), "--out", str(out), "-j", "1", "-q"],
+        _savanna_command() + ["sweep", str(p), "--out", str(out), "-j", "2", "-q"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
@@ -334,8 +340,17 @@ duration_s = 150.0
             assert proc.poll() is None, "the sweep ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while _live_processes_in_session(proc.pid):
+            assert time.monotonic() < deadline, "worker processes outlived the sweep"
+            time.sleep(0.1)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         proc.wait()
     before = store.completed_runs(out)
     assert 1 <= len(before) < total, "killed too late to test resuming"

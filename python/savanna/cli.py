@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import sys
@@ -115,7 +116,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"complete, into {out}",
                 flush=True,
             )
-        _ctrl_c_exits()
+        # Ctrl-C: with worker processes, this process waits in Python and gets a
+        # KeyboardInterrupt (exit 130) while the workers end themselves. Running in this
+        # process (--workers 1), the core would finish its run first, so Ctrl-C kills at
+        # once instead. Either way runs appear complete or not at all.
+        if args.dask is None and (args.workers or os.cpu_count() or 1) == 1:
+            _ctrl_c_kills()
         report = run_sweep(sweep, workers=args.workers, dask=args.dask, progress=not quiet)
     except SweepError as e:
         _error(str(e))
@@ -383,15 +389,6 @@ def _ctrl_c_kills() -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     except ValueError:  # not in the main thread (e.g. main() called from a thread)
-        pass
-
-
-def _ctrl_c_exits() -> None:
-    # A sweep's parent process waits in Python, so Ctrl-C raises KeyboardInterrupt there
-    # (main() exits 130); the worker processes end themselves (sweep._worker_init).
-    try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    except ValueError:  # not in the main thread
         pass
 
 

@@ -170,6 +170,7 @@ def _worker_init(started=None) -> None:
 
     global _STARTED
     _STARTED = started
+    _exit_with_parent()
 
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -407,6 +408,23 @@ def _pool_pass(ctx, tasks: List[dict], n: int, fn):
 
 
 _STARTED = None  # in a pool worker: where it announces the run it starts
+
+
+def _exit_with_parent(every_s: float = 0.5) -> None:
+    """End this worker process soon after its parent dies (killed, say): a pool worker
+    would otherwise wait forever on the pool's queue. Also works while the core runs,
+    which releases the GIL."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(every_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="savanna-parent-watch", daemon=True).start()
 
 
 def _pool_call(fn, task):
