@@ -140,7 +140,9 @@ def test_load_and_query_errors(dataset, tmp_path):
     with pytest.raises(store.StoreError, match=r"^SQL: .*nope"):
         store.query(out, "SELECT nope FROM flows")
     empty = tmp_path / "empty"
-    run_many([], empty, workers=1, progress=False)
+    sc = base_dict()
+    sc["traffic"][0]["load"] = 2.0  # every run fails
+    assert run_many([Job("x", sc, {"p": 1})], empty, workers=1, progress=False).failed
     with pytest.raises(store.StoreError, match="no completed runs"):
         store.query(empty, "SELECT * FROM flows")
 

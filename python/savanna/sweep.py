@@ -218,10 +218,11 @@ def run_many(
     report = RunReport(out_dir=out, params={j.run_id: dict(j.params) for j in jobs})
     with _Lock(out):
         store.clean_staging(out)
-        try:
-            store.merge_manifest(out, names, types)
-        except store.StoreError as e:
-            raise SweepError(str(e)) from None
+        if jobs:
+            try:
+                store.merge_manifest(out, names, types)
+            except store.StoreError as e:
+                raise SweepError(str(e)) from None
         existing = store.completed_runs(out)
         wanted = {j.run_id for j in jobs}
         report.stale = sorted(set(existing) - wanted)
