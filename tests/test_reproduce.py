@@ -212,3 +212,9 @@ def test_quick_reproduction_shows_favorqueue_helping_under_load(quick_run):
     assert claims["lat-faq-dt-hi"]["ci_low"] > 0
     assert claims["gain-overall"]["mean"] > 0
     assert claims["drop-faq-dt-hi"]["ci_low"] > 0
+
+
+def test_docs_list_every_claim():
+    text = (REPO_ROOT / "docs" / "reproduce.md").read_text()
+    missing = [c.id for c in fq.CLAIMS if f"`{c.id}`" not in text]
+    assert not missing, missing

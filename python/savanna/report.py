@@ -211,11 +211,13 @@ class Figure:
     caption: str
     png: Path
     svg: Optional[Path] = None
+    wide: bool = False  # spans the page width in the HTML report (multi-panel figures)
 
 
 def save_figure(fig, out_dir: Union[str, Path], id: str, title: str, caption: str, dpi: int = 110) -> Figure:
     """Write a matplotlib figure as ``<out_dir>/figures/<id>.png`` and ``.svg``, close it,
-    and return its ``Figure``. The SVG carries no timestamp, so reruns are byte-identical."""
+    and return its ``Figure``. The SVG carries no timestamp, so reruns are byte-identical.
+    A figure at least 8 inches wide is shown across the page in the HTML report."""
     import matplotlib.pyplot as plt
 
     d = Path(out_dir) / "figures"
@@ -223,8 +225,9 @@ def save_figure(fig, out_dir: Union[str, Path], id: str, title: str, caption: st
     png, svg = d / f"{id}.png", d / f"{id}.svg"
     fig.savefig(png, dpi=dpi, metadata={"Software": None})
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
+    wide = bool(fig.get_figwidth() >= 8.0)
     plt.close(fig)
-    return Figure(id, title, caption, png, svg)
+    return Figure(id, title, caption, png, svg, wide)
 
 
 @dataclass
@@ -421,6 +424,7 @@ td.note { color: var(--muted); font-size: 12.5px; }
 td.where { color: var(--muted); font-size: 12.5px; }
 table.claims { table-layout: fixed; }
 table.claims td { overflow-wrap: anywhere; }
+table.claims td.id { white-space: normal; }
 .ci { display: block; color: var(--muted); font-size: 11.5px; margin-top: 2px; }
 .strong { font-weight: 600; }
 .badge { display:inline-block; border-radius: 999px; padding: 2px 10px; font-size: 12.5px; font-weight: 650;
@@ -430,10 +434,12 @@ table.claims td { overflow-wrap: anywhere; }
 .v-bad { color: var(--bad); background: var(--badbg); }
 .figs { display:grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); gap: 18px; }
 figure { margin:0; }
+figure.wide { grid-column: 1 / -1; }
+figure.wide img { max-width: 1060px; margin: 0 auto; }
 figure img { width: 100%; height: auto; display:block; border-radius: 6px; background:#fff; }
 figcaption { color: var(--muted); font-size: 13.5px; margin-top: 8px; }
 figcaption code, .files { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color:#7a8494; }
-nav.toc { font-size: 13.5px; color: var(--muted); margin-top: 8px; }
+nav.toc { font-size: 13.5px; color: var(--muted); margin: 0 0 16px; }
 nav.toc a { color: var(--acc); text-decoration: none; margin-right: 14px; }
 table.meta td:first-child { width: 16em; color: var(--muted); }
 .tablewrap { overflow-x: auto; }
@@ -490,9 +496,9 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
         h.append(f'<span class="chip {_BADGE[v]}">{counts[v]} {_e(v)}</span>')
     h.append(f'<span class="chip" style="background:#eef1f6">{len(claims)} claims</span></div>')
     h.append('<p class="files">Ours: mean [95% confidence interval] over n replications.</p>')
-    h.append('<div class="card tablewrap"><table class="claims"><colgroup><col style="width:11%">'
-             '<col style="width:22%"><col style="width:8%"><col style="width:10%"><col style="width:13%">'
-             '<col style="width:10%"><col style="width:26%"></colgroup><thead><tr><th>id</th><th>claim</th>'
+    h.append('<div class="card tablewrap"><table class="claims"><colgroup><col style="width:13%">'
+             '<col style="width:21%"><col style="width:8%"><col style="width:9%"><col style="width:13%">'
+             '<col style="width:11%"><col style="width:25%"></colgroup><thead><tr><th>id</th><th>claim</th>'
              "<th>where</th><th>paper</th><th>ours</th><th>verdict</th><th>note</th></tr></thead><tbody>")
     for c in claims:
         h.append(
@@ -509,7 +515,7 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
         for f in figures:
             files = _e(Path(f.png).name) + (f" · {_e(Path(f.svg).name)}" if f.svg is not None else "")
             h.append(
-                f'<figure class="card" id="fig-{_e(f.id)}"><h3>{_e(f.title)}</h3>'
+                f'<figure class="card{" wide" if f.wide else ""}" id="fig-{_e(f.id)}"><h3>{_e(f.title)}</h3>'
                 f'<img alt="{_e(f.title)}" src="{_img_data(f.png)}">'
                 f"<figcaption>{_e(f.caption)}<br><code>figures/{files}</code></figcaption></figure>"
             )
