@@ -218,3 +218,40 @@ def test_docs_list_every_claim():
     text = (REPO_ROOT / "docs" / "reproduce.md").read_text()
     missing = [c.id for c in fq.CLAIMS if f"`{c.id}`" not in text]
     assert not missing, missing
+
+
+def test_all_runs_every_registered_paper_and_writes_an_index(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    import savanna.reproduce as rp
+    from savanna.report import ClaimSpec, judge, save_figure
+
+    def fake_reproduce(ctx):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        jobs = [ctx.job("tiny", override(TINY, {"seed": s}), {"qdisc": "droptail", "rep": s}) for s in (1, 2)]
+        b = ctx.run("tiny", jobs)
+        per_rep = b.query("rep, avg(fct_s) AS m", where="fct_s IS NOT NULL", group_by="rep")
+        fg, ax = plt.subplots()
+        ax.plot(per_rep["rep"], per_rep["m"])
+        fig = save_figure(fg, ctx.out_dir, "fig01", "Mean FCT", "Per replication.")
+        claim = judge(ClaimSpec("fct", "mean FCT below 10 s", direction="<", reference=10.0, unit="s"), per_rep["m"])
+        return rp.Outcome("Fake paper", "Intro.", [fig], [claim])
+
+    mod = types.ModuleType("fake_paper_for_tests")
+    mod.KEY, mod.TITLE, mod.reproduce = "fake-2000", "A fake paper", fake_reproduce
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    monkeypatch.setattr(rp, "registry", lambda: {"fake-2000": mod.__name__})
+    written = rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    assert written["fake-2000"] == tmp_path / "fake-2000" / "report.html"
+    assert (tmp_path / "fake-2000" / "figures" / "fig01.svg").is_file()
+    index = (tmp_path / "index.html").read_text()
+    assert 'href="fake-2000/report.html"' in index and "A fake paper" in index
+    md = (tmp_path / "index.md").read_text()
+    assert "| A fake paper | 1 | 1 | 0 | 0 |" in md
+    report = (tmp_path / "fake-2000" / "report.md").read_text()
+    assert "savanna reproduce all --quick" in report and "| fct |" in report
