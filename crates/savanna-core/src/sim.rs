@@ -16,7 +16,7 @@ use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
+use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, GoodputSample, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
@@ -71,6 +71,8 @@ pub struct Link {
     pub busy_ns: Time,
     pub stats: QStats,
     last_sample: QStats,
+    /// Busy time up to the last sample, ns.
+    last_busy: Time,
     faults: Vec<(FaultSpec, u32)>,
 }
 
@@ -100,6 +102,40 @@ pub struct Flow {
     pub favored: u64,
     /// Record this flow's TCP state after every event (traces.parquet).
     pub traced: bool,
+    pub udp: bool,
+    /// Session index within its traffic block (closed-loop), or NONE.
+    pub session: u32,
+    /// Path policy: candidate hop index first and last used (NO_PATH: none).
+    pub path: [u8; 2],
+    /// Packets of the flow seen at a threshold path policy.
+    pub policy_seen: u64,
+    /// Delivered data packets at the last goodput record, and whether the flow delivered
+    /// since (it is then on the goodput list).
+    pub gp_last: u64,
+    pub gp_dirty: bool,
+}
+
+const NO_PATH: u8 = u8::MAX;
+
+/// A session of a web or closed-loop traffic block.
+#[derive(Clone, Copy, Debug)]
+struct Session {
+    /// Data sender and receiver (web: the current page's server and the client).
+    src: u32,
+    dst: u32,
+    pages: u32,
+    objects_left: u32,
+    connections: u32,
+}
+
+/// A UDP sender.
+#[derive(Clone, Copy, Debug)]
+struct UdpSrc {
+    flow: u32,
+    block: u16,
+    sent: u64,
+    /// Packets to send (None: until the end of the run).
+    total: Option<u64>,
 }
 
 pub struct World {
@@ -122,6 +158,20 @@ pub struct World {
     node_classifier: Vec<u32>,
     classifier_samples: Vec<ClassifierSample>,
     traces: Vec<TraceSample>,
+    /// Per traffic block: its sessions (web, closed loop).
+    sessions: Vec<Vec<Session>>,
+    udp: Vec<UdpSrc>,
+    free_udp: Vec<u32>,
+    /// Path policy index of each node, or NONE.
+    node_policy: Vec<u32>,
+    policy_rng: Vec<Rng>,
+    goodput: Vec<GoodputSample>,
+    gp_list: Vec<u32>,
+    network: Vec<NetSample>,
+    tcp_started: u64,
+    tcp_finished: u64,
+    udp_started: u64,
+    udp_finished: u64,
     sampled_links: Vec<u32>,
     sample_ns: Time,
     last_sample_ns: Time,
@@ -159,6 +209,7 @@ impl World {
                 busy_ns: 0,
                 stats: QStats::default(),
                 last_sample: QStats::default(),
+                last_busy: 0,
                 faults: Vec::new(),
             })
             .collect();
@@ -173,6 +224,11 @@ impl World {
         }
         let classifiers: Vec<Box<dyn Classifier>> = plan.classifiers.iter().map(|(_, c)| make_classifier(c, plan.seed)).collect();
         let classifier_nodes = plan.classifiers.iter().map(|(n, _)| *n).collect();
+        let mut node_policy = vec![NONE; topo.n_nodes()];
+        for (i, p) in plan.policies.iter().enumerate() {
+            node_policy[p.node as usize] = i as u32;
+        }
+        let policy_rng = plan.policies.iter().map(|p| Rng::stream(plan.seed, &format!("policy/{}", topo.node_names[p.node as usize]))).collect();
         let mut w = World {
             n_nodes: topo.n_nodes(),
             sched: Scheduler::new(),
@@ -191,6 +247,18 @@ impl World {
             node_classifier,
             classifier_samples: Vec::new(),
             traces: Vec::new(),
+            sessions: vec![Vec::new(); plan.traffic.len()],
+            udp: Vec::new(),
+            free_udp: Vec::new(),
+            node_policy,
+            policy_rng,
+            goodput: Vec::new(),
+            gp_list: Vec::new(),
+            network: Vec::new(),
+            tcp_started: 0,
+            tcp_finished: 0,
+            udp_started: 0,
+            udp_finished: 0,
             sampled_links,
             sample_ns,
             last_sample_ns: 0,
@@ -203,15 +271,11 @@ impl World {
             end_ns: plan.duration_ns,
             plan,
         };
-        for (i, t) in w.plan.traffic.iter().enumerate() {
-            let first = match &t.kind {
-                TrafficKind::Poisson { start, .. } => Some(*start),
-                TrafficKind::Persistent { start, .. } => Some(*start),
-                TrafficKind::List { flows } => flows.first().map(|f| f.0),
-            };
-            if let Some(at) = first {
-                w.sched.at(at, Event::Traffic { src: i as u32, arg: 0 });
-            }
+        for i in 0..w.plan.traffic.len() {
+            w.init_traffic(i);
+        }
+        if w.plan.goodput_ns > 0 {
+            w.sched.at(w.plan.goodput_ns, Event::Goodput);
         }
         if w.sample_ns > 0 {
             w.sched.at(w.sample_ns, Event::Sample);
@@ -242,6 +306,8 @@ impl World {
                     }
                 }
                 Event::Sample => self.sample(),
+                Event::Goodput => self.goodput_sample(),
+                Event::UdpSend { idx } => self.udp_send(idx),
                 Event::Stop => {
                     // The last sampling instant coincides with the end of the run; the Stop
                     // event was queued first, so take that sample here.
@@ -275,13 +341,56 @@ impl World {
             self.classifiers[c as usize].classify(p, self.sched.now(), size);
         }
         let dst = self.pkts.get(id).dst;
-        let l = self.routes[node as usize * self.n_nodes + dst as usize];
+        let mut l = NO_ROUTE;
+        let pi = self.node_policy[node as usize];
+        if pi != NONE {
+            l = self.policy_route(pi as usize, id);
+        }
+        if l == NO_ROUTE {
+            l = self.routes[node as usize * self.n_nodes + dst as usize];
+        }
         if l == NO_ROUTE {
             // Validation guarantees host-to-host routes; count defensively.
             self.drop_packet(id, DropReason::Policy);
             return;
         }
         self.enqueue(l, id);
+    }
+
+    /// The link a path policy sends this packet on, or NO_ROUTE if it does not cover the
+    /// packet's destination.
+    fn policy_route(&mut self, pi: usize, id: PktId) -> u32 {
+        use crate::net::policy::PolicyKind;
+        let p = &self.plan.policies[pi];
+        let (flow, dst) = {
+            let pk = self.pkts.get(id);
+            (pk.flow as usize, pk.dst as usize)
+        };
+        let c = &p.cands[dst];
+        if c.is_empty() || flow >= self.flows.len() {
+            return NO_ROUTE;
+        }
+        let f = &mut self.flows[flow];
+        let pos = match p.kind {
+            PolicyKind::LoadBalanced => {
+                if f.path[1] == NO_PATH {
+                    self.policy_rng[pi].below(c.len() as u64) as usize
+                } else {
+                    c.iter().position(|x| x.0 == f.path[1]).unwrap_or(0)
+                }
+            }
+            PolicyKind::SizeBased => usize::from(f.size.is_none_or(|n| n > p.threshold)),
+            PolicyKind::Threshold => {
+                f.policy_seen += 1;
+                usize::from(f.policy_seen > p.threshold)
+            }
+        };
+        let (hop, link) = c[pos.min(c.len() - 1)];
+        if f.path[0] == NO_PATH {
+            f.path[0] = hop;
+        }
+        f.path[1] = hop;
+        link
     }
 
     fn enqueue(&mut self, l: u32, id: PktId) {
@@ -421,8 +530,21 @@ impl World {
         self.pkts.free(id);
         self.packets_delivered += 1;
         let f = &mut self.flows[p.flow as usize];
+        if p.kind == PktKind::Udp {
+            f.tcp.delivered += 1;
+            f.class_at_end = p.class;
+            if !f.gp_dirty && self.plan.goodput_ns > 0 {
+                f.gp_dirty = true;
+                self.gp_list.push(p.flow);
+            }
+            return;
+        }
         if p.kind == PktKind::Data && p.to_side == f.data_to_side {
             f.class_at_end = p.class;
+            if !f.gp_dirty && self.plan.goodput_ns > 0 {
+                f.gp_dirty = true;
+                self.gp_list.push(p.flow);
+            }
         }
         let ep = f.ep[p.to_side as usize];
         if ep == NONE {
@@ -508,7 +630,13 @@ impl World {
         if notice.rx_complete && side == f.data_to_side && f.end.is_none() {
             f.end = Some(self.sched.now());
             self.flows_finished += 1;
+            self.tcp_finished += 1;
+            let (t, session) = (f.traffic, f.session);
+            if session != NONE {
+                self.session_done(t as usize, session);
+            }
         }
+        let f = &mut self.flows[flow as usize];
         let (a, b) = (f.ep[0], f.ep[1]);
         let done = |e: &TcpEndpoint| e.rx_done && e.tx_done && e.response_pkts.is_none();
         if a != NONE && b != NONE && done(&self.eps[a as usize]) && done(&self.eps[b as usize]) {
@@ -572,20 +700,61 @@ impl World {
 
     // ------------------------------------------------------------------ traffic
 
+    /// Schedule a traffic block's first events (and draw its sessions' hosts).
+    fn init_traffic(&mut self, t: usize) {
+        let src = t as u32;
+        let rng = &mut self.traffic_rng[t];
+        match &self.plan.traffic[t].kind {
+            TrafficKind::Poisson { start, .. } | TrafficKind::Persistent { start, .. } | TrafficKind::Periodic { start, .. } => {
+                self.sched.at(*start, Event::Traffic { src, arg: 0 });
+            }
+            TrafficKind::List { flows } => {
+                if let Some(f) = flows.first() {
+                    self.sched.at(f.0, Event::Traffic { src, arg: 0 });
+                }
+            }
+            TrafficKind::Udp { start, .. } => self.sched.at(*start, Event::Traffic { src, arg: 0 }),
+            TrafficKind::Web { sessions, clients, start, spread, .. } => {
+                // Draw order per session: start offset, client.
+                let mut v = Vec::with_capacity(*sessions as usize);
+                for i in 0..*sessions {
+                    let at = *start + (*spread as f64 * rng.uniform()) as Time;
+                    let c = clients[rng.below(clients.len() as u64) as usize];
+                    v.push(Session { src: NONE, dst: c, pages: 0, objects_left: 0, connections: 0 });
+                    self.sched.at(at, Event::Traffic { src, arg: i << 1 });
+                }
+                self.sessions[t] = v;
+            }
+            TrafficKind::Closed { sessions, ends, start, spread, .. } => {
+                let mut v = Vec::with_capacity(*sessions as usize);
+                for i in 0..*sessions {
+                    let at = *start + (*spread as f64 * rng.uniform()) as Time;
+                    let (a, b) = match ends {
+                        crate::scenario::build::Ends::Pairs(_) => ends.nth(i as usize),
+                        crate::scenario::build::Ends::Cross(..) => ends.draw(rng),
+                    };
+                    v.push(Session { src: a, dst: b, pages: 0, objects_left: 0, connections: 0 });
+                    self.sched.at(at, Event::Traffic { src, arg: i });
+                }
+                self.sessions[t] = v;
+            }
+        }
+    }
+
     fn traffic(&mut self, src: u32, arg: u32) {
         let now = self.sched.now();
         let t = src as usize;
         let tcp = self.plan.traffic[t].tcp;
         let mode = self.plan.traffic[t].mode;
         match &self.plan.traffic[t].kind {
-            TrafficKind::Poisson { mean_gap_s, size, pairs, stop, .. } => {
+            TrafficKind::Poisson { mean_gap_s, size, ends, stop, .. } => {
                 if now >= *stop {
                     return;
                 }
                 let rng = &mut self.traffic_rng[t];
                 // Draw order is fixed (pair, size, gap) so the workload is a function of
                 // the seed alone.
-                let (s, d) = pairs[rng.below(pairs.len() as u64) as usize];
+                let (s, d) = ends.draw(rng);
                 let n = size.sample(rng);
                 let gap = secs_to_ns(rng.exp(*mean_gap_s));
                 let (stop, next) = (*stop, now + gap.max(1));
@@ -594,9 +763,9 @@ impl World {
                     self.sched.at(next, Event::Traffic { src, arg: 0 });
                 }
             }
-            TrafficKind::Persistent { count, stagger, pairs, .. } => {
+            TrafficKind::Persistent { count, stagger, ends, .. } => {
                 let (count, stagger) = (*count, *stagger);
-                let (s, d) = pairs[arg as usize % pairs.len()];
+                let (s, d) = ends.nth(arg as usize);
                 self.start_flow(src as u16, tcp, Mode::Bulk, s, d, None);
                 if arg + 1 < count {
                     self.sched.at(now + stagger, Event::Traffic { src, arg: arg + 1 });
@@ -610,21 +779,123 @@ impl World {
                     self.sched.at(at, Event::Traffic { src, arg: arg + 1 });
                 }
             }
+            TrafficKind::Periodic { count, size, period, ends, stop, .. } => {
+                if now >= *stop {
+                    return;
+                }
+                let (count, period, stop) = (*count, *period, *stop);
+                let mut todo = Vec::with_capacity(count as usize);
+                let rng = &mut self.traffic_rng[t];
+                for _ in 0..count {
+                    let (s, d) = ends.draw(rng);
+                    todo.push((s, d, size.sample(rng)));
+                }
+                for (s, d, n) in todo {
+                    self.start_flow(src as u16, tcp, mode, s, d, Some(n));
+                }
+                if let Some(p) = period {
+                    if now + p < stop {
+                        self.sched.at(now + p, Event::Traffic { src, arg: arg + 1 });
+                    }
+                }
+            }
+            TrafficKind::Web { pages, inter_page, objects, inter_object, size, servers, clients, stop, .. } => {
+                if now >= *stop {
+                    return;
+                }
+                let (i, object_step) = ((arg >> 1) as usize, arg & 1 == 1);
+                let rng = &mut self.traffic_rng[t];
+                let sess = &mut self.sessions[t][i];
+                if !object_step {
+                    // A new page; a session that has had its pages ends and is replaced
+                    // by a new one for a new client.
+                    if pages.is_some_and(|p| sess.pages >= p) {
+                        sess.pages = 0;
+                        sess.dst = clients[rng.below(clients.len() as u64) as usize];
+                    }
+                    sess.pages += 1;
+                    let mut server = servers[rng.below(servers.len() as u64) as usize];
+                    let mut tries = 0;
+                    while server == sess.dst && tries < 64 {
+                        server = servers[rng.below(servers.len() as u64) as usize];
+                        tries += 1;
+                    }
+                    sess.src = server;
+                    let (lo, hi) = *objects;
+                    sess.objects_left = lo + rng.below((hi - lo + 1) as u64) as u32;
+                }
+                // Request one object now.
+                sess.objects_left -= 1;
+                let n = size.sample(rng);
+                let (s, d, left) = (sess.src, sess.dst, sess.objects_left);
+                let next = if left > 0 {
+                    let gap = inter_object.as_ref().map_or(0.0, |g| g.draw(rng));
+                    (now + secs_to_ns(gap), (i as u32) << 1 | 1)
+                } else {
+                    (now + secs_to_ns(inter_page.draw(rng)).max(1), (i as u32) << 1)
+                };
+                let stop = *stop;
+                self.start_flow(src as u16, tcp, mode, s, d, Some(n));
+                if next.0 < stop {
+                    self.sched.at(next.0, Event::Traffic { src, arg: next.1 });
+                }
+            }
+            TrafficKind::Closed { size, connections, stop, .. } => {
+                if now >= *stop {
+                    return;
+                }
+                let sess = &mut self.sessions[t][arg as usize];
+                if connections.is_some_and(|c| sess.connections >= c) {
+                    return;
+                }
+                sess.connections += 1;
+                let (s, d) = (sess.src, sess.dst);
+                let n = size.sample(&mut self.traffic_rng[t]);
+                let f = self.start_flow(src as u16, tcp, mode, s, d, Some(n));
+                self.flows[f as usize].session = arg;
+            }
+            TrafficKind::Udp { interarrival, lifetime, initial, ends, stop, gap_ns, .. } => {
+                if now >= *stop {
+                    return;
+                }
+                let rng = &mut self.traffic_rng[t];
+                let (gap_ns, stop) = (*gap_ns, *stop);
+                let starts = if arg == 0 { *initial } else { 1 };
+                let mut todo = Vec::new();
+                for _ in 0..starts {
+                    let (s, d) = ends.draw(rng);
+                    let total = lifetime.as_ref().map(|l| ((l.draw(rng) * 1e9 / gap_ns).round() as u64).max(1));
+                    todo.push((s, d, total));
+                }
+                let next = interarrival.as_ref().map(|g| now + secs_to_ns(g.draw(rng)).max(1));
+                for (s, d, total) in todo {
+                    self.start_udp(src as u16, s, d, total);
+                }
+                if let Some(at) = next {
+                    if at < stop {
+                        self.sched.at(at, Event::Traffic { src, arg: 1 });
+                    }
+                }
+            }
         }
     }
 
-    /// Create a flow carrying `size` data packets (None: persistent) from host `s` to `d`.
-    fn start_flow(&mut self, traffic: u16, tcp: u16, mode: Mode, s: u32, d: u32, size: Option<u64>) {
+    /// A closed-loop session's connection delivered all its data: start the next one after
+    /// the think time.
+    fn session_done(&mut self, t: usize, session: u32) {
+        let now = self.sched.now();
+        if let TrafficKind::Closed { think, stop, .. } = &self.plan.traffic[t].kind {
+            let gap = think.as_ref().map_or(0, |d| secs_to_ns(d.draw(&mut self.traffic_rng[t])));
+            if now + gap < *stop {
+                self.sched.at(now + gap, Event::Traffic { src: t as u32, arg: session });
+            }
+        }
+    }
+
+    fn new_flow(&mut self, traffic: u16, mode: Mode, s: u32, d: u32, size: Option<u64>, udp: bool) -> u32 {
         let now = self.sched.now();
         let flow = self.flows.len() as u32;
-        let n = size.unwrap_or(u64::MAX);
         let base_rtt = self.path_delay(s, d) + self.path_delay(d, s);
-        // Client (side 0) opens the connection. Bulk: the client is the data sender.
-        // Request/response: the client is the data receiver and asks with one packet.
-        let (client, server, data_to_side) = match mode {
-            Mode::Bulk => (s, d, 1u8),
-            Mode::RequestResponse => (d, s, 0u8),
-        };
         self.flows.push(Flow {
             traffic,
             mode,
@@ -633,7 +904,7 @@ impl World {
             start: now,
             end: None,
             size,
-            data_to_side,
+            data_to_side: if mode == Mode::Bulk { 1 } else { 0 },
             ep: [NONE, NONE],
             drops: 0,
             syn_drops: 0,
@@ -644,8 +915,88 @@ impl World {
             base_rtt,
             class_at_end: ClassMark::None,
             favored: 0,
-            traced: self.plan.trace_flows.contains(&(flow as u64)),
+            traced: !udp && self.plan.trace_flows.contains(&(flow as u64)),
+            udp,
+            session: NONE,
+            path: [NO_PATH; 2],
+            policy_seen: 0,
+            gp_last: 0,
+            gp_dirty: false,
         });
+        flow
+    }
+
+    /// Start a UDP flow of `total` packets (None: until the end of the run).
+    fn start_udp(&mut self, block: u16, s: u32, d: u32, total: Option<u64>) {
+        let flow = self.new_flow(block, Mode::Bulk, s, d, total, true);
+        self.udp_started += 1;
+        let src = UdpSrc { flow, block, sent: 0, total };
+        let idx = match self.free_udp.pop() {
+            Some(i) => {
+                self.udp[i as usize] = src;
+                i
+            }
+            None => {
+                self.udp.push(src);
+                (self.udp.len() - 1) as u32
+            }
+        };
+        self.udp_send(idx);
+    }
+
+    fn udp_send(&mut self, idx: u32) {
+        let now = self.sched.now();
+        let u = self.udp[idx as usize];
+        let (gap_ns, bytes, poisson, stop) = match &self.plan.traffic[u.block as usize].kind {
+            TrafficKind::Udp { gap_ns, pkt_bytes, poisson, stop, .. } => (*gap_ns, *pkt_bytes, *poisson, *stop),
+            _ => unreachable!("UDP sources belong to udp blocks"),
+        };
+        let (s, d) = (self.flows[u.flow as usize].src, self.flows[u.flow as usize].dst);
+        let id = self.pkts.alloc(Packet {
+            flow: u.flow,
+            seq: u.sent as u32,
+            ack: 0,
+            src: s,
+            dst: d,
+            size: bytes,
+            enq_ns: 0,
+            kind: PktKind::Udp,
+            ecn: crate::net::Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        });
+        let sent = u.sent + 1;
+        self.udp[idx as usize].sent = sent;
+        self.flows[u.flow as usize].tcp.data_pkts_sent += 1;
+        self.forward(s, id);
+        let done = u.total.is_some_and(|n| sent >= n) || now >= stop;
+        if done {
+            self.flows[u.flow as usize].end = Some(now);
+            self.udp_finished += 1;
+            self.flows_finished += 1;
+            self.free_udp.push(idx);
+            return;
+        }
+        let gap = if poisson { self.traffic_rng[u.block as usize].exp(gap_ns) } else { gap_ns };
+        self.sched.at(now + (gap.round() as Time).max(1), Event::UdpSend { idx });
+    }
+
+    /// Create a TCP flow carrying `size` data packets (None: persistent) from host `s` to
+    /// `d`; returns its id.
+    fn start_flow(&mut self, traffic: u16, tcp: u16, mode: Mode, s: u32, d: u32, size: Option<u64>) -> u32 {
+        let now = self.sched.now();
+        let n = size.unwrap_or(u64::MAX);
+        // Client (side 0) opens the connection. Bulk: the client is the data sender.
+        // Request/response: the client is the data receiver and asks with one packet.
+        let (client, server) = match mode {
+            Mode::Bulk => (s, d),
+            Mode::RequestResponse => (d, s),
+        };
+        let flow = self.new_flow(traffic, mode, s, d, size, false);
+        self.tcp_started += 1;
         let (c_snd, c_rcv, s_snd, s_rcv) = match mode {
             Mode::Bulk => (n, 0, 0, n),
             Mode::RequestResponse => (1, n, 0, 1),
@@ -670,6 +1021,7 @@ impl World {
         e.open(&mut io);
         let notice = io.notice;
         self.after_tcp(ce, notice, "open");
+        flow
     }
 
     fn path_delay(&self, s: u32, d: u32) -> Time {
@@ -679,10 +1031,22 @@ impl World {
     // ------------------------------------------------------------------ measurement
 
     fn sample(&mut self) {
-        self.last_sample_ns = self.sched.now();
-        let t = ns_to_secs(self.sched.now());
+        let now = self.sched.now();
+        let interval = now - self.last_sample_ns;
+        self.last_sample_ns = now;
+        let t = ns_to_secs(now);
+        self.network.push(NetSample {
+            t_s: t,
+            active_tcp_flows: self.tcp_started - self.tcp_finished,
+            active_udp_flows: self.udp_started - self.udp_finished,
+            packets_in_network: self.pkts.live(),
+        });
         for &l in &self.sampled_links {
             let link = &mut self.links[l as usize];
+            // Busy time so far, without the part of the current transmission still ahead.
+            let busy = link.busy_ns - if link.busy { link.tx_end.saturating_sub(now) } else { 0 };
+            let utilisation = if interval > 0 { (busy - link.last_busy) as f64 / interval as f64 } else { 0.0 };
+            link.last_busy = busy;
             let s = &link.stats;
             let p = &link.last_sample;
             let diff = |a: &[u64; 3], b: &[u64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -698,6 +1062,7 @@ impl World {
                 departures: diff(&s.departed, &p.departed),
                 drops: diff(&drops_now, &drops_prev),
                 marks: diff(&s.marks, &p.marks),
+                utilisation,
             });
             link.last_sample = link.stats.clone();
         }
@@ -715,6 +1080,35 @@ impl World {
         let next = self.sched.now() + self.sample_ns;
         if next <= self.end_ns {
             self.sched.at(next, Event::Sample);
+        }
+    }
+
+    /// Goodput window: one row per flow that delivered data since the last window.
+    fn goodput_sample(&mut self) {
+        let now = self.sched.now();
+        let t = ns_to_secs(now);
+        let mut list = std::mem::take(&mut self.gp_list);
+        for &fi in &list {
+            let f = &self.flows[fi as usize];
+            let mut total = f.tcp.delivered;
+            if !f.udp {
+                let ep = f.ep[f.data_to_side as usize];
+                if ep != NONE {
+                    total += self.eps[ep as usize].stats.delivered;
+                }
+            }
+            let f = &mut self.flows[fi as usize];
+            if total > f.gp_last {
+                self.goodput.push(GoodputSample { t_s: t, flow_id: fi as u64, delivered_pkts: total - f.gp_last });
+            }
+            f.gp_last = total;
+            f.gp_dirty = false;
+        }
+        list.clear();
+        self.gp_list = list;
+        let next = now + self.plan.goodput_ns;
+        if next <= self.end_ns {
+            self.sched.at(next, Event::Goodput);
         }
     }
 
@@ -796,16 +1190,28 @@ impl World {
             .map(|(i, f)| {
                 let t = &self.plan.traffic[f.traffic as usize];
                 let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
+                let path = match f.path {
+                    [NO_PATH, _] => String::new(),
+                    [a, b] => {
+                        // The policy that chose it is the one on the flow's path.
+                        let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
+                        match pol {
+                            Some(p) if a == b => p.hop_names[a as usize].clone(),
+                            Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
+                            None => String::new(),
+                        }
+                    }
+                };
                 FlowRecord {
                     flow_id: i as u64,
                     src: names[f.src as usize].clone(),
                     dst: names[f.dst as usize].clone(),
-                    kind: "tcp",
+                    kind: if f.udp { "udp" } else { "tcp" },
                     source: t.name.clone(),
                     tag: t.tag.clone(),
                     start_s: ns_to_secs(f.start),
                     end_s: f.end.map(ns_to_secs),
-                    size_bytes: f.size.map(|n| n * mss),
+                    size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),
                     size_pkts: f.size,
                     fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
                     data_pkts_sent: f.tcp.data_pkts_sent,
@@ -818,7 +1224,7 @@ impl World {
                     first_data_drop: f.first_data_drop,
                     favored_pkts: f.favored,
                     class_at_end: f.class_at_end,
-                    path: String::new(),
+                    path,
                     base_rtt_s: ns_to_secs(f.base_rtt),
                     delivered_pkts: f.tcp.delivered,
                 }
@@ -852,8 +1258,18 @@ impl World {
             classifier_sampling: self.sample_ns > 0 && !self.classifiers.is_empty(),
             tracing: !self.plan.trace_flows.is_empty(),
             traces: std::mem::take(&mut self.traces),
+            goodput: std::mem::take(&mut self.goodput),
+            goodput_on: self.plan.goodput_ns > 0,
+            network: std::mem::take(&mut self.network),
             summary,
         })
+    }
+}
+
+fn udp_bytes(k: &TrafficKind) -> u64 {
+    match k {
+        TrafficKind::Udp { pkt_bytes, .. } => *pkt_bytes as u64,
+        _ => 0,
     }
 }
 

@@ -44,6 +44,10 @@ pub enum Event {
     Classify { idx: u32 },
     /// Periodic measurement (queue sampling).
     Sample,
+    /// Per-flow goodput record window.
+    Goodput,
+    /// Next packet of a UDP sender.
+    UdpSend { idx: u32 },
     /// End of the run.
     Stop,
 }

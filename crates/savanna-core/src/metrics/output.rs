@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::metrics::parquet::{write_classifiers, write_flows, write_queues, write_traces};
+use crate::metrics::parquet::{write_classifiers, write_flows, write_goodput, write_network, write_queues, write_traces};
 use crate::metrics::summary::to_json;
 use crate::metrics::RunOutput;
 
@@ -23,6 +23,8 @@ pub const FLOWS_FILE: &str = "flows.parquet";
 pub const QUEUES_FILE: &str = "queues.parquet";
 pub const CLASSIFIERS_FILE: &str = "classifiers.parquet";
 pub const TRACES_FILE: &str = "traces.parquet";
+pub const GOODPUT_FILE: &str = "goodput.parquet";
+pub const NETWORK_FILE: &str = "network.parquet";
 pub const SUMMARY_FILE: &str = "summary.json";
 
 /// Prefix of staging directories (hidden; left behind only if the process is killed).
@@ -57,6 +59,10 @@ pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
     write_flows(&dir.join(FLOWS_FILE), &out.flows)?;
     if out.queue_sampling {
         write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
+        write_network(&dir.join(NETWORK_FILE), &out.network)?;
+    }
+    if out.goodput_on {
+        write_goodput(&dir.join(GOODPUT_FILE), &out.goodput)?;
     }
     if out.classifier_sampling {
         write_classifiers(&dir.join(CLASSIFIERS_FILE), &out.classifiers)?;
@@ -95,7 +101,13 @@ fn commit(staging: &Path, out_dir: &Path, out: &RunOutput) -> Result<()> {
     remove_if_exists(&out_dir.join(SUMMARY_FILE))?;
     rename(&staging.join(FLOWS_FILE), &out_dir.join(FLOWS_FILE))?;
     // Optional files: move this run's, remove a previous run's.
-    for (written, name) in [(out.queue_sampling, QUEUES_FILE), (out.classifier_sampling, CLASSIFIERS_FILE), (out.tracing, TRACES_FILE)] {
+    for (written, name) in [
+        (out.queue_sampling, QUEUES_FILE),
+        (out.queue_sampling, NETWORK_FILE),
+        (out.goodput_on, GOODPUT_FILE),
+        (out.classifier_sampling, CLASSIFIERS_FILE),
+        (out.tracing, TRACES_FILE),
+    ] {
         if written {
             rename(&staging.join(name), &out_dir.join(name))?;
         } else {
@@ -276,7 +288,7 @@ mod tests {
         let base = scratch("three");
         let out = base.join("a").join("b");
         write_run(&out, &run(3, true)).unwrap();
-        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]);
+        assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE, SUMMARY_FILE]);
         assert_eq!(flow_rows(&out.join(FLOWS_FILE)), 3);
         let s = fs::read_to_string(out.join(SUMMARY_FILE)).unwrap();
         assert_eq!(s, to_json(&run(3, true).summary));
@@ -360,7 +372,7 @@ mod tests {
             .collect();
         let r = write_run_with(&out, &run(9, true), |_, _| Err(Error::io("injected", "boom")));
         assert!(r.is_err());
-        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]);
+        assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE, SUMMARY_FILE]);
         let after: Vec<Vec<u8>> = [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]
             .iter()
             .map(|f| fs::read(out.join(f)).unwrap())
@@ -381,7 +393,7 @@ mod tests {
         assert!(matches!(err, Error::Io { .. }), "{err:?}");
         // The old summary is gone (the directory no longer claims a complete run) and no
         // staging directory remains.
-        assert_eq!(entries(&out), [FLOWS_FILE, QUEUES_FILE]);
+        assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE]);
         fs::remove_dir_all(&out).unwrap();
     }
 }

@@ -21,7 +21,7 @@ use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use ::parquet::schema::parser::parse_message_type;
 
 use crate::error::{Error, Result};
-use crate::metrics::records::{ClassifierSample, FlowRecord, QueueSample, TraceSample};
+use crate::metrics::records::{ClassifierSample, FlowRecord, GoodputSample, NetSample, QueueSample, TraceSample};
 
 /// Maximum rows per row group: bounds the writer's buffered memory on long runs.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
@@ -148,7 +148,37 @@ fn queue_columns() -> Vec<Column<QueueSample>> {
             }));
         }
     }
+    cols.push(f64_col("utilisation", |q: &QueueSample| q.utilisation));
     cols
+}
+
+/// Columns of goodput.parquet, in file order.
+fn goodput_columns() -> Vec<Column<GoodputSample>> {
+    vec![
+        f64_col("t_s", |g: &GoodputSample| g.t_s),
+        i64_col("flow_id", |g: &GoodputSample| g.flow_id),
+        i64_col("delivered_pkts", |g: &GoodputSample| g.delivered_pkts),
+    ]
+}
+
+/// Write `rows` to `path` as goodput.parquet.
+pub fn write_goodput(path: &Path, rows: &[GoodputSample]) -> Result<()> {
+    write_table(path, "goodput", &goodput_columns(), rows)
+}
+
+/// Columns of network.parquet, in file order.
+fn network_columns() -> Vec<Column<NetSample>> {
+    vec![
+        f64_col("t_s", |n: &NetSample| n.t_s),
+        i64_col("active_tcp_flows", |n: &NetSample| n.active_tcp_flows),
+        i64_col("active_udp_flows", |n: &NetSample| n.active_udp_flows),
+        i64_col("packets_in_network", |n: &NetSample| n.packets_in_network),
+    ]
+}
+
+/// Write `rows` to `path` as network.parquet.
+pub fn write_network(path: &Path, rows: &[NetSample]) -> Result<()> {
+    write_table(path, "network", &network_columns(), rows)
 }
 
 /// Columns of classifiers.parquet, in file order.
@@ -386,6 +416,7 @@ mod tests {
                 departures: [3, 4, 5],
                 drops: [0, 1, 2],
                 marks: [6, 7, 8],
+                utilisation: 0.75,
             },
             QueueSample { t_s: 0.2, queue: "r0->d1".into(), avg_pkts: None, ..Default::default() },
         ]
@@ -511,6 +542,7 @@ mod tests {
             "marks_none",
             "marks_short",
             "marks_long",
+            "utilisation",
         ]
         .iter()
         .map(|s| s.to_string())

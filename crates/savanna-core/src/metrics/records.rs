@@ -83,6 +83,28 @@ pub struct QueueSample {
     pub departures: [u64; 3],
     pub drops: [u64; 3],
     pub marks: [u64; 3],
+    /// Fraction of the interval since the previous sample the link spent transmitting.
+    pub utilisation: f64,
+}
+
+/// One row of goodput.parquet: data packets a flow delivered (new, in order) during the
+/// window ending at `t_s`; flows that delivered nothing in a window have no row.
+#[derive(Clone, Debug, Default)]
+pub struct GoodputSample {
+    pub t_s: f64,
+    pub flow_id: u64,
+    pub delivered_pkts: u64,
+}
+
+/// One row of network.parquet: network-wide state at a sampling instant.
+#[derive(Clone, Debug, Default)]
+pub struct NetSample {
+    pub t_s: f64,
+    /// TCP flows started and not yet finished (all data delivered).
+    pub active_tcp_flows: u64,
+    /// UDP flows still sending.
+    pub active_udp_flows: u64,
+    pub packets_in_network: u64,
 }
 
 /// One row of classifiers.parquet: one edge classifier at one sampling instant.
@@ -185,5 +207,10 @@ pub struct RunOutput {
     /// TCP state traces of the flows listed in the scenario's `[trace]` (traces.parquet).
     pub traces: Vec<TraceSample>,
     pub tracing: bool,
+    /// Per-flow goodput windows (goodput.parquet), written when on.
+    pub goodput: Vec<GoodputSample>,
+    pub goodput_on: bool,
+    /// Network time series (network.parquet), written with queue sampling.
+    pub network: Vec<NetSample>,
     pub summary: RunSummary,
 }

@@ -2,6 +2,7 @@
 //! queue discipline), nodes, and static shortest-path routing over a general graph.
 
 pub mod packet;
+pub mod policy;
 pub mod topology;
 
 pub use packet::{Ecn, Packet, PacketPool, PktId, PktKind};

@@ -6,6 +6,8 @@
 use std::path::Path;
 
 use super::schema::*;
+use super::topo;
+use super::workload::{HostSel, UdpPattern};
 use super::Scenario;
 use crate::aqm::{
     droptail::DropTail,
@@ -40,6 +42,10 @@ pub struct Plan {
     pub classifiers: Vec<(u32, ClassifierSpec)>,
     /// Flow ids whose TCP state is traced.
     pub trace_flows: Vec<u64>,
+    /// Window of the per-flow goodput records, ns (0: off).
+    pub goodput_ns: Time,
+    /// Path policies at edge nodes.
+    pub policies: Vec<crate::net::policy::PathPolicy>,
 }
 
 #[derive(Clone, Debug)]
@@ -53,10 +59,139 @@ pub struct TrafficPlan {
 
 #[derive(Clone, Debug)]
 pub enum TrafficKind {
-    Poisson { mean_gap_s: f64, size: SizeDist, pairs: Vec<(u32, u32)>, start: Time, stop: Time },
-    Persistent { count: u32, start: Time, stagger: Time, pairs: Vec<(u32, u32)> },
+    Poisson { mean_gap_s: f64, size: SizeDist, ends: Ends, start: Time, stop: Time },
+    Persistent { count: u32, start: Time, stagger: Time, ends: Ends },
     /// (start, size in packets or None for persistent, data sender, data receiver), by start.
     List { flows: Vec<(Time, Option<u64>, u32, u32)> },
+    Web {
+        sessions: u32,
+        pages: Option<u32>,
+        inter_page: SizeDist,
+        objects: (u32, u32),
+        inter_object: Option<SizeDist>,
+        size: SizeDist,
+        servers: Vec<u32>,
+        clients: Vec<u32>,
+        start: Time,
+        spread: Time,
+        stop: Time,
+    },
+    Closed { sessions: u32, size: SizeDist, think: Option<SizeDist>, connections: Option<u32>, ends: Ends, start: Time, spread: Time, stop: Time },
+    Periodic { count: u32, size: SizeDist, period: Option<Time>, ends: Ends, start: Time, stop: Time },
+    Udp {
+        /// Mean gap between packets, ns (exact for CBR).
+        gap_ns: f64,
+        pkt_bytes: u32,
+        poisson: bool,
+        interarrival: Option<SizeDist>,
+        lifetime: Option<SizeDist>,
+        initial: u32,
+        ends: Ends,
+        start: Time,
+        stop: Time,
+    },
+}
+
+/// Which hosts a traffic block's flows run between.
+#[derive(Clone, Debug)]
+pub enum Ends {
+    /// Fixed (sender, receiver) pairs (the dumbbell's): a flow takes one pair.
+    Pairs(Vec<(u32, u32)>),
+    /// Sender drawn from the first list, receiver from the second.
+    Cross(Vec<u32>, Vec<u32>),
+}
+
+impl Ends {
+    /// A random (sender, receiver); the two differ.
+    pub fn draw(&self, rng: &mut Rng) -> (u32, u32) {
+        match self {
+            Ends::Pairs(p) => p[rng.below(p.len() as u64) as usize],
+            Ends::Cross(a, b) => {
+                let s = a[rng.below(a.len() as u64) as usize];
+                loop {
+                    let d = b[rng.below(b.len() as u64) as usize];
+                    if d != s {
+                        return (s, d);
+                    }
+                }
+            }
+        }
+    }
+    /// The i-th (sender, receiver), cycling through the lists.
+    pub fn nth(&self, i: usize) -> (u32, u32) {
+        match self {
+            Ends::Pairs(p) => p[i % p.len()],
+            Ends::Cross(a, b) => {
+                let s = a[i % a.len()];
+                let d = b[i % b.len()];
+                if d != s {
+                    (s, d)
+                } else {
+                    (s, b[(i + 1) % b.len()])
+                }
+            }
+        }
+    }
+}
+
+fn resolve_ends(
+    field: &str,
+    from: &Option<HostSel>,
+    to: &Option<HostSel>,
+    dir: Direction,
+    pairs: &[(u32, u32)],
+    groups: &std::collections::BTreeMap<String, Vec<u32>>,
+    topo: &Topology,
+) -> Result<Ends> {
+    let group_list = || groups.keys().cloned().collect::<Vec<_>>().join(", ");
+    let hosts = |key: &str, sel: &HostSel| -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        for (i, n) in sel.names().iter().enumerate() {
+            let f2 = match sel {
+                HostSel::One(_) => format!("{field}.{key}"),
+                HostSel::Many(_) => format!("{field}.{key}[{i}]"),
+            };
+            if let Some(g) = groups.get(n) {
+                out.extend_from_slice(g);
+            } else {
+                match topo.node(n) {
+                    Some(id) if topo.node_kinds[id as usize] == NodeKind::Host => out.push(id),
+                    Some(_) => return bad(f2, format!("'{n}' is a router; traffic runs between hosts")),
+                    None => return bad(f2, format!("'{n}' is neither a host group ({}) nor a host", group_list())),
+                }
+            }
+        }
+        if out.is_empty() {
+            return bad(format!("{field}.{key}"), "selects no host");
+        }
+        Ok(out)
+    };
+    let e = match (from, to) {
+        (None, None) if !pairs.is_empty() => Ends::Pairs(pairs.to_vec()),
+        (None, None) => return bad(format!("{field}.from"), format!("required on this topology, with `to`: a host group ({}) or host names", group_list())),
+        (Some(_), None) => return bad(format!("{field}.to"), "required with `from`"),
+        (None, Some(_)) => return bad(format!("{field}.from"), "required with `to`"),
+        (Some(a), Some(b)) => {
+            let (a, b) = (hosts("from", a)?, hosts("to", b)?);
+            if a.len() == 1 && b.iter().all(|&x| x == a[0]) {
+                return bad(format!("{field}.to"), "every receiver is the sender itself");
+            }
+            Ends::Cross(a, b)
+        }
+    };
+    Ok(match (e, dir) {
+        (e, Direction::Forward) => e,
+        (Ends::Pairs(p), Direction::Reverse) => Ends::Pairs(p.iter().map(|&(a, b)| (b, a)).collect()),
+        (Ends::Cross(a, b), Direction::Reverse) => Ends::Cross(b, a),
+    })
+}
+
+/// A distribution of times in seconds, written like a size distribution.
+fn time_dist(field: &str, s: &SizeSpec, f: &ScenarioFile) -> Result<SizeDist> {
+    if s.unit() != SizeUnit::Packets {
+        return bad(format!("{field}.unit"), "a time distribution is in seconds; remove `unit`");
+    }
+    size_dist(field, s, f, Path::new("."))
 }
 
 fn bad<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
@@ -96,13 +231,24 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let mut topo = Topology::default();
     let mut queues = Vec::new();
     let mut pairs = Vec::new();
-    // (link, rate in Mb/s) of the topology's bottleneck, when it has one.
-    let bottleneck: Option<(u32, f64)> = match &f.topology {
+    let built = match &f.topology {
         TopologySpec::Dumbbell(d) => {
             build_dumbbell(d, sc.seed, &mut topo, &mut queues, &mut pairs)?;
-            topo.links.iter().position(|l| l.name == "left->right").map(|l| (l as u32, d.bottleneck_rate_mbps))
+            let mut groups = std::collections::BTreeMap::new();
+            groups.insert("senders".to_string(), pairs.iter().map(|p| p.0).collect());
+            groups.insert("receivers".to_string(), pairs.iter().map(|p| p.1).collect());
+            let hosts = (0..topo.n_nodes() as u32).filter(|&i| topo.node_kinds[i as usize] == NodeKind::Host).collect();
+            groups.insert("hosts".to_string(), hosts);
+            let b = topo.links.iter().position(|l| l.name == "left->right").map(|l| (l as u32, d.bottleneck_rate_mbps));
+            topo::Built { groups, bottleneck: b }
         }
+        TopologySpec::Graph(g) => topo::build_graph(g, &mut topo, &mut queues)?,
+        TopologySpec::Chain(c) => topo::build_chain(c, sc.seed, &mut topo, &mut queues)?,
+        TopologySpec::GuoMatta(g) => topo::build_guo_matta(g, &mut topo, &mut queues)?,
+        TopologySpec::Diamond(d) => topo::build_diamond(d, &mut topo, &mut queues)?,
     };
+    let bottleneck = built.bottleneck;
+    let groups = built.groups;
     let routes = topo.routes();
     topo.check_connected(&routes)?;
 
@@ -116,6 +262,10 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             TrafficSpec::Poisson(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
             TrafficSpec::Persistent(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
             TrafficSpec::Flows(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::Web(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::ClosedLoop(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::Periodic(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
+            TrafficSpec::Udp(p) => (p.name.clone(), p.tag.clone(), None),
         };
         let tcp_idx = match over {
             Some(o) => {
@@ -125,11 +275,14 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             None => 0,
         };
         let name = name.unwrap_or_else(|| format!("traffic{i}"));
-        let dir_pairs = |d: Direction| -> Vec<(u32, u32)> {
-            match d {
-                Direction::Forward => pairs.clone(),
-                Direction::Reverse => pairs.iter().map(|&(a, b)| (b, a)).collect(),
+        let ends = |from: &Option<HostSel>, to: &Option<HostSel>, d: Direction| -> Result<Ends> { resolve_ends(&field, from, to, d, &pairs, &groups, &topo) };
+        let window = |start: f64, stop: Option<f64>| -> Result<(Time, Time)> {
+            non_negative(&format!("{field}.start_s"), start)?;
+            let stop = stop.unwrap_or(sc.duration_s);
+            if stop < start {
+                return bad(format!("{field}.stop_s"), format!("must be >= start_s ({start}), got {stop}"));
             }
+            Ok((secs_to_ns(start), secs_to_ns(stop)))
         };
         let (mode, kind) = match t {
             TrafficSpec::Poisson(p) => {
@@ -171,7 +324,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                     }
                 };
                 let start = secs_to_ns(p.start_s);
-                (p.mode, TrafficKind::Poisson { mean_gap_s: 1.0 / rate, size, pairs: dir_pairs(p.direction), start, stop: secs_to_ns(stop) })
+                (p.mode, TrafficKind::Poisson { mean_gap_s: 1.0 / rate, size, ends: ends(&p.from, &p.to, p.direction)?, start, stop: secs_to_ns(stop) })
             }
             TrafficSpec::Persistent(p) => {
                 non_negative(&format!("{field}.start_s"), p.start_s)?;
@@ -185,11 +338,113 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                         count: p.count,
                         start: secs_to_ns(p.start_s),
                         stagger: secs_to_ns(p.stagger_s),
-                        pairs: dir_pairs(p.direction),
+                        ends: ends(&p.from, &p.to, p.direction)?,
                     },
                 )
             }
             TrafficSpec::Flows(p) => (p.mode, TrafficKind::List { flows: flow_list(&field, p, &topo, &sc.base_dir)? }),
+            TrafficSpec::Web(w) => {
+                if w.sessions == 0 || w.sessions > 1_000_000 {
+                    return bad(format!("{field}.sessions"), format!("must be between 1 and 1000000, got {}", w.sessions));
+                }
+                if w.pages_per_session == Some(0) {
+                    return bad(format!("{field}.pages_per_session"), "must be at least 1 (omit it for endless sessions)");
+                }
+                let o = w.objects_per_page;
+                if o.min == 0 || o.max < o.min {
+                    return bad(format!("{field}.objects_per_page"), format!("needs 1 <= min <= max, got min {} max {}", o.min, o.max));
+                }
+                let e = ends(&w.from, &w.to, Direction::Forward)?;
+                let (servers, clients) = match e {
+                    Ends::Cross(a, b) => (a, b),
+                    Ends::Pairs(p) => (p.iter().map(|x| x.0).collect(), p.iter().map(|x| x.1).collect()),
+                };
+                non_negative(&format!("{field}.start_spread_s"), w.start_spread_s)?;
+                let (start, stop) = window(w.start_s, w.stop_s)?;
+                (
+                    w.mode,
+                    TrafficKind::Web {
+                        sessions: w.sessions,
+                        pages: w.pages_per_session,
+                        inter_page: time_dist(&format!("{field}.inter_page_s"), &w.inter_page_s, f)?,
+                        objects: (o.min, o.max),
+                        inter_object: w.inter_object_s.as_ref().map(|d| time_dist(&format!("{field}.inter_object_s"), d, f)).transpose()?,
+                        size: size_dist(&format!("{field}.object_size"), &w.object_size, f, &sc.base_dir)?,
+                        servers,
+                        clients,
+                        start,
+                        spread: secs_to_ns(w.start_spread_s),
+                        stop,
+                    },
+                )
+            }
+            TrafficSpec::ClosedLoop(c) => {
+                if c.sessions == 0 || c.sessions > 1_000_000 {
+                    return bad(format!("{field}.sessions"), format!("must be between 1 and 1000000, got {}", c.sessions));
+                }
+                if c.connections == Some(0) {
+                    return bad(format!("{field}.connections"), "must be at least 1 (omit it for endless sessions)");
+                }
+                non_negative(&format!("{field}.start_spread_s"), c.start_spread_s)?;
+                let (start, stop) = window(c.start_s, c.stop_s)?;
+                (
+                    c.mode,
+                    TrafficKind::Closed {
+                        sessions: c.sessions,
+                        size: size_dist(&format!("{field}.size"), &c.size, f, &sc.base_dir)?,
+                        think: c.think_s.as_ref().map(|d| time_dist(&format!("{field}.think_s"), d, f)).transpose()?,
+                        connections: c.connections,
+                        ends: ends(&c.from, &c.to, c.direction)?,
+                        start,
+                        spread: secs_to_ns(c.start_spread_s),
+                        stop,
+                    },
+                )
+            }
+            TrafficSpec::Periodic(p) => {
+                if p.count == 0 {
+                    return bad(format!("{field}.count"), "must be at least 1");
+                }
+                if let Some(x) = p.period_s {
+                    positive(&format!("{field}.period_s"), x)?;
+                }
+                let (start, stop) = window(p.start_s, p.stop_s)?;
+                (
+                    p.mode,
+                    TrafficKind::Periodic {
+                        count: p.count,
+                        size: size_dist(&format!("{field}.size"), &p.size, f, &sc.base_dir)?,
+                        period: p.period_s.map(secs_to_ns),
+                        ends: ends(&p.from, &p.to, p.direction)?,
+                        start,
+                        stop,
+                    },
+                )
+            }
+            TrafficSpec::Udp(u) => {
+                positive(&format!("{field}.rate_kbps"), u.rate_kbps)?;
+                if u.packet_bytes < 28 || u.packet_bytes > 65_535 {
+                    return bad(format!("{field}.packet_bytes"), format!("must be between 28 and 65535, got {}", u.packet_bytes));
+                }
+                if u.interarrival_s.is_none() && u.initial == 0 {
+                    return bad(&field, "a udp block needs `interarrival_s` (flow arrivals) or `initial` flows");
+                }
+                let (start, stop) = window(u.start_s, u.stop_s)?;
+                (
+                    Mode::Bulk,
+                    TrafficKind::Udp {
+                        gap_ns: u.packet_bytes as f64 * 8.0 / (u.rate_kbps * 1e3) * 1e9,
+                        pkt_bytes: u.packet_bytes,
+                        poisson: u.pattern == UdpPattern::Poisson,
+                        interarrival: u.interarrival_s.as_ref().map(|d| time_dist(&format!("{field}.interarrival_s"), d, f)).transpose()?,
+                        lifetime: u.lifetime_s.as_ref().map(|d| time_dist(&format!("{field}.lifetime_s"), d, f)).transpose()?,
+                        initial: u.initial,
+                        ends: ends(&u.from, &u.to, u.direction)?,
+                        start,
+                        stop,
+                    },
+                )
+            }
         };
         traffic.push(TrafficPlan { name, tag, tcp: tcp_idx, mode, kind });
     }
@@ -201,10 +456,12 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     }
 
     let link_by_name = |field: &str, name: &str| -> Result<u32> {
-        let name = if name == "bottleneck" { "left->right" } else { name };
+        if name == "bottleneck" {
+            return bottleneck.map(|b| b.0).ok_or_else(|| Error::input(field, "this topology has no bottleneck link to call 'bottleneck'; name the link 'from->to'"));
+        }
         topo.links.iter().position(|l| l.name == name).map(|i| i as u32).ok_or_else(|| {
             let some: Vec<&str> = topo.links.iter().take(6).map(|l| l.name.as_str()).collect();
-            Error::input(field, format!("no link named '{name}' (links are named 'from->to', e.g. {}; 'bottleneck' on a dumbbell)", some.join(", ")))
+            Error::input(field, format!("no link named '{name}' (links are named 'from->to', e.g. {}; or 'bottleneck')", some.join(", ")))
         })
     };
     let sampling = match &f.sampling {
@@ -219,6 +476,25 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             Some((secs_to_ns(s.interval_s), links))
         }
     };
+    let goodput_ns = match &f.sampling {
+        None => 0,
+        Some(s) => match s.goodput_interval_s {
+            None => secs_to_ns(s.interval_s),
+            Some(g) => {
+                non_negative("sampling.goodput_interval_s", g)?;
+                secs_to_ns(g)
+            }
+        },
+    };
+    let mut policies = Vec::new();
+    for (i, p) in f.path_policies.iter().enumerate() {
+        let field = format!("path_policies[{i}]");
+        let pol = p.resolve(&field, &topo, &routes)?;
+        if policies.iter().any(|q: &crate::net::policy::PathPolicy| q.node == pol.node) {
+            return bad(format!("{field}.node"), format!("node '{}' already has a path policy; one per node", p.node));
+        }
+        policies.push(pol);
+    }
     let mut faults = Vec::new();
     for (i, ft) in f.faults.iter().enumerate() {
         let l = link_by_name(&format!("faults[{i}].link"), &ft.link)?;
@@ -259,6 +535,8 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         faults,
         classifiers,
         trace_flows: f.trace.as_ref().map(|t| t.flows.clone()).unwrap_or_default(),
+        goodput_ns,
+        policies,
     })
 }
 
@@ -336,30 +614,8 @@ fn build_dumbbell(
     let rev_q = d.reverse_queue.clone().unwrap_or_else(|| d.bottleneck_queue.clone());
     check_queue(&format!("{fp}.reverse_queue"), &rev_q)?;
 
-    let mut rng = Rng::stream(seed, "topology/access_delay");
     let n = d.pairs as usize;
-    let delays: Vec<f64> = match &d.access_delay_ms {
-        DelaySpec::Fixed(v) => {
-            non_negative(&format!("{fp}.access_delay_ms"), *v)?;
-            vec![*v; n]
-        }
-        DelaySpec::List(l) => {
-            if l.is_empty() {
-                return bad(format!("{fp}.access_delay_ms"), "an empty list; give at least one delay");
-            }
-            for (i, v) in l.iter().enumerate() {
-                non_negative(&format!("{fp}.access_delay_ms[{i}]"), *v)?;
-            }
-            (0..n).map(|i| l[i % l.len()]).collect()
-        }
-        DelaySpec::Range { min, max } => {
-            non_negative(&format!("{fp}.access_delay_ms.min"), *min)?;
-            if max < min {
-                return bad(format!("{fp}.access_delay_ms.max"), format!("must be >= min ({min}), got {max}"));
-            }
-            (0..n).map(|_| min + (max - min) * rng.uniform()).collect()
-        }
-    };
+    let delays = delays(&format!("{fp}.access_delay_ms"), &d.access_delay_ms, n, seed)?;
     let ms = |v: f64| secs_to_ns(v / 1000.0);
     let q_access = push_q(queues, d.access_queue.clone());
     let srcs: Vec<u32> = (0..n).map(|i| topo.add_node(format!("src{i}"), NodeKind::Host)).collect();
@@ -383,6 +639,34 @@ fn build_dumbbell(
         pairs.push((srcs[i], dsts[i]));
     }
     Ok(())
+}
+
+/// `n` delays (ms) from a fixed value, a list (entry i mod len) or a uniform range (drawn
+/// from the `topology/access_delay` stream).
+pub(crate) fn delays(field: &str, spec: &DelaySpec, n: usize, seed: u64) -> Result<Vec<f64>> {
+    let mut rng = Rng::stream(seed, "topology/access_delay");
+    Ok(match spec {
+        DelaySpec::Fixed(v) => {
+            non_negative(field, *v)?;
+            vec![*v; n]
+        }
+        DelaySpec::List(l) => {
+            if l.is_empty() {
+                return bad(field, "an empty list; give at least one delay");
+            }
+            for (i, v) in l.iter().enumerate() {
+                non_negative(&format!("{field}[{i}]"), *v)?;
+            }
+            (0..n).map(|i| l[i % l.len()]).collect()
+        }
+        DelaySpec::Range { min, max } => {
+            non_negative(&format!("{field}.min"), *min)?;
+            if max < min {
+                return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
+            }
+            (0..n).map(|_| min + (max - min) * rng.uniform()).collect()
+        }
+    })
 }
 
 fn push_q(queues: &mut Vec<QueueSpec>, q: QueueSpec) -> usize {

@@ -5,6 +5,8 @@
 
 pub mod build;
 pub mod schema;
+pub mod topo;
+pub mod workload;
 
 use std::path::{Path, PathBuf};
 

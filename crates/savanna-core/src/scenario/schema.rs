@@ -54,6 +54,9 @@ pub struct ScenarioFile {
     /// TCP state traces of chosen flows (traces.parquet); off by default.
     #[serde(default)]
     pub trace: Option<TraceSpec>,
+    /// Path policies at edge nodes with parallel paths (Matta & Guo 2000).
+    #[serde(default)]
+    pub path_policies: Vec<crate::net::policy::PathPolicySpec>,
 }
 
 /// Which flows to trace: every TCP event of both ends is recorded (cwnd, ssthresh, snd_una,
@@ -71,6 +74,14 @@ pub struct TraceSpec {
 pub enum TopologySpec {
     /// N sender hosts - left router - bottleneck - right router - N receiver hosts.
     Dumbbell(DumbbellSpec),
+    /// A general graph: hosts, routers, duplex links.
+    Graph(super::topo::GraphSpec),
+    /// FavorQueue 2013 Fig. 25: routers in a row with cross traffic per hop.
+    Chain(super::topo::ChainSpec),
+    /// Guo & Matta 2001 Fig. 6: server pool, edge node 0, core, two client pools.
+    GuoMatta(super::topo::GuoMattaSpec),
+    /// Matta & Guo 2000 Fig. 9: a diamond with two parallel paths from edge node 4.
+    Diamond(super::topo::DiamondSpec),
 }
 
 fn d_pairs() -> u32 {
@@ -386,6 +397,14 @@ pub enum TrafficSpec {
     Persistent(PersistentSpec),
     /// An explicit list of flows (inline or from a CSV file).
     Flows(FlowListSpec),
+    /// Web sessions (Feldmann et al. 1999; Guo & Matta 2001 Table II).
+    Web(super::workload::WebSpec),
+    /// Sessions running connections back to back, optionally with think times.
+    ClosedLoop(super::workload::ClosedLoopSpec),
+    /// Foreground probes injected every period.
+    Periodic(super::workload::PeriodicSpec),
+    /// UDP flows: CBR or Poisson packet streams.
+    Udp(super::workload::UdpSpec),
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -426,6 +445,12 @@ pub struct PoissonSpec {
     #[serde(default)]
     pub capacity_mbps: Option<f64>,
     pub size: SizeSpec,
+    /// Data senders: a host group, a host, or a list (default: the dumbbell's pairs).
+    #[serde(default)]
+    pub from: Option<super::workload::HostSel>,
+    /// Data receivers, likewise.
+    #[serde(default)]
+    pub to: Option<super::workload::HostSel>,
     #[serde(default)]
     pub direction: Direction,
     #[serde(default)]
@@ -457,6 +482,10 @@ pub struct PersistentSpec {
     /// Flows start `stagger_s` apart (0: all at start_s).
     #[serde(default)]
     pub stagger_s: f64,
+    #[serde(default)]
+    pub from: Option<super::workload::HostSel>,
+    #[serde(default)]
+    pub to: Option<super::workload::HostSel>,
     #[serde(default)]
     pub direction: Direction,
     #[serde(default)]
@@ -669,7 +698,13 @@ macro_rules! tagged {
     };
 }
 
-tagged!(TopologySpec, "type", "topology", { "dumbbell" => Dumbbell });
+tagged!(TopologySpec, "type", "topology", {
+    "dumbbell" => Dumbbell,
+    "graph" => Graph,
+    "chain" => Chain,
+    "guo_matta" => GuoMatta,
+    "diamond" => Diamond,
+});
 tagged!(QueueSpec, "type", "queue discipline", {
     "droptail" => Droptail,
     "red" => Red,
@@ -686,7 +721,15 @@ tagged!(QueueSpec, "type", "queue discipline", {
     "prq" => Prq,
     "reddiff" => Reddiff,
 });
-tagged!(TrafficSpec, "type", "traffic type", { "poisson" => Poisson, "persistent" => Persistent, "flows" => Flows });
+tagged!(TrafficSpec, "type", "traffic type", {
+    "poisson" => Poisson,
+    "persistent" => Persistent,
+    "flows" => Flows,
+    "web" => Web,
+    "closed_loop" => ClosedLoop,
+    "periodic" => Periodic,
+    "udp" => Udp,
+});
 tagged!(SizeSpec, "dist", "size distribution", {
     "fixed" => Fixed,
     "exponential" => Exponential,
@@ -797,6 +840,10 @@ pub struct SamplingSpec {
     /// empty: every router queue.
     #[serde(default)]
     pub queues: Vec<String>,
+    /// Window of the per-flow goodput records (goodput.parquet), s; default interval_s;
+    /// 0 turns them off.
+    #[serde(default)]
+    pub goodput_interval_s: Option<f64>,
 }
 
 /// Drop one specific packet: the `occurrence`-th transmission of packet (`kind`, `seq`)
