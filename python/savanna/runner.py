@@ -55,7 +55,10 @@ class Result:
     dst, kind, start_s, end_s, size_bytes, fct_s, ...). ``queues``: per-queue time series
     (DataFrame), or None when the scenario did not turn queue sampling on. ``classifiers``
     and ``traces``: the edge classifiers' time series and the TCP state traces of the flows
-    listed in ``[trace]`` (DataFrames, or None when not written). ``summary``: the
+    listed in ``[trace]`` (DataFrames, or None when not written). ``goodput``: data
+    packets each flow delivered per window (goodput.parquet, written with sampling);
+    ``network``: active TCP and UDP flows and packets in flight over time
+    (network.parquet, written with sampling). ``summary``: the
     run summary (dict, as in summary.json). ``out_dir``: where the files are, or None when
     they were written to a temporary directory that is already gone.
     """
@@ -67,6 +70,8 @@ class Result:
     scenario: str = field(default="", repr=False)
     classifiers: Optional["pd.DataFrame"] = None
     traces: Optional["pd.DataFrame"] = None
+    goodput: Optional["pd.DataFrame"] = None
+    network: Optional["pd.DataFrame"] = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -304,6 +309,8 @@ def load_result(
         queues=optional(QUEUES_FILE),
         classifiers=optional("classifiers.parquet"),
         traces=optional("traces.parquet"),
+        goodput=optional("goodput.parquet"),
+        network=optional("network.parquet"),
         summary=summary,
         out_dir=out_dir if keep_dir else None,
         scenario=scenario,

@@ -167,6 +167,7 @@ pub struct World {
     policy_rng: Vec<Rng>,
     goodput: Vec<GoodputSample>,
     gp_list: Vec<u32>,
+    last_gp_ns: Time,
     network: Vec<NetSample>,
     tcp_started: u64,
     tcp_finished: u64,
@@ -254,6 +255,7 @@ impl World {
             policy_rng,
             goodput: Vec::new(),
             gp_list: Vec::new(),
+            last_gp_ns: 0,
             network: Vec::new(),
             tcp_started: 0,
             tcp_finished: 0,
@@ -313,6 +315,9 @@ impl World {
                     // event was queued first, so take that sample here.
                     if self.sample_ns > 0 && self.last_sample_ns < self.sched.now() {
                         self.sample();
+                    }
+                    if self.plan.goodput_ns > 0 && self.last_gp_ns < self.sched.now() {
+                        self.goodput_sample();
                     }
                     break;
                 }
@@ -1086,6 +1091,7 @@ impl World {
     /// Goodput window: one row per flow that delivered data since the last window.
     fn goodput_sample(&mut self) {
         let now = self.sched.now();
+        self.last_gp_ns = now;
         let t = ns_to_secs(now);
         let mut list = std::mem::take(&mut self.gp_list);
         for &fi in &list {
