@@ -906,6 +906,15 @@ fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result
             positive(&format!("{field}.sigma"), *sigma)?;
             SizeDist::Lognormal { mu: mu + k.ln(), sigma: *sigma }
         }
+        SizeSpec::LognormalPareto(LognormalParetoSize { mu, sigma, cutoff, shape, .. }) => {
+            if !mu.is_finite() {
+                return bad(format!("{field}.mu"), "must be a finite number");
+            }
+            positive(&format!("{field}.sigma"), *sigma)?;
+            positive(&format!("{field}.cutoff"), *cutoff)?;
+            positive(&format!("{field}.shape"), *shape)?;
+            SizeDist::LognormalPareto { mu: mu + k.ln(), sigma: *sigma, cutoff: cutoff * k, shape: *shape }
+        }
         SizeSpec::Empirical(EmpiricalSize { points, file, .. }) => {
             let pts: Vec<[f64; 2]> = match (points.is_empty(), file) {
                 (false, Some(_)) => return bad(field, "give either `points` or `file`, not both"),

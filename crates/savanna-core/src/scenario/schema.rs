@@ -545,6 +545,8 @@ pub enum SizeSpec {
     /// Piecewise-linear CDF through `points` = [[size, cumulative probability], ...], or
     /// read from a CSV file with two columns `size,cdf`.
     Empirical(EmpiricalSize),
+    /// Lognormal body (ln size ~ Normal(mu, sigma)) below `cutoff`, Pareto tail above.
+    LognormalPareto(LognormalParetoSize),
 }
 
 impl SizeSpec {
@@ -557,6 +559,7 @@ impl SizeSpec {
             SizeSpec::Uniform(x) => x.unit,
             SizeSpec::Lognormal(x) => x.unit,
             SizeSpec::Empirical(x) => x.unit,
+            SizeSpec::LognormalPareto(x) => x.unit,
         }
     }
 }
@@ -613,6 +616,17 @@ pub struct UniformSize {
 pub struct LognormalSize {
     pub mu: f64,
     pub sigma: f64,
+    #[serde(default)]
+    pub unit: SizeUnit,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LognormalParetoSize {
+    pub mu: f64,
+    pub sigma: f64,
+    pub cutoff: f64,
+    pub shape: f64,
     #[serde(default)]
     pub unit: SizeUnit,
 }
@@ -738,6 +752,7 @@ tagged!(SizeSpec, "dist", "size distribution", {
     "uniform" => Uniform,
     "lognormal" => Lognormal,
     "empirical" => Empirical,
+    "lognormal_pareto" => LognormalPareto,
 });
 
 // ------------------------------------------------------------------ classifiers
