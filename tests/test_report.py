@@ -50,10 +50,20 @@ def test_mean_ci_ignores_undefined_replications_and_handles_one_or_none():
 # ---- the verdict rule --------------------------------------------------------------------
 
 
-def test_paper_number_inside_ci_is_reproduced():
-    c = judge(ClaimSpec("a", "x", paper_value=10.0, rel_tol=0.0), [9.0, 10.5, 11.0])
-    assert c.verdict == REPRODUCED and "inside our 95% CI" in c.note
+def test_mean_within_tolerance_is_reproduced_and_says_if_the_ci_holds_the_number():
+    c = judge(ClaimSpec("a", "x", paper_value=10.0, rel_tol=0.1), [9.0, 10.5, 11.0])
+    assert c.verdict == REPRODUCED and "also lies inside our 95% CI" in c.note
     assert c.n == 3 and c.ci_low < 10.0 < c.ci_high
+
+
+def test_a_ci_wider_than_the_tolerance_does_not_confirm_a_number():
+    # mean 12, CI about +-25 contains 10, but the tolerance is 2.5 and 12 is outside it
+    spec = ClaimSpec("a", "x", paper_value=10.0, rel_tol=0.1)
+    c = judge(spec, [0.0, 12.0, 24.0])
+    assert c.ci_low < 10.0 < c.ci_high
+    assert c.verdict == NOT_REPRODUCED and "wider than" in c.note
+    c = judge(ClaimSpec("a", "x", paper_value=10.0, rel_tol=0.1, direction=">"), [0.0, 12.0, 24.0])
+    assert c.verdict == SAME_DIRECTION
 
 
 def test_within_declared_tolerance_is_reproduced():
@@ -76,6 +86,10 @@ def test_number_missed_but_direction_kept_is_same_direction():
     assert c.verdict == NOT_REPRODUCED
     c = judge(spec, [29.0, 30.5, 31.0])
     assert c.verdict == REPRODUCED and "Because of X." not in c.note
+    # exact numbers with no tolerance: only an exact mean reproduces them
+    exact = ClaimSpec("e", "every class", paper_value=100.0, direction=">", reference=50.0, rel_tol=0.0)
+    assert judge(exact, [100.0, 100.0, 100.0]).verdict == REPRODUCED
+    assert judge(exact, [100.0, 66.7, 100.0]).verdict == SAME_DIRECTION
 
 
 def test_result_specific_reason_replaces_the_declared_one():

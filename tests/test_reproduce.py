@@ -113,7 +113,7 @@ def test_size_file_is_the_documented_lomax_law():
 
 
 def test_scenario_files_validate():
-    names = [fq.SC_10M, fq.SC_100M, fq.SC_QSIZE, fq.SC_PERSIST, fq.SC_IW10]
+    names = [fq.SC_10M, fq.SC_100M, fq.SC_QSIZE, fq.SC_PERSIST, fq.SC_IW10, fq.SC_FIVEHOP]
     for n in names:
         savanna.validate(scenarios_dir() / n)
         text = (scenarios_dir() / n).read_text()

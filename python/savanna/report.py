@@ -16,10 +16,13 @@ Used by every paper under ``savanna.reproduce`` (Guo & Matta 2001, Anelli, Diana
 
 The verdict rule (docs/reproduce.md):
 
-1. *reproduced*: the paper gives a number and it lies inside our 95% CI, or our mean is
-   within the claim's declared tolerance of it (``max(rel_tol x |paper|, abs_tol)``). A
-   claim with no number, only a direction ("FavorQueue's drop ratio is lower"), is
-   reproduced when our whole CI lies on the claimed side of the reference.
+1. *reproduced*: the paper gives a number and our mean is within the claim's declared
+   tolerance of it, ``|mean - paper| <= max(rel_tol x |paper|, abs_tol)``. (A paper number
+   inside our 95% CI does not suffice on its own: a CI wider than the tolerance, as few
+   replications give, would contain almost anything; and a CI no wider than the tolerance
+   that contains the number puts the mean within the tolerance anyway.) A claim with no
+   number, only a direction ("FavorQueue's drop ratio is lower"), is reproduced when our
+   whole 95% CI lies on the claimed side of the reference.
 2. *same direction*: not reproduced, but our mean lies on the claimed side of the
    reference (the sign or order of the effect matches).
 3. *not reproduced*: otherwise (including a claim without a direction whose number we miss).
@@ -158,15 +161,20 @@ def _verdict(spec: ClaimSpec, m: float, lo: float, hi: float):
     if spec.paper_value is not None:
         p = spec.paper_value
         tol = max(spec.rel_tol * abs(p), spec.abs_tol)
-        if lo <= p <= hi:
-            return REPRODUCED, f"The paper's {_num(p, u)} lies inside our 95% CI."
+        half = (hi - lo) / 2.0
+        inside = lo <= p <= hi
         if abs(m - p) <= tol:
-            return REPRODUCED, f"Ours is within the declared tolerance (±{_num(tol, u)}) of the paper's {_num(p, u)}."
-        gap = f"Ours is {_num(m, u)} against the paper's {_num(p, u)}, beyond the ±{_num(tol, u)} tolerance"
+            where = "; it also lies inside our 95% CI" if inside else ""
+            return REPRODUCED, f"Ours is within the declared tolerance (±{_num(tol, u)}) of the paper's {_num(p, u)}{where}."
+        if inside:  # the CI is then wider than the tolerance: it cannot confirm the number
+            gap = (f"The paper's {_num(p, u)} lies inside our 95% CI, but that CI (±{_num(half, u)}) is wider than "
+                   f"the ±{_num(tol, u)} tolerance and our mean {_num(m, u)} is outside it")
+        else:
+            gap = f"Ours is {_num(m, u)} against the paper's {_num(p, u)}, beyond the ±{_num(tol, u)} tolerance"
         if side is not None and side[0]:
-            return SAME_DIRECTION, f"{gap}, but on the claimed side of {_num(spec.reference, u)}."
+            return SAME_DIRECTION, f"{gap}; it is on the claimed side of {_num(spec.reference, u)}."
         if side is not None:
-            return NOT_REPRODUCED, f"{gap}, and not on the claimed side of {_num(spec.reference, u)}."
+            return NOT_REPRODUCED, f"{gap}; it is not on the claimed side of {_num(spec.reference, u)}."
         return NOT_REPRODUCED, f"{gap}."
     on_side, ci_side = side  # direction-only claim
     ref = _num(spec.reference, u)
@@ -537,9 +545,10 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
         for k, v in meta.items():
             h.append(f"<tr><td>{_e(k)}</td><td>{_e(_meta_value(v))}</td></tr>")
         h.append("</tbody></table></div>")
-    h.append("<footer>Written by savanna.report. Verdict rule: reproduced when the paper's number lies in our "
-             "95% CI or within the tolerance declared with the claim; same direction when only the sign or "
-             "order of the effect matches; otherwise not reproduced (docs/reproduce.md).</footer>")
+    h.append("<footer>Written by savanna.report. Verdict rule: reproduced when our mean is within the tolerance "
+             "declared with the claim of the paper's number (or, for a claim of direction only, when our whole 95% CI "
+             "is on the claimed side); same direction when only the sign or order of the effect matches; otherwise "
+             "not reproduced (docs/reproduce.md).</footer>")
     h.append("</main></body></html>")
     return "\n".join(h) + "\n"
 
