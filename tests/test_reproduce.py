@@ -42,6 +42,13 @@ def test_bad_workers_is_an_input_error(cli, expect_error, tmp_path):
     assert "--workers" in line
 
 
+def test_unusable_output_directory_is_an_input_error(cli, expect_error, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    line = expect_error(cli("reproduce", "favorqueue-2013", "--quick", "--out", blocker))
+    assert "--out" in line and str(blocker) in line
+
+
 def test_api_rejects_unknown_paper():
     with pytest.raises(ReproduceError, match="valid: .*favorqueue-2013"):
         run("nope", quick=True)

@@ -79,6 +79,7 @@ def run(
     from savanna.report import IndexEntry, write_index
 
     root = Path(out) if out is not None else DEFAULT_OUT
+    _make_dir(root)
     cmd = command or " ".join(x for x in ("savanna reproduce all", mode, f"--out {root}") if x)
     written: Dict[str, Path] = {}
     entries = []
@@ -98,11 +99,21 @@ def run(
     return written
 
 
+def _make_dir(d: Path) -> None:
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ReproduceError(f"--out: cannot create the output directory {d} ({e.strerror or e})") from None
+    if not d.is_dir():
+        raise ReproduceError(f"--out: {d} is not a directory")
+
+
 def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str) -> Path:
     from savanna import __version__
     from savanna.report import write_report
 
     mod = importlib.import_module(modname)
+    _make_dir(out_dir)
     ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress)
     t0 = time.perf_counter()
     ctx.log(f"{ctx.mode} reproduction into {out_dir}")

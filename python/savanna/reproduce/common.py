@@ -193,11 +193,14 @@ class Context:
     def run(self, experiment: str, jobs: Sequence[Any]) -> Batch:
         """Run (or reuse) ``jobs`` into ``OUT/runs/<experiment>``; raise ReproduceError
         naming the first failed run."""
-        from savanna.sweep import run_many
+        from savanna.sweep import SweepError, run_many
 
         t0 = time.perf_counter()
         dataset = self.out_dir / "runs" / experiment
-        rep = run_many(list(jobs), dataset, workers=self.workers, progress=self.progress)
+        try:
+            rep = run_many(list(jobs), dataset, workers=self.workers, progress=self.progress)
+        except SweepError as e:  # an unusable output directory, or one in use by another run
+            raise ReproduceError(f"--out: {e}") from None
         if rep.failed:
             rid, err = next(iter(rep.failed.items()))
             raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
