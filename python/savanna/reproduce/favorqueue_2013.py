@@ -1019,6 +1019,7 @@ def reproduce(ctx: Context) -> Outcome:
            title="Fig. 26: reference flow latency, five hops")
     a2.set(xlabel="time (s)", ylabel="reference flows completed", title="Reference flows completed (replication 1)")
     a1.legend()
+    a2.legend()
     fig(fg, "fig26-five-hops", "Fig. 26: five hops, FavorQueue at the edge only",
         "Left: mean latency by flow length of the reference flows (one closed-loop user crossing five 10 Mb/s hops, "
         "each loaded by ten persistent flows), flows that finished in both configurations (the k-th flow has the "
