@@ -236,6 +236,9 @@ def test_syn_loss_ratio_hand_case():
     assert A.syn_loss_ratio(flows, warmup_s=2.5) == pytest.approx(2 / 3)
     s = A.syn_loss_ratio(flows, by="run")
     assert s["x"] == 0.0 and s["y"] == pytest.approx(3 / 5)
+    # With the core's syn_sent column (a SYN re-sent after a lost SYN-ACK counts as sent).
+    flows["syn_sent"] = [1, 2, 2, 3, 0]
+    assert A.syn_loss_ratio(flows) == pytest.approx(3 / 8)
 
 
 def test_active_flows_hand_case():

@@ -94,6 +94,7 @@ pub struct Flow {
     pub drops: u64,
     pub syn_drops: u64,
     pub synack_drops: u64,
+    pub pushed_out: u64,
     pub ack_drops: u64,
     pub first_data_drop: bool,
     pub tcp: crate::tcp::TcpStats,
@@ -509,11 +510,14 @@ impl World {
         hit
     }
 
-    fn drop_packet(&mut self, id: PktId, _why: DropReason) {
+    fn drop_packet(&mut self, id: PktId, why: DropReason) {
         let p = *self.pkts.get(id);
         self.pkts.free(id);
         self.packets_dropped += 1;
         if let Some(f) = self.flows.get_mut(p.flow as usize) {
+            if why == DropReason::PushOut {
+                f.pushed_out += 1;
+            }
             match p.kind {
                 PktKind::Data | PktKind::Udp => {
                     f.drops += 1;
@@ -914,6 +918,7 @@ impl World {
             drops: 0,
             syn_drops: 0,
             synack_drops: 0,
+            pushed_out: 0,
             ack_drops: 0,
             first_data_drop: false,
             tcp: Default::default(),
@@ -1233,6 +1238,9 @@ impl World {
                     path,
                     base_rtt_s: ns_to_secs(f.base_rtt),
                     delivered_pkts: f.tcp.delivered,
+                    syn_sent: f.tcp.syn_sent,
+                    synack_drops: f.synack_drops,
+                    pushed_out: f.pushed_out,
                 }
             })
             .collect();

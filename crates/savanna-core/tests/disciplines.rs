@@ -67,6 +67,12 @@ fn favorqueue_favours_and_pushes_out() {
     assert!(bottleneck(&o).pushed_out > 0);
     let favored: u64 = o.flows.iter().map(|f| f.favored_pkts).sum();
     assert!(favored > 0);
+    // Per-flow push-outs add up to the queues' (the reverse queue is FavorQueue too).
+    let per_flow: u64 = o.flows.iter().map(|f| f.pushed_out).sum();
+    let per_queue: u64 = o.summary.queues.iter().map(|q| q.pushed_out).sum();
+    assert_eq!(per_flow, per_queue);
+    // Every flow's SYNs: one, plus one per SYN lost.
+    assert!(o.flows.iter().all(|f| f.syn_sent >= 1 + f.syn_drops));
 }
 
 #[test]

@@ -203,13 +203,14 @@ def pushout_share(summary: dict) -> pd.DataFrame:
 def syn_loss_ratio(flows, by: Optional[str] = None, warmup_s: float = 0.0):
     """The loss ratio of SYN segments (FavorQueue section 6.1: 1.8% DropTail vs 0.04%
     FavorQueue on average): SYNs dropped over SYNs sent, over TCP flows that started after
-    `warmup_s` (finished or not). Every dropped SYN is sent again, so SYNs sent are counted
-    as 1 + syn_drops per flow; a SYN re-sent because its SYN-ACK was lost is not in the flows
-    table and is missed. One float, or a Series per value of column `by`. Meaningful only
-    for runs with the handshake."""
+    `warmup_s` (finished or not). SYNs sent come from the `syn_sent` column (retransmissions
+    included, also those after a lost SYN-ACK); records without it count 1 + syn_drops per
+    flow. One float, or a Series per value of column `by`. Meaningful only for runs with
+    the handshake."""
     f = select_flows(flows, "syn_loss_ratio", "flows", warmup_s=warmup_s, tcp_only=True)
     need(f, ["syn_drops"], "syn_loss_ratio", "flows")
-    return _ratio(f["syn_drops"], 1 + f["syn_drops"], _by(f, by, "syn_loss_ratio"), "syn_loss_ratio")
+    sent = f["syn_sent"] if "syn_sent" in f.columns else 1 + f["syn_drops"]
+    return _ratio(f["syn_drops"], sent, _by(f, by, "syn_loss_ratio"), "syn_loss_ratio")
 
 
 def active_flows(flows, times: Sequence[float], by: Optional[str] = None):

@@ -119,6 +119,9 @@ fn flow_columns() -> Vec<Column<FlowRecord>> {
         str_col("path", |r: &FlowRecord| r.path.as_str()),
         f64_col("base_rtt_s", |r: &FlowRecord| r.base_rtt_s),
         i64_col("delivered_pkts", |r: &FlowRecord| r.delivered_pkts),
+        i64_col("syn_sent", |r: &FlowRecord| r.syn_sent),
+        i64_col("synack_drops", |r: &FlowRecord| r.synack_drops),
+        i64_col("pushed_out", |r: &FlowRecord| r.pushed_out),
     ]
 }
 
@@ -373,6 +376,9 @@ mod tests {
                 path: "s0>r0>d0".into(),
                 base_rtt_s: 0.1,
                 delivered_pkts: 10,
+                syn_sent: 2,
+                synack_drops: 1,
+                pushed_out: 3,
             },
             FlowRecord {
                 flow_id: 1,

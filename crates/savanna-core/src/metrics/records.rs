@@ -67,6 +67,12 @@ pub struct FlowRecord {
     pub base_rtt_s: f64,
     /// Data packets delivered in order to the receiving application.
     pub delivered_pkts: u64,
+    /// SYNs the client sent (1 + retransmissions); 0 without the handshake or for UDP.
+    pub syn_sent: u64,
+    /// Lost SYN-ACKs.
+    pub synack_drops: u64,
+    /// The flow's packets pushed out of a queue by another arrival (FavorQueue, RuN2C, LAS).
+    pub pushed_out: u64,
 }
 
 /// One row of queues.parquet: one queue at one sampling instant. Counters cover the
