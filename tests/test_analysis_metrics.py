@@ -464,3 +464,23 @@ def test_real_run_queue_windows_conserve_packets(droptail_and_favorqueue):
     per_class = s[s["class"] != "all"].groupby("t_s")["share"].sum()
     busy = s[(s["class"] == "all") & (s["departures"] > 0)]["t_s"]
     assert np.allclose(per_class.loc[busy], 1.0)
+
+
+def test_path_utilisation_hand_case_and_a_real_run():
+    q = pd.DataFrame({"t_s": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0], "queue": ["a"] * 3 + ["b"] * 3,
+                      "utilisation": [0.2, 0.4, 0.6, 1.0, 1.0, 1.0]})
+    t = A.path_utilisation(q)
+    assert t.loc["a", "mean"] == pytest.approx(0.4) and t.loc["a", "std"] == pytest.approx((0.08 / 3) ** 0.5)
+    assert t.loc["b", "std"] == 0.0 and t.loc["b", "intervals"] == 3
+    assert A.path_utilisation(q, warmup_s=1.5).loc["a", "mean"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="warmup_s"):
+        A.path_utilisation(q, warmup_s=-1)
+    # The busy fractions of a real run average to the summary's utilisation.
+    import savanna
+    r = savanna.run({"duration_s": 20.0, "seed": 2,
+                     "topology": {"type": "dumbbell", "pairs": 2},
+                     "traffic": [{"type": "persistent", "count": 2}],
+                     "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]}})
+    u = A.path_utilisation(r.queues).loc["left->right", "mean"]
+    s = next(x for x in r.summary["queues"] if x["name"] == "left->right")["utilisation"]
+    assert u == pytest.approx(s, abs=1e-6)

@@ -31,7 +31,7 @@ from savanna.analysis.favorqueue import (
     rto_recovery_ratio,
     syn_loss_ratio,
 )
-from savanna.analysis.queues import departure_share, drop_mark_rates
+from savanna.analysis.queues import departure_share, drop_mark_rates, path_utilisation
 from savanna.analysis.stats import CI, cov, jain, latency_by_size, mean_ci, percentile_by_class
 
 ALL_SIZES = [(1, float("inf"))]
@@ -58,6 +58,7 @@ __all__ = [
     "load_flows",
     "mean_ci",
     "p_favor_by_size",
+    "path_utilisation",
     "percentile_by_class",
     "pushout_share",
     "rto_ratio",

@@ -162,3 +162,18 @@ def _collect(frames: List[pd.DataFrame], cols: List[str], classes: List[str]) ->
     order = {c: i for i, c in enumerate(classes + ["all"])}
     out = out.assign(_o=out["class"].map(order)).sort_values(["queue", "t_s", "_o"], kind="stable")
     return out.drop(columns="_o").reset_index(drop=True)[cols]
+
+
+def path_utilisation(queues, warmup_s: float = 0.0) -> pd.DataFrame:
+    """Average and deviation of each link's utilisation over the sampling intervals (Matta &
+    Guo 2000 Table II: "average utilization and deviation on each path", and Fig. 2's
+    utilisation over time). Uses the ``utilisation`` column of queues.parquet (the busy
+    fraction of each interval) from samples after ``warmup_s``. One row per queue: mean,
+    std (population), and the number of intervals."""
+    need(queues, ["t_s", "queue", "utilisation"], "path_utilisation", "queues")
+    check_number(warmup_s, "path_utilisation", "warmup_s", non_negative=True)
+    q = queues[queues["t_s"] > warmup_s]
+    g = q.groupby("queue", sort=True)["utilisation"]
+    out = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=0), "intervals": g.size()})
+    out.index.name = "queue"
+    return out
