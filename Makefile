@@ -43,11 +43,9 @@ test-rust:
 test-py: setup
 	$(VPY) -m pytest -q tests
 
-# The main job, for now: the two dumbbell scenarios. Later: `savanna reproduce all --quick`.
+# The main job: every paper's quick reproduction, with its report (out/reproduce/index.html).
 demo: setup
-	$(VENV)/bin/savanna run scenarios/dumbbell-droptail.toml --out out/dumbbell-droptail
-	$(VENV)/bin/savanna run scenarios/dumbbell-red.toml --out out/dumbbell-red
-	$(VENV)/bin/savanna compare out/dumbbell-droptail out/dumbbell-red --warmup 50 --markdown out/demo-report.md
+	$(VENV)/bin/savanna reproduce all --quick --out out/reproduce
 
 bench: setup
 	@if [ -f benchmarks/bench_core.py ]; then \
