@@ -438,6 +438,16 @@ def _ci_rows(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _log_y(ax) -> None:
+    """A logarithmic y axis labelled with plain numbers (0.5, 1, 2, ...)."""
+    from matplotlib.ticker import FormatStrFormatter, LogLocator
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(FormatStrFormatter(""))
+
+
 def _batch_lines(ax, bt: pd.DataFrame, value: str) -> None:
     """One line per scheme: ``value`` of each foreground batch, averaged over replications."""
     for d in SCHEMES:
@@ -552,21 +562,29 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     gp = gp.merge(f[["qdisc", "rate_mbps", "rep", "flow_id", "source"]], on=["qdisc", "rate_mbps", "rep", "flow_id"])
     w = gp.groupby(["qdisc", "rate_mbps", "rep", "t_s", "source"])["delivered_pkts"].sum().unstack("source").fillna(0.0)
     w = w.reset_index()
-    fg, axes = plt.subplots(1, 3, figsize=(12.0, 3.5), sharey=True)
+    fg, axes = plt.subplots(2, 3, figsize=(12.0, 6.2), sharey=True)
     cap = 1.25e6 / (8.0 * 500) * 0.5
-    for ax, s in zip(axes, SCHEMES):
+    zoom = (200.0, 260.0)
+    grid = np.arange(0.5, p.fig3_duration_s + 1e-9, 0.5)
+    for col, s in enumerate(SCHEMES):
         g = w[(w["qdisc"] == s) & (w["rate_mbps"] == 1.25) & (w["rep"] == 1)].sort_values("t_s")
-        grid = np.arange(0.5, p.fig3_duration_s + 1e-9, 0.5)
         g = g.set_index("t_s").reindex(grid, fill_value=0.0)
         sh, lg = g["short"].to_numpy() / cap, g["long"].to_numpy() / cap
-        ax.stackplot(grid, sh, lg, colors=["#e07b00", "#1f5fbf"], labels=["short flows", "long flows"], alpha=0.85,
-                     linewidth=0)
-        ax.set(title=NAMES[s], xlabel="time (s)", ylim=(0, 1.15), xlim=(0, p.fig3_duration_s))
-    axes[0].set_ylabel("fraction of link (0.5 s windows)")
-    axes[0].legend(loc="upper right")
+        for row, xlim in ((0, (0, p.fig3_duration_s)), (1, zoom)):
+            ax = axes[row, col]
+            ax.stackplot(grid, sh, lg, colors=["#e07b00", "#1f5fbf"], labels=["short flows", "long flows"],
+                         alpha=0.85, linewidth=0, step="pre")
+            ax.set(xlim=xlim, ylim=(0, 1.15), xlabel="time (s)")
+        axes[0, col].set_title(NAMES[s])
+        axes[1, col].set_title(f"{NAMES[s]}, {zoom[0]:g}-{zoom[1]:g} s")
+    for row in (0, 1):
+        axes[row, 0].set_ylabel("fraction of link (0.5 s windows)")
+    axes[0, 0].legend(loc="upper right")
     fig(fg, "fig03-link-share", "Fig. 3: link utilisation by class under DropTail, RED and RIO-PS (1.25 Mb/s)",
         "Packets delivered to the receivers of the short (100-packet) and long (10,000-packet) flows in each 0.5 s "
-        "window, as a fraction of what the 1.25 Mb/s link carries in 0.5 s (footnote 10), first replication.")
+        "window, as a fraction of what the 1.25 Mb/s link carries in 0.5 s (footnote 10), first replication; the "
+        f"bottom row enlarges {zoom[0]:g}-{zoom[1]:g} s, six batches of short flows. Deliveries can exceed the link "
+        "for a moment when a retransmission fills a hole and releases the packets queued behind it at the receiver.")
     # Short flows' share while active, and RIO-PS's class share while both classes are queued
     for r in sorted(w["rep"].unique()):
         v = {}
@@ -577,12 +595,19 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         samples["fig3-short-share"].append(v[RIO] - v[RED])
     q = b.query("rep, t_s, len_short, len_long, departures_short, departures_long", table="queues",
                 where=f"qdisc = '{RIO}' AND rate_mbps = 1.25")
+    shares = []
     for r, g in q.groupby("rep"):
         g = g.sort_values("t_s")
         both = (g["len_short"] > 0) & (g["len_long"] > 0) & (g["len_short"].shift(1) > 0) & (g["len_long"].shift(1) > 0)
         h = g[both]
         dep = h["departures_short"] + h["departures_long"]
         samples["fig3-75pct"].append(100.0 * float(h["departures_short"].sum()) / float(dep.sum()) if dep.sum() else math.nan)
+        shares.append((h["departures_short"] / dep.where(dep > 0)).dropna())
+    sh = 100.0 * pd.concat(shares) if shares else pd.Series(dtype=float)
+    notes["fig3-75pct"] = (
+        f"In the intervals where both classes were queued, short packets took {sh.mean():.0f}% of the departures on "
+        f"average and {sh.quantile(0.9):.0f}% or more in the busiest tenth of them: the short flows' own windows "
+        "limit what they ask for, so the mean measures their demand more than the share RIO-PS would give them.")
 
 
 # ---- Experiment 1 ---------------------------------------------------------------------------------
@@ -664,19 +689,28 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     q = b.query("qdisc, rep, t_s, len_pkts, drops_none, drops_short, drops_long, marks_none, marks_short, "
                 "marks_long, departures_none, departures_short, departures_long, len_none, len_short, len_long",
                 table="queues", where="ito = 3.0 AND queue = 'n3->n1'")
-    _fig8(plt, p, q, samples, fig)
+    split = _fig8(plt, p, q, samples, fig)
+    to = _sql(b, f"""SELECT qdisc, avg(CASE WHEN timeouts > 0 THEN 100.0 ELSE 0.0 END) AS pct FROM flows
+                     WHERE {{runs}} AND ito = 3.0 AND source = 'web' AND start_s >= {W}
+                     AND size_pkts <= {SHORT_OBJ[1]} GROUP BY qdisc""").set_index("qdisc")["pct"]
+    why7 = (f"Under RED our bottleneck drops {split[RED][0]:.2f}% of arriving packets and marks {split[RED][1]:.2f}% "
+            f"(RIO-PS: {split[RIO][0]:.2f}% and {split[RIO][1]:.2f}%); {to.get(RED, math.nan):.1f}% of RED's objects of "
+            f"30 packets or less wait for a timeout against {to.get(RIO, math.nan):.1f}% with RIO-PS: few short objects "
+            "lose time under RED that RIO-PS could save. The paper does not print its loss rates to compare.")
+    for cid in ("fig7a-short", "fig7a-medium", "fig7b-short", "fig7b-medium"):
+        notes[cid] = why7
 
     # Figs. 9-10: foreground connections (ITO 3 s)
     fgf = b.query("qdisc, ito, rep, source, start_s, fct_s", where=f"tag = 'foreground' AND start_s >= {W}")
     _fig9_10(plt, p, fgf[fgf["ito"] == 3.0], samples, notes, fig, tables)
 
 
-def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> None:
+def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> Dict[str, Tuple[float, float]]:
     from savanna.analysis import drop_mark_rates
 
     W = p.exp1_warmup_s
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(11.0, 3.9))
-    span = min(200.0, p.exp1_duration_s - W)
+    span = min(100.0, p.exp1_duration_s - W)
     for d in SCHEMES:
         g = q[(q["qdisc"] == d) & (q["rep"] == 1) & (q["t_s"] > W) & (q["t_s"] <= W + span)].sort_values("t_s")
         a1.plot(g["t_s"], g["len_pkts"], color=COLORS[d], lw=0.8, label=NAMES[d])
@@ -701,6 +735,13 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> None:
         f"Left: queue length at n3->n1 every 0.5 s over {span:g} s after the warm-up. Right: forced drops plus ECN "
         "marks over the last 20 s as a share of arriving packets, for DropTail, RED and RIO-PS, and for RIO-PS's "
         "short and long classes. First replication.")
+    split = {}  # scheme -> (drops, marks) in % of arrivals, all replications pooled
+    for d in SCHEMES:
+        g = q[(q["qdisc"] == d) & (q["t_s"] > W)]
+        cs = ("none", "short", "long")
+        arr = sum(float(g[f"departures_{c}"].sum()) + float(g[f"drops_{c}"].sum()) for c in cs)
+        split[d] = tuple(100.0 * sum(float(g[f"{k}_{c}"].sum()) for c in cs) / arr if arr else math.nan
+                         for k in ("drops", "marks"))
     for r in sorted(q["rep"].unique()):
         rate = {}
         for d in SCHEMES:
@@ -714,6 +755,7 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> None:
         samples["fig8-rio-vs-red"].append(rate[RED]["all"] - rate[RIO]["all"])
         samples["fig8-rio-vs-dt"].append(rate[DT]["all"] - rate[RIO]["all"])
         samples["fig8-short-rare"].append(rate[RIO]["long"] - rate[RIO]["short"])
+    return split
 
 
 def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> None:
@@ -740,7 +782,8 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
             ax.plot(mb["start_s"], mb["mean"], "-", color=COLORS[d], lw=1.4, label=f"{NAMES[d]}, batch mean")
         ax.set(xlabel="injection time (s)", ylabel="transmission time (s)", title=f"Fig. 10{lab}")
         if src == "fg-short":
-            ax.set_yscale("log")
+            _log_y(ax)
+            ax.axhline(3.0, color="#b42318", lw=0.8, ls=":", label="ITO (3 s)")
     axes[0].legend(fontsize=7.5)
     fig(fg, "fig10-foreground-times", "Fig. 10: transmission time of the foreground connections (ITO 3 s)",
         "Each foreground connection's transmission time (points, slightly spread around its injection time) and the "
@@ -788,7 +831,7 @@ def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
         axes[0, col].set(title=f"({'ab'[col]}) fairness, {lab}", ylabel="Jain's index")
         axes[1, col].set(title=f"({'cd'[col]}) mean transmission time, {lab}", xlabel="injection time (s)",
                          ylabel="transmission time (s)")
-    axes[1, 0].set_yscale("log")
+    _log_y(axes[1, 0])
     axes[0, 0].legend(loc="lower left")
     fig(fg, "fig11-unbalanced", "Fig. 11: foreground connections with unbalanced requests (Exp. 2)",
         "Jain's index (top) and mean (bottom) of the transmission times of each batch of 10 foreground connections: "
