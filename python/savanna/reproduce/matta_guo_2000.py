@@ -1,0 +1,1120 @@
+"""Reproduction of Matta & Guo 2000, "Differentiated Predictive Fair Service for TCP Flows"
+(BU-CS-2000-012, ICNP 2000): ``savanna reproduce matta-guo-2000``.
+
+The paper argues for isolating short and long TCP flows into two classes, with separate
+queues (class-based queueing) or separate paths chosen at an edge router. Experiments
+(scenario files ``scenarios/matta-guo-2000-*.toml``; this module overrides their scheme,
+sizes, seed and duration):
+
+- ``udp``: UDP flows of Pareto lifetimes over two parallel paths with the load-balanced,
+  size-based and threshold-based assignment policies (section IV-B, Table II, Fig. 2);
+- ``windows``: 600 TCP flows (200 long, 400 short) on one 10 Mb/s link, shared drop-tail,
+  shared RED, isolation 60/40 and 40/60, and isolation at the split the shared runs
+  measure, the paper's own procedure (section IV-C, Figs. 3(b) and 4);
+- ``pipe``: N long and N short sessions on the Table III dumbbell, sharing against
+  isolation for pipe scales k = 1..8, N = 30 and 60 (section IV-D, Figs. 6 and 7);
+- ``buffer``: the same with the buffer/pipe ratio from 0.2 to 3 (section IV-E, Fig. 8);
+- ``web``: foreground sessions with web background on the diamond of Fig. 9, drop-tail
+  and RED with load balancing, size- and threshold-based splitting (section IV-F, Fig. 10);
+- not here: the control model of section II (aggregate against individual PID control,
+  stability alpha + 2 beta < 4/N), and Fig. 3(a).
+
+Every scheme of a comparison runs the same seeds, hence the same workload draws (the seed
+rule). Claims are declared in ``CLAIMS`` with their tolerances before any result is
+computed; docs/reproduce.md gives the verdict rule and the readings of the paper.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, load_scenario, override, seeds
+
+KEY = "matta-guo-2000"
+TITLE = "Differentiated Predictive Fair Service (Matta & Guo 2000): reproduction"
+PAPER = ("I. Matta, L. Guo, Differentiated Predictive Fair Service for TCP Flows, Boston University "
+         "BU-CS-2000-012 (ICNP 2000)")
+
+SC_UDP = "matta-guo-2000-table2-udp.toml"
+SC_ISO = "matta-guo-2000-fig04-isolation.toml"
+SC_PIPE = "matta-guo-2000-fig06-pipe.toml"
+SC_BUF = "matta-guo-2000-fig08-buffer.toml"
+SC_WEB = "matta-guo-2000-fig10-web.toml"
+SCENARIOS = (SC_UDP, SC_ISO, SC_PIPE, SC_BUF, SC_WEB)
+
+WINDOW_S = 20.0          # section III-B: "goodput and fairness index over 20-second intervals"
+C_UNIT_MBPS = 2.5        # Table III: capacity unit C_u
+B_UNIT_PKTS = 50         # Table III: buffer unit B_u
+POLICIES = ("load_balanced", "size_based", "threshold")
+ISO_SCHEMES = ("droptail", "red", "iso60", "iso40")
+WEB_SCHEMES = ("droptail-lb", "red-lb", "size", "threshold")
+LONG_WINDOW = (980, 1020)  # Fig. 4 (bottom): "long flows of size [980:1020]"
+SHORT_WINDOW = (9, 11)     # "short flows of size [9:11]"
+START_SPREAD_S = 5.0       # sessions start in the first 5 s (the scenario files)
+
+NAMES = {
+    "load_balanced": "load balancing", "size_based": "size-based splitting", "threshold": "threshold-based splitting",
+    "droptail": "shared drop-tail", "red": "shared RED", "iso60": "isolation, long 60%", "iso40": "isolation, long 40%",
+    "droptail-lb": "drop-tail, load-balanced", "red-lb": "RED, load-balanced", "size": "size-based splitting",
+    "share": "sharing", "iso": "isolation",
+}
+COLORS = {
+    "load_balanced": "#3b3b3b", "size_based": "#1f5fbf", "threshold": "#e07b00",
+    "droptail": "#3b3b3b", "red": "#b42318", "iso60": "#1f5fbf", "iso40": "#2a9d4b",
+    "droptail-lb": "#3b3b3b", "red-lb": "#b42318", "size": "#1f5fbf",
+    "share": "#3b3b3b", "iso": "#1f5fbf", "matched": "#8e44ad",
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Experiment plan: the paper's sizes (full) and a short one (quick)
+
+
+@dataclass(frozen=True)
+class Plan:
+    reps: int
+    udp_duration_s: float
+    udp_warmup_s: float
+    iso_duration_s: float
+    iso_warmup_s: float
+    iso_last_start_s: float
+    pipe_duration_s: float
+    pipe_warmup_s: float
+    pipe_ks: Tuple[int, ...]
+    pipe_ns: Tuple[int, ...]
+    buf_ratios: Tuple[float, ...]
+    web_duration_s: float
+    web_warmup_s: float
+
+
+def plan(quick: bool) -> Plan:
+    """Full: five replications of every experiment; the run lengths the paper implies where
+    it implies one (the web sessions' 1900 connections 2.4 s apart last 4560 s) and long
+    enough runs elsewhere (the paper gives none): 6000 s of UDP flows, 2000 s for the 600
+    flows of Fig. 4 (a long flow takes some 200 s, and its 99.9th percentile needs many),
+    900 s per pipe or buffer point, every k from 1 to 8 and seven buffer ratios. Quick:
+    two replications, shorter runs, k = 1, 2, 4, 8 and three buffer ratios, so that the
+    paper takes about a minute and a half on two cores."""
+    if quick:
+        return Plan(reps=2, udp_duration_s=2000.0, udp_warmup_s=1000.0,
+                    iso_duration_s=500.0, iso_warmup_s=20.0, iso_last_start_s=250.0,
+                    pipe_duration_s=200.0, pipe_warmup_s=20.0, pipe_ks=(1, 2, 4, 8), pipe_ns=(30, 60),
+                    buf_ratios=(0.2, 1.0, 3.0), web_duration_s=300.0, web_warmup_s=40.0)
+    return Plan(reps=5, udp_duration_s=6000.0, udp_warmup_s=1000.0,
+                iso_duration_s=2000.0, iso_warmup_s=100.0, iso_last_start_s=1400.0,
+                pipe_duration_s=900.0, pipe_warmup_s=100.0, pipe_ks=tuple(range(1, 9)), pipe_ns=(30, 60),
+                buf_ratios=(0.2, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0), web_duration_s=4560.0, web_warmup_s=100.0)
+
+
+# ---------------------------------------------------------------------------------------
+# The claims, declared before any result (see savanna.report for the verdict rule).
+# Tolerances: 25% of the paper's number by default; absolute bands for indices near 1
+# ("very close to 1", "around 96%") and for "comparable"; direction only where the paper
+# states an order without a number.
+
+_UDP_WHY = ("The paper gives no path capacity (ours is 8 Mb/s, chosen to match its total load), and with "
+            "lifetimes of Pareto shape 1.25 a run's load rests on its few longest flows.")
+
+_T2 = {  # Table II: (average, deviation) of path 1 and path 2
+    "load_balanced": ((0.23089, 0.07194), (0.20789, 0.07251)),
+    "size_based": ((0.17765, 0.09144), (0.26113, 0.06290)),
+    "threshold": ((0.19679, 0.10407), (0.24199, 0.05914)),
+}
+_T2_ID = {"load_balanced": "lb", "size_based": "size", "threshold": "thr"}
+
+
+def _claims():
+    from savanna.report import ClaimSpec as C
+
+    out = []
+    for pol, ((a1, d1), (a2, d2)) in _T2.items():
+        k = _T2_ID[pol]
+        out += [
+            C(f"t2-{k}-p1-avg", f"{NAMES[pol].capitalize()}: average utilisation of path 1", a1, "",
+              source="§IV-B, Table II", why_differs=_UDP_WHY),
+            C(f"t2-{k}-p1-dev", f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 1", d1, "",
+              source="§IV-B, Table II", why_differs=_UDP_WHY),
+            C(f"t2-{k}-p2-avg", f"{NAMES[pol].capitalize()}: average utilisation of path 2", a2, "",
+              source="§IV-B, Table II", why_differs=_UDP_WHY),
+            C(f"t2-{k}-p2-dev", f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 2", d2, "",
+              source="§IV-B, Table II", why_differs=_UDP_WHY),
+        ]
+    tot = {p: v[0][0] + v[1][0] for p, v in _T2.items()}
+    lb_dev = (_T2["load_balanced"][0][1] + _T2["load_balanced"][1][1]) / 2
+    out += [
+        C("t2-size-share1", "Size-based splitting: short flows' share of the load (path 1 over both paths)",
+          round(100 * _T2["size_based"][0][0] / tot["size_based"], 1), "%", source="§IV-B, Table II"),
+        C("t2-thr-share1", "Threshold-based splitting: path 1's share of the load",
+          round(100 * _T2["threshold"][0][0] / tot["threshold"], 1), "%", source="§IV-B, Table II"),
+        C("t2-size-long-steadier", "Size-based splitting: deviation on the long flows' path minus the load-balanced "
+          "paths' mean deviation", round(_T2["size_based"][1][1] - lb_dev, 4), "", direction="<",
+          source="§IV-B, Table II", why_differs=_UDP_WHY),
+        C("t2-thr-long-steadier", "Threshold-based splitting: deviation on path 2 minus the load-balanced paths' "
+          "mean deviation", round(_T2["threshold"][1][1] - lb_dev, 4), "", direction="<",
+          source="§IV-B, Table II", why_differs=_UDP_WHY),
+        C("t2-size-short-burstier", "Size-based splitting: deviation of path 1 (short flows) minus path 2 (long)",
+          round(_T2["size_based"][0][1] - _T2["size_based"][1][1], 4), "", direction=">", source="§IV-B, Table II"),
+        C("t2-thr-short-burstier", "Threshold-based splitting: deviation of path 1 minus path 2",
+          round(_T2["threshold"][0][1] - _T2["threshold"][1][1], 4), "", direction=">", source="§IV-B, Table II"),
+        # Section IV-C, Figs. 3(b) and 4
+        C("f4-long-share", "Shared drop-tail: long flows' share of the total throughput", 60.0, "%", "around 60%",
+          rel_tol=0.0, abs_tol=10.0, source="§IV-C"),
+        C("f4-p999-long-shared", "99.9th percentile transmission time of long flows (980-1020 packets), shared "
+          "drop-tail", 421.0, "s", source="§IV-C, Fig. 4"),
+        C("f4-p999-long-iso", "99.9th percentile transmission time of long flows, isolation (long 60%)", 315.0, "s",
+          source="§IV-C, Fig. 4"),
+        C("f4-long-gain", "Reduction of the long flows' 99.9th percentile by isolation", 25.0, "%",
+          direction=">", source="§IV-C, Fig. 4"),
+        C("f4-p999-short-shared", "99.9th percentile transmission time of short flows (9-11 packets), shared "
+          "drop-tail", 75.0, "s", source="§IV-C, Fig. 4"),
+        C("f4-p999-short-iso", "99.9th percentile transmission time of short flows, isolation (long 60%)", 22.0,
+          "s", source="§IV-C, Fig. 4"),
+        C("f4-short-gain", "Reduction of the short flows' 99.9th percentile by isolation", 70.0, "%",
+          direction=">", source="§IV-C, Fig. 4"),
+        C("f4-p999-short-red", "99.9th percentile transmission time of short flows, shared RED", 45.0, "s",
+          source="§IV-C"),
+        C("f4-short-red-vs-dt", "Reduction of the short flows' 99.9th percentile by shared RED against shared "
+          "drop-tail", 40.0, "%", "75 s -> 45 s", direction=">", source="§IV-C"),
+        C("f4-short-red-vs-iso", "Short flows' 99.9th percentile, shared RED minus isolation", 23.0, "s",
+          "45 s vs 22 s", direction=">", source="§IV-C"),
+        C("f4-fair-short-iso", "Jain's index of short flows' transmission times (9-11 packets), isolation minus "
+          "shared drop-tail", None, "", "fairness significantly improved", direction=">", source="§IV-C, Fig. 4"),
+        C("f4-fair-long-iso", "Jain's index of long flows' transmission times (980-1020 packets), isolation minus "
+          "shared drop-tail", None, "", "fairness improved", direction=">", source="§IV-C, Fig. 4"),
+        C("f4-iso40-short-faster", "Short flows' mean transmission time, reduction with short 60% against long 60%",
+          None, "%", "better response time", direction=">", source="§IV-C"),
+        C("f4-iso40-short-fairer", "Short flows' Jain's index, short 60% minus long 60%", None, "",
+          "better fairness", direction=">", source="§IV-C"),
+        C("f4-iso40-long-slower", "Long flows' mean transmission time, increase with long 40% against long 60%",
+          None, "%", "relatively higher response time", direction=">", source="§IV-C"),
+        C("f4-iso40-long-fair", "Long flows' Jain's index, isolation with long 40% minus shared drop-tail", None, "",
+          "fairness still maintained", direction=">", source="§IV-C"),
+        # Section IV-D, Figs. 6 and 7
+        C("f6-short-iso-fair", "N = 30, isolation: Jain's index of short sessions (mean over k)", 1.0, "",
+          "very close to 1", rel_tol=0.0, abs_tol=0.05, source="§IV-D.1, Fig. 6(a)"),
+        C("f6-short-iso-loss", "N = 30, isolation: loss ratio of short connections (mean over k)", 0.0, "%",
+          "no packet loss", rel_tol=0.0, abs_tol=0.1, source="§IV-D.1"),
+        C("f6-short-goodput-shared", "N = 30: short sessions' goodput, reduction under sharing against isolation "
+          "(mean over k)", None, "%", "long connections grab more than their share", direction=">",
+          source="§IV-D.1, Fig. 6(b)"),
+        C("f6-short-fair-shared", "N = 30: short sessions' Jain's index, isolation minus sharing (mean over k)", None,
+          "", "unfairness among short connections when shared", direction=">", source="§IV-D.1, Fig. 6(a)"),
+        C("f6-short-timeouts-shared", "N = 30: short connections with a timeout, sharing minus isolation (mean over "
+          "k)", None, "points", "some forced into timeout", direction=">", source="§IV-D.1"),
+        C("f7-short-iso-fair", "N = 60, isolation: Jain's index of short sessions (mean over k)", 0.96, "",
+          "around 96%", rel_tol=0.0, abs_tol=0.02, source="§IV-D.2, Fig. 7(a)"),
+        C("f7-short-fair-n60-lower", "Isolation: short sessions' Jain's index, N = 30 minus N = 60", None, "",
+          "lower than in the large pipe case", direction=">", source="§IV-D.2"),
+        C("f7-short-shared-k1", "N = 60, sharing at 2 C_u (k = 1): Jain's index of short sessions", None, "", "f < 0.8",
+          direction="<", reference=0.8, source="§IV-D.2, Fig. 7(a)"),
+        C("f7-long-fair-iso", "N = 60: long sessions' Jain's index, isolation minus sharing (mean over k)", None, "",
+          "isolation also improves fairness", direction=">", source="§IV-D.2, Fig. 7(a)"),
+        C("f7-short-gain-larger", "N = 60: fairness gain of isolation, short minus long sessions (mean over k)", None,
+          "", "less significant for long", direction=">", source="§IV-D.2, Fig. 7(a)"),
+        C("f67-goodput-ratio", "Total goodput, isolation over sharing (every k, N = 30 and 60)", 1.0, "",
+          "comparable", rel_tol=0.0, abs_tol=0.05, source="§IV-D, Figs. 6(b), 7(b)"),
+        C("f67-long-linear", "Isolation: R^2 of a straight line through the long class's goodput against k (mean of "
+          "N = 30 and 60)", 1.0, "", "(almost) perfectly linear", rel_tol=0.0, abs_tol=0.02,
+          source="§IV-D.2, Figs. 6(b), 7(b)"),
+        # Section IV-E, Fig. 8
+        C("f8-short-goodput-falls", "Sharing: short sessions' goodput, decrease from the smallest to the largest "
+          "buffer", None, "%", "overall goodput for short connections decreases", direction=">",
+          source="§IV-E, Fig. 8(b)"),
+        C("f8-short-fair-rises", "Sharing: short sessions' Jain's index, largest minus smallest buffer", None, "",
+          "improvement in fairness among them", direction=">", source="§IV-E, Fig. 8(a)"),
+        C("f8-iso-steadier", "Spread of short sessions' goodput across buffer sizes ((max - min) / mean), sharing "
+          "minus isolation", None, "points", "isolation: not affected very much", direction=">",
+          source="§IV-E, Fig. 8(b)"),
+        # Section IV-F, Fig. 10
+        C("f10-short-fair-size-red", "Short foreground sessions' Jain's index, size-based splitting over RED", 1.0,
+          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(a)"),
+        C("f10-short-fair-thr-red", "Short foreground sessions' Jain's index, threshold-based splitting over RED",
+          1.0, "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(a)"),
+        C("f10-long-fair-size-red", "Long foreground sessions' Jain's index, size-based splitting over RED", 1.0,
+          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(c)"),
+        C("f10-long-fair-thr-red", "Long foreground sessions' Jain's index, threshold-based splitting over RED", 1.0,
+          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(c)"),
+        C("f10-short-goodput-size-red", "Short foreground sessions' goodput, size-based splitting over RED", None, "",
+          "RED sacrifices short connections' goodput", direction=">", reference=1.0, source="§IV-F, Fig. 10(b)"),
+        C("f10-long-goodput-dt", "Long foreground sessions' goodput, drop-tail load-balanced over the mean of the "
+          "other three schemes", None, "", "much higher goodput", direction=">", reference=1.0,
+          source="§IV-F, Fig. 10(d)"),
+        C("f10-long-fair-dt-min", "Drop-tail load-balanced: lowest 20 s Jain's index of long foreground sessions",
+          0.2, "", "as low as 20%", source="§IV-F, Fig. 10(c)"),
+        C("f10-long-fair-others", "Lowest mean Jain's index of long foreground sessions among RED, size- and "
+          "threshold-based splitting", None, "", "all above 80%", direction=">", reference=0.8,
+          source="§IV-F, Fig. 10(c)"),
+        C("f10-long-fair-dt-lower", "Long foreground sessions' mean Jain's index, drop-tail load-balanced minus the "
+          "lowest of the other three", None, "", "very low compared to the others", direction="<",
+          source="§IV-F, Fig. 10(c)"),
+    ]
+    return out
+
+
+CLAIMS = _claims()
+
+
+# ---------------------------------------------------------------------------------------
+# Scenarios
+
+
+def udp_mean_pkts(sc: Optional[dict] = None) -> float:
+    """A UDP flow's mean length in packets: mean lifetime x packet rate (300 s x 16 kb/s /
+    (8 x 125 B) = 4800 packets). Size-based splitting calls a flow short below this;
+    threshold-based splitting moves a flow after half of it (section IV-B)."""
+    sc = sc if sc is not None else load_scenario(SC_UDP)
+    u = sc["traffic"][_block(sc, "udp")]
+    return float(u["lifetime_s"]["mean"]) * float(u["rate_kbps"]) * 1000.0 / (8.0 * float(u["packet_bytes"]))
+
+
+def udp_scenario(policy: str, seed: int, duration_s: float) -> dict:
+    """Table II: the UDP workload with one of the three flow assignment policies at n4."""
+    if policy not in POLICIES:
+        raise ReproduceError(f"policy: must be one of {', '.join(POLICIES)}, got {policy!r}")
+    sc = load_scenario(SC_UDP)
+    pp = {"node": "n4", "policy": policy, "next_hops": ["n5", "n7"]}
+    mean = udp_mean_pkts(sc)
+    if policy == "size_based":
+        pp["threshold_pkts"] = int(round(mean))
+    elif policy == "threshold":
+        pp["threshold_pkts"] = int(round(mean / 2))
+    return override(sc, {"path_policies": [pp], "seed": seed, "duration_s": duration_s})
+
+
+def iso_scenario(scheme: str, seed: int, duration_s: float, long_share: Optional[float] = None) -> dict:
+    """Section IV-C: 600 flows on one link, shared (drop-tail, RED) or isolated (60/40, 40/60,
+    or ``matched``: the long class gets ``long_share`` of the link and buffer)."""
+    if scheme not in ISO_SCHEMES + ("matched",):
+        raise ReproduceError(f"scheme: must be one of {', '.join(ISO_SCHEMES + ('matched',))}, got {scheme!r}")
+    if (scheme == "matched") != (long_share is not None):
+        raise ReproduceError("long_share: give it with scheme 'matched' only")
+    if long_share is not None and not 0.0 < long_share < 1.0:
+        raise ReproduceError(f"long_share: must be in (0, 1), got {long_share!r}")
+    sc = load_scenario(SC_ISO)
+    buf = int(sc["topology"]["bottleneck_queue"]["limit_pkts"])
+    ch: Dict[str, object] = {"seed": seed, "duration_s": duration_s}
+    if scheme == "red":
+        # Table IV's RED (20 and 245 of 250 packets, max drop rate 0.2%) scaled to this buffer.
+        ch["topology.bottleneck_queue"] = {"type": "red", "limit_pkts": buf, "min_th": 20.0 * buf / 250,
+                                           "max_th": 245.0 * buf / 250, "max_p": 0.002, "w_q": 0.002,
+                                           "gentle": False, "wait": True}
+    elif scheme in ("iso60", "iso40", "matched"):
+        if long_share is None:
+            long_share = 0.6 if scheme == "iso60" else 0.4
+        lim_long = int(round(buf * long_share))
+        ch["topology.bottleneck_queue"] = {"type": "drr", "limit_short_pkts": buf - lim_long,
+                                           "limit_long_pkts": lim_long, "share_short": round(1 - long_share, 10),
+                                           "share_long": long_share}
+        ch["classifiers"] = [{"type": "oracle", "node": "left", "threshold": 100}]
+    return override(sc, ch)
+
+
+def _pipe_common(sc: dict, scheme: str, n: int, seed: int, duration_s: float, rate_units: float,
+                 short_units: float, buf_short: int, buf_long: int) -> dict:
+    if scheme not in ("share", "iso"):
+        raise ReproduceError(f"scheme: must be 'share' or 'iso', got {scheme!r}")
+    telnet = sc["traffic"][_block(sc, "telnet-short")]
+    tel_pkts = duration_s * float(telnet["rate_kbps"]) * 1000.0 / (8.0 * float(telnet["packet_bytes"]))
+    if round(tel_pkts) > 999:
+        raise ReproduceError(f"duration_s: {duration_s:g} s would make the short pipe's telnet flows "
+                             f"{tel_pkts:.0f} packets long, above the oracle's 999 (keep runs <= 999 s)")
+    ch: Dict[str, object] = {
+        "seed": seed, "duration_s": duration_s, "topology.pairs": n,
+        f"traffic[{_block(sc, 'long')}].sessions": n, f"traffic[{_block(sc, 'short')}].sessions": n,
+        f"traffic[{_block(sc, 'telnet-short')}].lifetime_s": {"dist": "fixed", "value": duration_s},
+        "topology.bottleneck_rate_mbps": C_UNIT_MBPS * rate_units,
+    }
+    if scheme == "share":
+        ch["topology.bottleneck_queue"] = {"type": "droptail", "limit_pkts": buf_short + buf_long}
+    else:
+        s = short_units / rate_units
+        ch["topology.bottleneck_queue"] = {"type": "drr", "limit_short_pkts": buf_short, "limit_long_pkts": buf_long,
+                                           "share_short": round(s, 12), "share_long": round(1.0 - s, 12)}
+        ch["classifiers"] = [{"type": "oracle", "node": "left", "threshold": 999}]
+    return override(sc, ch)
+
+
+def pipe_scenario(scheme: str, n: int, k: int, seed: int, duration_s: float) -> dict:
+    """Section IV-D: N long and N short sessions; the short pipe is C_u, B_u and the long
+    one k C_u, k B_u, isolated (``iso``) or merged into one queue (``share``)."""
+    return _pipe_common(load_scenario(SC_PIPE), scheme, n, seed, duration_s, 1.0 + k, 1.0,
+                        B_UNIT_PKTS, B_UNIT_PKTS * k)
+
+
+def buffer_scenario(scheme: str, ratio: float, seed: int, duration_s: float) -> dict:
+    """Section IV-E: N = 30, short pipe C_u and long pipe 4 C_u, buffers ratio x k_c x B_u."""
+    return _pipe_common(load_scenario(SC_BUF), scheme, 30, seed, duration_s, 5.0, 1.0,
+                        max(1, int(round(ratio * B_UNIT_PKTS))), max(1, int(round(ratio * 4 * B_UNIT_PKTS))))
+
+
+def web_scenario(scheme: str, seed: int, duration_s: float) -> dict:
+    """Section IV-F: foreground sessions and web background on the diamond."""
+    if scheme not in WEB_SCHEMES:
+        raise ReproduceError(f"scheme: must be one of {', '.join(WEB_SCHEMES)}, got {scheme!r}")
+    sc = load_scenario(SC_WEB)
+    pp = {"node": "n4", "policy": "load_balanced", "next_hops": ["n5", "n7"]}
+    ch: Dict[str, object] = {"seed": seed, "duration_s": duration_s}
+    if scheme == "red-lb":
+        # Table IV: min 20, max 245 of 250 packets, max drop rate 0.2%.
+        ch["topology.path_queue"] = {"type": "red", "limit_pkts": 250, "min_th": 20.0, "max_th": 245.0,
+                                     "max_p": 0.002, "w_q": 0.002, "gentle": False, "wait": True}
+    elif scheme == "size":
+        pp.update(policy="size_based", threshold_pkts=75)
+    elif scheme == "threshold":
+        pp.update(policy="threshold", threshold_pkts=32)
+    ch["path_policies"] = [pp]
+    return override(sc, ch)
+
+
+def _block(sc: dict, name: str) -> int:
+    for i, t in enumerate(sc.get("traffic", [])):
+        if t.get("name") == name:
+            return i
+    raise ReproduceError(f"traffic block {name!r} not in scenario {sc.get('name')}")
+
+
+# ---------------------------------------------------------------------------------------
+# Metrics
+
+
+def window_ends(duration_s: float, warmup_s: float, window_s: float = WINDOW_S) -> List[float]:
+    """Ends of the back-to-back windows of ``window_s`` that start at or after ``warmup_s``
+    and end by ``duration_s`` (the paper's "20-second intervals every 20 seconds")."""
+    n = int(math.floor(duration_s / window_s + 1e-9))
+    return [window_s * i for i in range(1, n + 1) if window_s * (i - 1) >= warmup_s - 1e-9]
+
+
+def session_windows(rows: pd.DataFrame, sessions: Sequence[str], ends: Sequence[float],
+                    window_s: float = WINDOW_S) -> pd.DataFrame:
+    """Per window: Jain's index over the sessions' goodputs and the class goodput.
+
+    ``rows``: ``t_s`` (window end), ``session``, ``pkts`` (data packets delivered in the
+    window). Every session in ``sessions`` counts in every window, with 0 when it delivered
+    nothing (a shut-off session is exactly what the index must see). Returns ``t_s``,
+    ``jain``, ``goodput_pkts_s`` (the class total) and ``per_session_pkts_s``."""
+    m = rows.pivot_table(index="t_s", columns="session", values="pkts", aggfunc="sum")
+    m = m.reindex(index=list(ends), columns=list(sessions)).fillna(0.0)
+    x = m.to_numpy(dtype=float)
+    tot = x.sum(axis=1)
+    sq = (x * x).sum(axis=1)
+    n = x.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        j = np.where(sq > 0, tot * tot / (n * sq), np.nan)
+    return pd.DataFrame({"t_s": list(ends), "jain": j, "goodput_pkts_s": tot / window_s,
+                         "per_session_pkts_s": tot / window_s / max(n, 1)})
+
+
+def jain_index(values: Iterable[float]) -> float:
+    """Jain's index of the values (``savanna.analysis.jain``), NaN when there are none."""
+    from savanna.analysis import jain
+
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x))]
+    return jain(v) if v else math.nan
+
+
+def linear_r2(x: Sequence[float], y: Sequence[float]) -> float:
+    """Coefficient of determination of the least-squares line through (x, y)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) == 0:
+        return math.nan
+    a, b = np.polyfit(x, y, 1)
+    ss_res = float(np.sum((y - (a * x + b)) ** 2))
+    ss_tot = float(np.sum((y - y.mean()) ** 2))
+    return 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
+
+
+def active_by_path(flows: pd.DataFrame, times: Sequence[float], move_after_s: Optional[float] = None) -> pd.DataFrame:
+    """UDP flows active on each path at each time (Fig. 2, top). ``flows``: ``start_s``,
+    ``end_s`` (last packet sent; null while sending), ``path`` (``n5``, ``n7`` or ``n5>n7``).
+    A flow that moved (``n5>n7``) is on path 1 for ``move_after_s`` after its start (the
+    threshold over the packet rate, exact for CBR flows) and on path 2 after."""
+    t = np.asarray(times, dtype=float)[:, None]
+    start = flows["start_s"].to_numpy(dtype=float)[None, :]
+    end = flows["end_s"].fillna(np.inf).to_numpy(dtype=float)[None, :]
+    path = flows["path"].to_numpy()
+    alive = (start <= t) & (t < end)
+    moved = path == "n5>n7"
+    if moved.any() and move_after_s is None:
+        raise ValueError("active_by_path: flows moved between paths; give move_after_s")
+    switch = start + (move_after_s or 0.0)
+    on1 = alive & ((path == "n5")[None, :] | (moved[None, :] & (t < switch)))
+    on2 = alive & ((path == "n7")[None, :] | (moved[None, :] & (t >= switch)))
+    return pd.DataFrame({"t_s": t[:, 0], "path1": on1.sum(axis=1), "path2": on2.sum(axis=1)})
+
+
+# ---------------------------------------------------------------------------------------
+# Queries
+
+
+def _runs(batch) -> str:
+    return ", ".join("'" + r.replace("'", "''") + "'" for r in batch.run_ids)
+
+
+def _sql(batch, sql: str) -> pd.DataFrame:
+    """Run ``sql`` over a batch's dataset; ``{runs}`` becomes the batch's run ids."""
+    from savanna import store
+
+    return store.query(batch.dataset, sql.replace("{runs}", _runs(batch)))
+
+
+def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
+    """Goodput per (run, source, session, window) and the sessions of each run. A session
+    is one closed-loop session: its block and host pair."""
+    src = ", ".join(f"'{s}'" for s in sources)
+    rows = _sql(batch, f"""
+        SELECT {', '.join('f.' + p for p in params.split(', '))}, f.run_id, f.source,
+               f.src || '>' || f.dst AS session, g.t_s, sum(g.delivered_pkts) AS pkts
+        FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id
+        WHERE f.run_id IN ({{runs}}) AND f.source IN ({src}) AND g.t_s > {warmup_s}
+        GROUP BY ALL""")
+    sess = _sql(batch, f"""
+        SELECT DISTINCT {params}, run_id, source, src || '>' || dst AS session FROM flows
+        WHERE run_id IN ({{runs}}) AND source IN ({src})""")
+    return rows, sess
+
+
+def _fairness_table(batch, params: List[str], sources: Sequence[str], duration_s: float,
+                    warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (run, class): mean Jain's index and goodput over the windows after the warm-up
+    (first frame), and the per-window values (second frame)."""
+    rows, sess = _session_rows(batch, ", ".join(params), sources, warmup_s)
+    ends = window_ends(duration_s, warmup_s)
+    by_run = {k: g for k, g in rows.groupby(["run_id", "source"], sort=False)}
+    empty = rows.iloc[0:0]
+    out, per_window = [], []
+    for key, s in sess.groupby(params + ["run_id", "source"], sort=True):
+        run, source = key[-2], key[-1]
+        r = by_run.get((run, source), empty)
+        w = session_windows(r, sorted(s["session"].unique()), ends)
+        base = dict(zip(params, key[:-2]), source=source)
+        out.append(dict(base, jain=float(np.nanmean(w["jain"])), jain_min=float(np.nanmin(w["jain"])),
+                        goodput_pkts_s=float(w["goodput_pkts_s"].mean()),
+                        per_session_pkts_s=float(w["per_session_pkts_s"].mean()), sessions=len(s)))
+        per_window.append(w.assign(**base))
+    return pd.DataFrame(out), (pd.concat(per_window, ignore_index=True) if per_window else pd.DataFrame())
+
+
+# ---------------------------------------------------------------------------------------
+# Plotting
+
+
+def _style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "figure.figsize": (6.4, 3.9), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
+        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+        "legend.fontsize": 8.5, "svg.hashsalt": "savanna", "lines.linewidth": 1.5,
+        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
+    })
+    return plt
+
+
+def _ci(values) -> Tuple[float, float, float]:
+    from savanna.report import mean_ci
+
+    m, lo, hi, _ = mean_ci(values)
+    return m, lo, hi
+
+
+def _ci_frame(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
+    rows = []
+    for key, g in df.groupby(by, sort=True):
+        m, lo, hi = _ci(g[value])
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(dict(zip(by, key), mean=m, lo=lo, hi=hi))
+    return pd.DataFrame(rows)
+
+
+def _ecdf(values):
+    v = np.sort(np.asarray(values, dtype=float))
+    return v, (np.arange(1, len(v) + 1) / len(v)) if len(v) else np.array([])
+
+
+# ---------------------------------------------------------------------------------------
+# The reproduction
+
+
+def _jobs(ctx: Context, experiment: str, items) -> list:
+    return [ctx.job(experiment, sc, params) for sc, params in items]
+
+
+def reproduce(ctx: Context) -> Outcome:
+    from savanna.report import Table, judge, save_figure
+
+    plt = _style()
+    p = plan(ctx.quick)
+    reps = list(range(1, p.reps + 1))
+    seed_of = dict(zip(reps, seeds(p.reps)))
+    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
+    notes: Dict[str, str] = {}
+    figures: list = []
+    tables: list = []
+    out = ctx.out_dir
+
+    def fig(fg, id, title, caption):
+        figures.append(save_figure(fg, out, id, title, caption))
+
+    # ---- runs (the longest first within each batch, so both workers stay busy) ----------
+    b_web = ctx.run("web", _jobs(ctx, "web", [
+        (web_scenario(s, seed_of[r], p.web_duration_s), {"scheme": s, "rep": r}) for s in WEB_SCHEMES for r in reps]))
+    b_udp = ctx.run("udp", _jobs(ctx, "udp", [
+        (udp_scenario(pol, seed_of[r], p.udp_duration_s), {"policy": pol, "rep": r}) for pol in POLICIES for r in reps]))
+    b_iso = ctx.run("windows", _jobs(ctx, "windows", [
+        (iso_scenario(s, seed_of[r], p.iso_duration_s), {"scheme": s, "rep": r}) for s in ISO_SCHEMES for r in reps]))
+    # Section IV-C splits the link in the proportion the classes get when they share it
+    # ("the throughput of long flows is observed to be around 60% ... Thus ... 60%"). The
+    # same procedure on our shared runs gives the "matched" scheme (nearest 5%).
+    matched = min(0.95, max(0.05, round(20 * _long_share(b_iso, p.iso_warmup_s, "droptail")) / 20))
+    b_m = ctx.run("windows", _jobs(ctx, "windows", [
+        (iso_scenario("matched", seed_of[r], p.iso_duration_s, long_share=matched), {"scheme": "matched", "rep": r})
+        for r in reps]))
+    b_iso = Batch(b_iso.name, b_iso.dataset, b_iso.run_ids + b_m.run_ids)
+    b_pipe = ctx.run("pipe", _jobs(ctx, "pipe", [
+        (pipe_scenario(s, n, k, seed_of[r], p.pipe_duration_s), {"nsess": n, "k": k, "scheme": s, "rep": r})
+        for k in sorted(p.pipe_ks, reverse=True) for n in p.pipe_ns for s in ("share", "iso") for r in reps]))
+    b_buf = ctx.run("buffer", _jobs(ctx, "buffer", [
+        (buffer_scenario(s, ratio, seed_of[r], p.pipe_duration_s), {"ratio": float(ratio), "scheme": s, "rep": r})
+        for ratio in sorted(p.buf_ratios, reverse=True) for s in ("share", "iso") for r in reps]))
+
+    _udp(p, b_udp, samples, notes, fig, tables, plt)
+    _windows(p, b_iso, matched, samples, notes, fig, tables, plt)
+    _pipe(p, b_pipe, samples, notes, fig, tables, plt)
+    _buffer(p, b_buf, samples, notes, fig, tables, plt)
+    _web(p, b_web, samples, notes, fig, tables, plt)
+
+    claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
+    tables.insert(0, _parameters_table(p))
+    return Outcome(TITLE, _intro(p), figures, claims, tables, meta={
+        "seeds": f"1-{p.reps} for every scheme of every experiment",
+        "scenarios": ", ".join(SCENARIOS),
+    })
+
+
+# ---- Table II and Fig. 2: UDP flows over two paths ------------------------------------------
+
+
+def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+    from savanna.report import Table
+
+    st = _sql(b, f"""
+        SELECT policy, rep, queue, avg(utilisation) AS avg, stddev_samp(utilisation) AS dev FROM queues
+        WHERE run_id IN ({{runs}}) AND t_s > {p.udp_warmup_s} GROUP BY policy, rep, queue""")
+    st["path"] = st["queue"].map({"n4->n5": 1, "n4->n7": 2})
+    for pol in POLICIES:
+        k = _T2_ID[pol]
+        g = st[st["policy"] == pol]
+        for path in (1, 2):
+            h = g[g["path"] == path].sort_values("rep")
+            samples[f"t2-{k}-p{path}-avg"] = list(h["avg"])
+            samples[f"t2-{k}-p{path}-dev"] = list(h["dev"])
+    piv = st.pivot_table(index=["policy", "rep"], columns="path", values=["avg", "dev"])
+    lb = piv.xs("load_balanced", level="policy")
+    lb_dev = (lb[("dev", 1)] + lb[("dev", 2)]) / 2
+    for pol, k in (("size_based", "size"), ("threshold", "thr")):
+        x = piv.xs(pol, level="policy")
+        samples[f"t2-{k}-share1"] = list(100 * x[("avg", 1)] / (x[("avg", 1)] + x[("avg", 2)]))
+        samples[f"t2-{k}-long-steadier"] = list(x[("dev", 2)] - lb_dev.reindex(x.index))
+        samples[f"t2-{k}-short-burstier"] = list(x[("dev", 1)] - x[("dev", 2)])
+    tot = (lb[("avg", 1)] + lb[("avg", 2)]).mean()
+    for pol in POLICIES:
+        for path in (1, 2):
+            for what in ("avg", "dev"):
+                notes[f"t2-{_T2_ID[pol]}-p{path}-{what}"] = (
+                    f"Our two paths together carry {tot:.3f} of one path's capacity on average against the paper's "
+                    f"{_T2[pol][0][0] + _T2[pol][1][0]:.3f}; " + _UDP_WHY)
+
+    # Table II beside ours, and a bar chart of it
+    rows = []
+    for pol in POLICIES:
+        row = [NAMES[pol]]
+        for path in (1, 2):
+            g = st[(st["policy"] == pol) & (st["path"] == path)]
+            pa, pd_ = _T2[pol][path - 1]
+            row += [pa, float(g["avg"].mean()), pd_, float(g["dev"].mean())]
+        rows.append(row)
+    tables.append(Table("Table II: path utilisation, the paper's and ours",
+                        ["policy", "path 1 avg (paper)", "path 1 avg (ours)", "path 1 dev (paper)", "path 1 dev (ours)",
+                         "path 2 avg (paper)", "path 2 avg (ours)", "path 2 dev (paper)", "path 2 dev (ours)"],
+                        rows, f"Ours: means over {p.reps} replications of the utilisation samples (1 s) after "
+                              f"{p.udp_warmup_s:g} s; deviation = standard deviation of those samples."))
+    fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.8))
+    xs = np.arange(len(POLICIES))
+    for ax, what, label in ((axes[0], "avg", "average utilisation"), (axes[1], "dev", "deviation of utilisation")):
+        for path, off, col in ((1, -0.2, "#e07b00"), (2, 0.2, "#1f5fbf")):
+            c = _ci_frame(st[st["path"] == path], ["policy"], what).set_index("policy").reindex(POLICIES)
+            ax.bar(xs + off, c["mean"], 0.38, color=col, alpha=0.75, label=f"path {path}, ours",
+                   yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
+            paper = [_T2[pol][path - 1][0 if what == "avg" else 1] for pol in POLICIES]
+            ax.plot(xs + off, paper, "D", color="black", ms=5, label=f"path {path}, paper" if path == 1 else None)
+        ax.set_xticks(xs, ["load\nbalancing", "size-based\nsplitting", "threshold-based\nsplitting"])
+        ax.set(ylabel=label, title=f"Table II: {label}")
+    axes[0].plot([], [], "D", color="black", label="paper (both paths)")
+    h, l = axes[0].get_legend_handles_labels()
+    keep = [i for i, s in enumerate(l) if s != "path 1, paper"]
+    axes[0].legend([h[i] for i in keep], [l[i] for i in keep], loc="lower right")
+    fig(fg, "table2-udp-utilisation", "Table II: utilisation of the two paths with UDP flows",
+        "Average and standard deviation of each path's utilisation (1 s samples after the warm-up) under the three "
+        "flow assignment policies; bars are our means over replications with 95% CIs, diamonds the paper's values. "
+        "Short flows (lifetime below the 300 s mean) take path 1 under size-based splitting; under threshold-based "
+        "splitting every flow starts on path 1 and moves to path 2 after 2400 packets.")
+
+    # Fig. 2: active flows and utilisation over time, first replication
+    fl = _sql(b, "SELECT policy, start_s, end_s, path FROM flows WHERE run_id IN ({runs}) AND rep = 1")
+    qs = _sql(b, "SELECT policy, t_s, queue, utilisation FROM queues WHERE run_id IN ({runs}) AND rep = 1 ORDER BY t_s")
+    sc = load_scenario(SC_UDP)
+    u = sc["traffic"][_block(sc, "udp")]
+    pkt_rate = float(u["rate_kbps"]) * 1000.0 / (8.0 * float(u["packet_bytes"]))
+    move_s = round(udp_mean_pkts(sc) / 2) / pkt_rate
+    grid = np.arange(5.0, p.udp_duration_s + 1e-9, 5.0)
+    fg, axes = plt.subplots(2, 3, figsize=(12, 5.6), sharex=True, sharey="row")
+    for j, pol in enumerate(POLICIES):
+        a = active_by_path(fl[fl["policy"] == pol], grid, move_after_s=move_s)
+        axes[0, j].plot(a["t_s"], a["path1"], color="#e07b00", lw=1.0, label="path 1")
+        axes[0, j].plot(a["t_s"], a["path2"], color="#1f5fbf", lw=1.0, label="path 2")
+        axes[0, j].set(title=NAMES[pol])
+        q = qs[qs["policy"] == pol]
+        for queue, col, lab in (("n4->n5", "#e07b00", "path 1"), ("n4->n7", "#1f5fbf", "path 2")):
+            s = q[q["queue"] == queue].set_index("t_s")["utilisation"]
+            axes[1, j].plot(s.index, s.to_numpy(), color=col, lw=0.6, label=lab)
+        axes[1, j].axvline(p.udp_warmup_s, color="#777", lw=0.8, ls=":")
+        axes[1, j].set(xlabel="time (s)")
+    axes[0, 0].set(ylabel="active flows")
+    axes[1, 0].set(ylabel="path utilisation")
+    axes[0, 0].legend(loc="upper left")
+    fig(fg, "fig02-udp-active-flows", "Fig. 2: active UDP flows and path utilisation over time",
+        "First replication. Top: UDP flows sending on each path (every 5 s). Bottom: each path's utilisation over "
+        "1 s intervals; the dotted line ends the warm-up excluded from Table II.")
+
+
+# ---- Figs. 3(b) and 4: 600 flows, shared or isolated ------------------------------------------
+
+
+def _throughput_by_class(b, warmup_s: float) -> pd.DataFrame:
+    """Data packets delivered after the warm-up per (scheme, rep, source)."""
+    return _sql(b, f"""
+        SELECT g.scheme, g.rep, f.source, sum(g.delivered_pkts) AS pkts
+        FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id
+        WHERE g.run_id IN ({{runs}}) AND g.t_s > {warmup_s} GROUP BY ALL""")
+
+
+def _long_share(b, warmup_s: float, scheme: str) -> float:
+    """The long class's share of the throughput under ``scheme``, mean over replications."""
+    t = _throughput_by_class(b, warmup_s)
+    t = t[t["scheme"] == scheme].pivot_table(index="rep", columns="source", values="pkts")
+    return float((t["long"] / (t["long"] + t["short"])).mean())
+
+
+def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> None:
+    from savanna.report import Table
+
+    lw, sw = LONG_WINDOW, SHORT_WINDOW
+    cond = f"start_s >= {p.iso_warmup_s} AND start_s <= {p.iso_last_start_s} AND fct_s IS NOT NULL"
+    fl = _sql(b, f"""
+        SELECT scheme, rep, source, size_pkts, fct_s FROM flows WHERE run_id IN ({{runs}}) AND {cond}
+        AND ((source = 'long' AND size_pkts BETWEEN {lw[0]} AND {lw[1]})
+             OR (source = 'short' AND size_pkts BETWEEN {sw[0]} AND {sw[1]}))""")
+    means = _sql(b, f"""
+        SELECT scheme, rep, source, avg(fct_s) AS mean_fct, count(*) AS n FROM flows
+        WHERE run_id IN ({{runs}}) AND {cond} GROUP BY scheme, rep, source""")
+    thr = _throughput_by_class(b, p.iso_warmup_s)
+    schemes = ISO_SCHEMES + ("matched",)
+    names = dict(NAMES, matched=f"isolation, long {100 * matched:.0f}% (our shared split)")
+
+    stat = []
+    for (s, r, src), g in fl.groupby(["scheme", "rep", "source"]):
+        v = g["fct_s"].to_numpy()
+        stat.append(dict(scheme=s, rep=r, source=src, p999=float(np.percentile(v, 99.9)), jain=jain_index(v),
+                         n=len(v)))
+    stat = pd.DataFrame(stat)
+    P = stat.pivot_table(index="rep", columns=["source", "scheme"], values="p999")
+    J = stat.pivot_table(index="rep", columns=["source", "scheme"], values="jain")
+    M = means.pivot_table(index="rep", columns=["source", "scheme"], values="mean_fct")
+
+    def col(frame, src, s):
+        return frame[(src, s)] if (src, s) in frame.columns else pd.Series(np.nan, index=frame.index)
+
+    samples["f4-p999-long-shared"] = list(col(P, "long", "droptail"))
+    samples["f4-p999-long-iso"] = list(col(P, "long", "iso60"))
+    samples["f4-long-gain"] = list(100 * (col(P, "long", "droptail") - col(P, "long", "iso60")) / col(P, "long", "droptail"))
+    samples["f4-p999-short-shared"] = list(col(P, "short", "droptail"))
+    samples["f4-p999-short-iso"] = list(col(P, "short", "iso60"))
+    samples["f4-short-gain"] = list(100 * (col(P, "short", "droptail") - col(P, "short", "iso60")) / col(P, "short", "droptail"))
+    samples["f4-p999-short-red"] = list(col(P, "short", "red"))
+    samples["f4-short-red-vs-dt"] = list(100 * (col(P, "short", "droptail") - col(P, "short", "red")) / col(P, "short", "droptail"))
+    samples["f4-short-red-vs-iso"] = list(col(P, "short", "red") - col(P, "short", "iso60"))
+    samples["f4-fair-short-iso"] = list(col(J, "short", "iso60") - col(J, "short", "droptail"))
+    samples["f4-fair-long-iso"] = list(col(J, "long", "iso60") - col(J, "long", "droptail"))
+    samples["f4-iso40-short-faster"] = list(100 * (col(M, "short", "iso60") - col(M, "short", "iso40")) / col(M, "short", "iso60"))
+    samples["f4-iso40-short-fairer"] = list(col(J, "short", "iso40") - col(J, "short", "iso60"))
+    samples["f4-iso40-long-slower"] = list(100 * (col(M, "long", "iso40") - col(M, "long", "iso60")) / col(M, "long", "iso60"))
+    samples["f4-iso40-long-fair"] = list(col(J, "long", "iso40") - col(J, "long", "droptail"))
+    T = thr.pivot_table(index=["scheme", "rep"], columns="source", values="pkts")
+    share = 100 * T["long"] / (T["long"] + T["short"])
+    samples["f4-long-share"] = list(share.xs("droptail", level="scheme"))
+    n_long = stat[stat["source"] == "long"].groupby("scheme")["n"].mean()
+    for cid in ("f4-p999-long-shared", "f4-p999-long-iso", "f4-long-gain"):
+        notes[cid] = (f"Each replication has only about {n_long.min():.0f} finished long flows of 980-1020 packets "
+                      f"started between {p.iso_warmup_s:g} and {p.iso_last_start_s:g} s, so the 99.9th percentile "
+                      "is close to their maximum.")
+    if "droptail" in share.index.get_level_values("scheme"):
+        mean_long = M[("long", "droptail")].mean() if ("long", "droptail") in M.columns else math.nan
+        notes["f4-long-share"] = (f"Our long flows take {share.xs('droptail', level='scheme').mean():.0f}% of the "
+                                  f"throughput (a 1000-packet flow lasts {mean_long:.0f} s on average).")
+
+    ms = 100 * matched
+    for cid in ("f4-p999-short-iso", "f4-short-gain", "f4-fair-short-iso"):
+        notes[cid] = (
+            f"Shared, our short flows already get {100 - share.xs('droptail', level='scheme').mean():.0f}% of the "
+            "throughput, so a 40% class gives them less than sharing does. With the split our shared runs measure "
+            f"(long {ms:.0f}%, the paper's procedure) the short flows' 99.9th percentile is "
+            f"{col(P, 'short', 'matched').mean():.0f} s against {col(P, 'short', 'droptail').mean():.0f} s shared, and "
+            f"their Jain's index {col(J, 'short', 'matched').mean():.2f} against {col(J, 'short', 'droptail').mean():.2f}.")
+
+    # Table of the schemes
+    rows = []
+    for s in schemes:
+        rows.append([names[s],
+                     float(col(M, "long", s).mean()), float(col(P, "long", s).mean()), float(col(J, "long", s).mean()),
+                     float(col(M, "short", s).mean()), float(col(P, "short", s).mean()), float(col(J, "short", s).mean()),
+                     float(share.xs(s, level="scheme").mean()) if s in share.index.get_level_values("scheme") else math.nan])
+    tables.append(Table("Figs. 3(b) and 4: transmission times of the 600 flows",
+                        ["scheme", "long mean (s)", "long p99.9 (s)", "long Jain", "short mean (s)", "short p99.9 (s)",
+                         "short Jain", "long share of throughput (%)"], rows,
+                        f"Means are over every finished flow of the class started between {p.iso_warmup_s:g} and "
+                        f"{p.iso_last_start_s:g} s; the 99.9th percentile and Jain's index over the transmission times "
+                        f"of long flows of {lw[0]}-{lw[1]} packets and short flows of {sw[0]}-{sw[1]} packets; means "
+                        f"over {p.reps} replications. The last row splits the link in the proportion the classes get "
+                        "under shared drop-tail (nearest 5%), as the paper did with its 60%."))
+
+    # Figs. 3(b) and 4 (top): window dynamics of traced flows, first replication
+    tr = _sql(b, """SELECT t.scheme, t.flow_id, t.t_s, t.cwnd_pkts, f.source, f.start_s FROM traces t
+        JOIN flows f ON t.run_id = f.run_id AND t.flow_id = f.flow_id
+        WHERE t.run_id IN ({runs}) AND t.rep = 1 AND t.side = 0 AND t.scheme IN ('droptail', 'iso60')
+        ORDER BY t.scheme, t.flow_id, t.t_s""")
+    fg, axes = plt.subplots(2, 2, figsize=(11, 6.2), sharey="col")
+    palette = ["#1f5fbf", "#e07b00", "#2a9d4b", "#8e44ad"]
+    for i, s in enumerate(("droptail", "iso60")):
+        t = tr[tr["scheme"] == s]
+        longs = sorted(t[(t["source"] == "long") & (t["flow_id"] < 1000)]["flow_id"].unique())[:3]
+        shorts = sorted(t[(t["source"] == "short") & (t["flow_id"] >= 1000)]["flow_id"].unique())[:4]
+        top = 1.0
+        for c, fid in zip(palette, longs):
+            g = t[t["flow_id"] == fid]
+            axes[i, 0].step(g["t_s"], g["cwnd_pkts"], where="post", color=c, lw=0.8, label=f"flow {fid}")
+            top = max(top, float(g[g["t_s"] >= START_SPREAD_S]["cwnd_pkts"].max()))
+        # The synchronised start (600 flows in 5 s) overshoots; show the dynamics after it.
+        axes[i, 0].set(xlim=(START_SPREAD_S, None), ylim=(0, 1.1 * top))
+        for c, fid in zip(palette, shorts):
+            g = t[t["flow_id"] == fid]
+            axes[i, 1].step(g["t_s"] - g["start_s"], g["cwnd_pkts"], where="post", color=c, lw=1.0, label=f"flow {fid}")
+        axes[i, 0].set(ylabel="window (packets)", title=f"Long flows, {NAMES[s]}")
+        axes[i, 1].set(title=f"Short flows, {NAMES[s]}")
+        axes[i, 0].legend(loc="upper right", ncol=3)
+        axes[i, 1].legend(loc="upper right", ncol=2)
+    axes[1, 0].set(xlabel="time (s)")
+    axes[1, 1].set(xlabel="time since the flow started (s)")
+    fig(fg, "fig03b-04a-window-dynamics", "Figs. 3(b) and 4 (top): congestion windows of selected flows",
+        "Sender congestion window of the first three long flows (first connections of their sessions, started in "
+        "the first 5 s; drawn from 5 s on, after the slow-start overshoot of the synchronised start) and of four "
+        "short flows started in the steady state, first replication, with the shared "
+        "drop-tail queue (top, Fig. 3(b)) and with isolation, long flows getting 60% (bottom, Fig. 4). Short flows "
+        "are drawn against the time since their start; a window stuck at 1 is a flow shut off by timeouts.")
+
+    # Fig. 4 (bottom): transmission time distributions
+    fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for ax, src, (lo, hi) in ((axes[0], "long", lw), (axes[1], "short", sw)):
+        for s in schemes:
+            v = fl[(fl["scheme"] == s) & (fl["source"] == src)]["fct_s"]
+            if len(v):
+                x, y = _ecdf(v)
+                ax.step(x, y, where="post", color=COLORS[s], label=names[s], ls=":" if s == "matched" else "-")
+        ax.set(xscale="log", xlabel="transmission time (s)", ylabel="CDF",
+               title=f"{src.capitalize()} flows of {lo}-{hi} packets")
+    axes[1].legend(loc="lower right")
+    fig(fg, "fig04b-transmission-times", "Fig. 4 (bottom): transmission time distributions",
+        "Distribution of the transmission times of long flows of 980-1020 packets (left) and short flows of 9-11 "
+        "packets (right), every replication pooled, for the shared drop-tail and RED queues and isolation with the "
+        f"long class getting 60% or 40% of the link and buffer, or {ms:.0f}% (dotted: the share it gets under "
+        "shared drop-tail). A steeper curve is a fairer one (footnote 5).")
+
+
+# ---- Figs. 6 and 7: pipe size --------------------------------------------------------------------
+
+
+def _pipe_metrics(b, params: List[str], duration_s: float, warmup_s: float) -> pd.DataFrame:
+    fair, _ = _fairness_table(b, params, ("long", "short"), duration_s, warmup_s)
+    fl = _sql(b, f"""
+        SELECT {', '.join(params)}, source, 100.0 * sum(drops) / sum(data_pkts_sent) AS loss,
+               100.0 * avg(CASE WHEN timeouts > 0 THEN 1.0 ELSE 0.0 END) AS timeouts
+        FROM flows WHERE run_id IN ({{runs}}) AND source IN ('long', 'short') AND start_s >= {warmup_s}
+        GROUP BY {', '.join(params)}, source""")
+    return fair.merge(fl, on=params + ["source"], how="left")
+
+
+def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=None):
+    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for scheme, ls in (("iso", "-"), ("share", "--")):
+        for src, col, mk in (("short", "#e07b00", "o"), ("long", "#1f5fbf", "s")):
+            g = m[(m["scheme"] == scheme) & (m["source"] == src)]
+            lab = f"{src}, {NAMES[scheme]}"
+            c = _ci_frame(g, [x], "jain")
+            a1.plot(c[x], c["mean"], ls, color=col, marker=mk, label=lab)
+            a1.fill_between(c[x], c["lo"].clip(0, 1), c["hi"].clip(0, 1), color=col, alpha=0.12, linewidth=0)
+            c = _ci_frame(g, [x], "goodput_pkts_s")
+            a2.plot(c[x], c["mean"], ls, color=col, marker=mk, label=lab)
+            a2.fill_between(c[x], c["lo"], c["hi"], color=col, alpha=0.12, linewidth=0)
+        tot = m[m["scheme"] == scheme].groupby([x, "rep"])["goodput_pkts_s"].sum().reset_index()
+        c = _ci_frame(tot, [x], "goodput_pkts_s")
+        a2.plot(c[x], c["mean"], ls, color="#3b3b3b", marker="^", label=f"total, {NAMES[scheme]}")
+    a1.set(xlabel=xlabel, ylabel="Jain's fairness index", title=f"{title}(a) fairness index", ylim=(None, 1.02))
+    a2.set(xlabel=xlabel, ylabel="goodput (packets/s)", title=f"{title}(b) throughput")
+    if xticks is not None:
+        a1.set_xticks(xticks)
+        a2.set_xticks(xticks)
+    a1.legend(loc="lower left", ncol=2)
+    return fg
+
+
+def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+    from savanna.report import Table
+
+    params = ["nsess", "k", "scheme", "rep"]
+    m = _pipe_metrics(b, params, p.pipe_duration_s, p.pipe_warmup_s)
+    for n, figno in ((30, 6), (60, 7)):
+        g = m[m["nsess"] == n]
+        if g.empty:
+            continue
+        fg = _pipe_figure(g, "k", "long pipe scale k (sharing: 1 + k)", f"Fig. {figno}", plt, xticks=list(p.pipe_ks))
+        fig(fg, f"fig0{figno}-pipe-n{n}", f"Fig. {figno}: performance against pipe size, N = {n}",
+            f"{n} sessions of long (1000-packet) and {n} of short (10-packet) connections. Isolation: the short class "
+            "gets C_u = 2.5 Mb/s and 50 packets, the long class k C_u and 50 k packets; sharing: one queue of "
+            f"(1 + k) C_u and (1 + k) 50 packets. Jain's index over the sessions' goodput in 20 s windows after "
+            f"{p.pipe_warmup_s:g} s, averaged over windows; goodput of each class. Means over replications; bands are 95% CIs (clipped to [0, 1] "
+            "for the index).")
+
+    def per_rep(n, src, scheme, value):
+        g = m[(m["nsess"] == n) & (m["source"] == src) & (m["scheme"] == scheme)]
+        return g.groupby("rep")[value].mean()
+
+    samples["f6-short-iso-fair"] = list(per_rep(30, "short", "iso", "jain"))
+    samples["f6-short-iso-loss"] = list(per_rep(30, "short", "iso", "loss"))
+    gi, gs = per_rep(30, "short", "iso", "goodput_pkts_s"), per_rep(30, "short", "share", "goodput_pkts_s")
+    samples["f6-short-goodput-shared"] = list(100 * (gi - gs) / gi)
+    samples["f6-short-fair-shared"] = list(per_rep(30, "short", "iso", "jain") - per_rep(30, "short", "share", "jain"))
+    samples["f6-short-timeouts-shared"] = list(per_rep(30, "short", "share", "timeouts") - per_rep(30, "short", "iso", "timeouts"))
+    samples["f7-short-iso-fair"] = list(per_rep(60, "short", "iso", "jain"))
+    samples["f7-short-fair-n60-lower"] = list(per_rep(30, "short", "iso", "jain") - per_rep(60, "short", "iso", "jain"))
+    k1 = m[(m["nsess"] == 60) & (m["k"] == 1) & (m["source"] == "short") & (m["scheme"] == "share")]
+    samples["f7-short-shared-k1"] = list(k1.sort_values("rep")["jain"])
+    dl = per_rep(60, "long", "iso", "jain") - per_rep(60, "long", "share", "jain")
+    ds = per_rep(60, "short", "iso", "jain") - per_rep(60, "short", "share", "jain")
+    samples["f7-long-fair-iso"] = list(dl)
+    samples["f7-short-gain-larger"] = list(ds - dl)
+    tot = m.groupby(["nsess", "k", "scheme", "rep"])["goodput_pkts_s"].sum().unstack("scheme")
+    samples["f67-goodput-ratio"] = list((tot["iso"] / tot["share"]).groupby("rep").mean())
+    r2 = []
+    for r, g in m[(m["scheme"] == "iso") & (m["source"] == "long")].groupby("rep"):
+        r2.append(np.nanmean([linear_r2(h["k"], h["goodput_pkts_s"]) for _, h in g.groupby("nsess")]))
+    samples["f67-long-linear"] = r2
+    sl = m[(m["nsess"] == 30) & (m["scheme"] == "iso") & (m["source"] == "short")]
+    notes["f6-short-iso-loss"] = (f"Our isolated short connections lose {sl['loss'].mean():.2f}% of their packets "
+                                  f"({sl['timeouts'].mean():.1f}% of them time out): 30 sessions whose windows reach 8 "
+                                  "packets in the last round can overflow the 50-packet short queue together.")
+    lg = m[(m["source"] == "long")].groupby(["nsess", "scheme"])["jain"].mean()
+    notes["f7-long-fair-iso"] = (f"Long sessions' mean index: {lg.get((60, 'iso'), math.nan):.2f} isolated against "
+                                 f"{lg.get((60, 'share'), math.nan):.2f} shared for N = 60; in the smallest long pipe "
+                                 "(k = 1) each of 60 long sessions has less than one packet per round trip.")
+
+    rows = []
+    for (n, k), g in m.groupby(["nsess", "k"]):
+        def v(src, scheme, col):
+            return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
+        rows.append([int(n), int(k), v("short", "iso", "jain"), v("long", "iso", "jain"), v("short", "share", "jain"),
+                     v("long", "share", "jain"), v("short", "iso", "goodput_pkts_s"), v("long", "iso", "goodput_pkts_s"),
+                     v("short", "share", "goodput_pkts_s"), v("long", "share", "goodput_pkts_s")])
+    tables.append(Table("Figs. 6 and 7: fairness and goodput against pipe size",
+                        ["N", "k", "Jain short iso", "Jain long iso", "Jain short share", "Jain long share",
+                         "short iso (pkt/s)", "long iso (pkt/s)", "short share (pkt/s)", "long share (pkt/s)"], rows,
+                        "Means over replications of the per-window values after the warm-up."))
+
+
+# ---- Fig. 8: buffer size -----------------------------------------------------------------------
+
+
+def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+    from savanna.report import Table
+
+    params = ["ratio", "scheme", "rep"]
+    m = _pipe_metrics(b, params, p.pipe_duration_s, p.pipe_warmup_s)
+    fg = _pipe_figure(m, "ratio", "buffer / pipe ratio k_b / k_c", "Fig. 8", plt, xticks=list(p.buf_ratios))
+    fig(fg, "fig08-buffer", "Fig. 8: performance against the buffer/pipe size ratio",
+        "N = 30. Isolation: short class C_u with r x 50 packets, long class 4 C_u with r x 200 packets; sharing: "
+        "5 C_u with r x 250 packets, for buffer/pipe ratios r. Jain's index and goodput as in Fig. 6.")
+    lo, hi = min(p.buf_ratios), max(p.buf_ratios)
+
+    def at(ratio, src, scheme, col):
+        g = m[(m["ratio"] == ratio) & (m["source"] == src) & (m["scheme"] == scheme)]
+        return g.set_index("rep")[col].sort_index()
+
+    g0, g1 = at(lo, "short", "share", "goodput_pkts_s"), at(hi, "short", "share", "goodput_pkts_s")
+    samples["f8-short-goodput-falls"] = list(100 * (g0 - g1) / g0)
+    samples["f8-short-fair-rises"] = list(at(hi, "short", "share", "jain") - at(lo, "short", "share", "jain"))
+    spread = {}
+    for scheme in ("share", "iso"):
+        g = m[(m["source"] == "short") & (m["scheme"] == scheme)].groupby("rep")["goodput_pkts_s"]
+        spread[scheme] = 100 * (g.max() - g.min()) / g.mean()
+    samples["f8-iso-steadier"] = list(spread["share"] - spread["iso"])
+    rows = []
+    for ratio, g in m.groupby("ratio"):
+        def v(src, scheme, col):
+            return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
+        rows.append([float(ratio), v("short", "iso", "jain"), v("short", "share", "jain"), v("short", "iso", "goodput_pkts_s"),
+                     v("short", "share", "goodput_pkts_s"), v("long", "iso", "goodput_pkts_s"),
+                     v("long", "share", "goodput_pkts_s"), v("short", "share", "timeouts")])
+    tables.append(Table("Fig. 8: fairness and goodput against buffer size",
+                        ["ratio", "Jain short iso", "Jain short share", "short iso (pkt/s)", "short share (pkt/s)",
+                         "long iso (pkt/s)", "long share (pkt/s)", "short share: with timeout (%)"], rows,
+                        "Means over replications."))
+
+
+# ---- Fig. 10: web background on the diamond ---------------------------------------------------------
+
+
+def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+    from savanna.report import Table
+
+    params = ["scheme", "rep"]
+    m, per_window = _fairness_table(b, params, ("fg-long", "fg-short"), p.web_duration_s, p.web_warmup_s)
+    J = m.pivot_table(index="rep", columns=["source", "scheme"], values="jain")
+    G = m.pivot_table(index="rep", columns=["source", "scheme"], values="per_session_pkts_s")
+    Jmin = m.pivot_table(index="rep", columns=["source", "scheme"], values="jain_min")
+    for cls, tag in (("fg-short", "short"), ("fg-long", "long")):
+        samples[f"f10-{tag}-fair-size-red"] = list(J[(cls, "size")] / J[(cls, "red-lb")])
+        samples[f"f10-{tag}-fair-thr-red"] = list(J[(cls, "threshold")] / J[(cls, "red-lb")])
+    samples["f10-short-goodput-size-red"] = list(G[("fg-short", "size")] / G[("fg-short", "red-lb")])
+    others = ("red-lb", "size", "threshold")
+    samples["f10-long-goodput-dt"] = list(G[("fg-long", "droptail-lb")] / sum(G[("fg-long", s)] for s in others) * 3)
+    samples["f10-long-fair-dt-min"] = list(Jmin[("fg-long", "droptail-lb")])
+    low = pd.concat([J[("fg-long", s)] for s in others], axis=1).min(axis=1)
+    samples["f10-long-fair-others"] = list(low)
+    samples["f10-long-fair-dt-lower"] = list(J[("fg-long", "droptail-lb")] - low)
+    paths = _sql(b, """SELECT scheme, path, sum(delivered_pkts) AS pkts FROM flows
+        WHERE run_id IN ({runs}) AND source = 'web' GROUP BY scheme, path""")
+    share = {}
+    for s, g in paths.groupby("scheme"):
+        tot = float(g["pkts"].sum())
+        via5 = float(g[g["path"].isin(["n5"])]["pkts"].sum())
+        share[s] = 100 * via5 / tot if tot else math.nan
+    util = _sql(b, f"""SELECT scheme, queue, avg(utilisation) AS u FROM queues
+        WHERE run_id IN ({{runs}}) AND t_s > {p.web_warmup_s} GROUP BY scheme, queue""")
+    U = util.pivot_table(index="scheme", columns="queue", values="u")
+
+    fg, axes = plt.subplots(2, 2, figsize=(10.5, 6.4))
+    xs = np.arange(len(WEB_SCHEMES))
+    for ax, cls, val, title in ((axes[0, 0], "fg-short", "jain", "(a) fairness index, short connections"),
+                                (axes[0, 1], "fg-short", "per_session_pkts_s", "(b) goodput, short connections"),
+                                (axes[1, 0], "fg-long", "jain", "(c) fairness index, long connections"),
+                                (axes[1, 1], "fg-long", "per_session_pkts_s", "(d) goodput, long connections")):
+        c = _ci_frame(m[m["source"] == cls], ["scheme"], val).set_index("scheme").reindex(WEB_SCHEMES)
+        ax.bar(xs, c["mean"], 0.6, color=[COLORS[s] for s in WEB_SCHEMES], alpha=0.8,
+               yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
+        ax.set_xticks(xs, ["drop-tail\nload-bal.", "RED\nload-bal.", "size-based\nsplitting", "threshold\nsplitting"])
+        ax.set(title=f"Fig. 10{title}", ylabel="Jain's index" if val == "jain" else "goodput per session (packets/s)")
+        if val == "jain":
+            ax.set_ylim(0, 1.05)
+    fig(fg, "fig10-web-background", "Fig. 10: foreground connections with web background traffic",
+        "10 long (1000-packet) and 10 short (10-packet) foreground sessions with 200 web sessions of background "
+        "traffic on the diamond of Fig. 9, under four schemes at the edge node n4. Jain's index over the sessions' "
+        f"goodput in 20 s windows after {p.web_warmup_s:g} s (averaged over windows), and the mean goodput of a "
+        "session; means over replications with 95% CIs.")
+    fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.6), sharey=True)
+    w1 = per_window[per_window["rep"] == 1] if not per_window.empty else per_window
+    for ax, cls in ((axes[0], "fg-short"), (axes[1], "fg-long")):
+        for s in WEB_SCHEMES:
+            g = w1[(w1["source"] == cls) & (w1["scheme"] == s)]
+            ax.plot(g["t_s"], g["jain"], color=COLORS[s], lw=1.0, marker=".", label=NAMES[s])
+        ax.set(xlabel="time (s)", title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions", ylim=(0, 1.05))
+    axes[0].set(ylabel="Jain's index (20 s window)")
+    axes[1].legend(loc="lower left")
+    fig(fg, "fig10-web-fairness-time", "Fig. 10: fairness index over time",
+        "Jain's index of the foreground sessions' goodput in each 20 s window, first replication.")
+    rows = []
+    for s in WEB_SCHEMES:
+        def v(cls, col):
+            g = m[(m["source"] == cls) & (m["scheme"] == s)]
+            return float(g[col].mean())
+        rows.append([NAMES[s], v("fg-short", "jain"), v("fg-short", "per_session_pkts_s"), v("fg-long", "jain"),
+                     v("fg-long", "jain_min"), v("fg-long", "per_session_pkts_s"), share.get(s, math.nan),
+                     float(U.loc[s, "n4->n5"]) if s in U.index else math.nan,
+                     float(U.loc[s, "n4->n7"]) if s in U.index else math.nan])
+    tables.append(Table("Fig. 10: foreground fairness and goodput, and how the background splits",
+                        ["scheme", "Jain short", "short goodput (pkt/s)", "Jain long", "lowest Jain long",
+                         "long goodput (pkt/s)", "web packets via path 1 (%)", "path 1 utilisation",
+                         "path 2 utilisation"], rows,
+                        "Per session goodput; 'lowest' is the smallest 20 s window value, averaged over replications. "
+                        "Table IV's thresholds (75 and 32 packets) were chosen to split the traffic about equally."))
+
+
+# ---- Report text ---------------------------------------------------------------------------------------
+
+
+def _parameters_table(p: Plan):
+    from savanna.report import Table
+
+    return Table("Experiment parameters (the paper's and ours)", ["experiment", "paper", "this run"], [
+        ["TCP", "ns-2 TCP-Reno, 576 B packets, granularity 0.5 s (Table III)",
+         "Reno, no handshake, initial window 1, initial RTO 6 s, minimum RTO 1 s, granularity 0.5 s"],
+        ["Table II (UDP)", "16 kb/s, 125 B; Pareto lifetimes (1.25, mean 300 s), inter-arrivals (1.2, mean 1 s); "
+         "capacity and duration not given",
+         f"the same on the diamond, 8 Mb/s paths; {p.udp_duration_s:g} s, first {p.udp_warmup_s:g} s dropped; "
+         "thresholds 4800 and 2400 packets"],
+        ["Figs. 3(b), 4", "200 long (900-1100 packets), 400 short (5-20), 10 Mb/s, 100 ms, 500-packet buffer, "
+         "max window 256; duration not given",
+         f"the same; {p.iso_duration_s:g} s, flows started in [{p.iso_warmup_s:g}, {p.iso_last_start_s:g}] s; "
+         "RED 40/490, max_p 0.002"],
+        ["Figs. 6, 7", "C_u = 2.5 Mb/s, B_u = 50, k = 1..8, N = 30 and 60, six telnet sessions",
+         f"k = {', '.join(str(k) for k in p.pipe_ks)}, N = {', '.join(str(n) for n in p.pipe_ns)}; "
+         f"{p.pipe_duration_s:g} s, windows after {p.pipe_warmup_s:g} s; telnet as 1 packet/s Poisson UDP"],
+        ["Fig. 8", "N = 30, k_c = 1 + 4, k_b from 0.2 k_c to 3 k_c",
+         f"ratios {', '.join(f'{r:g}' for r in p.buf_ratios)}; {p.pipe_duration_s:g} s"],
+        ["Fig. 10", "200 web sessions (exp. 2.4 s, bounded Pareto [4, 200000] 1.2), 5 Mb/s paths, 250-packet "
+         "buffers, RED 20/245/0.2%, 10 + 10 foreground connections",
+         f"the same, 220 ms RTT, foreground as sessions; {p.web_duration_s:g} s, windows after {p.web_warmup_s:g} s"],
+        ["replications", "not stated", f"{p.reps}, seeds 1-{p.reps}, the same for every scheme"],
+    ])
+
+
+def _intro(p: Plan) -> str:
+    return (
+        "Matta and Guo (ICNP 2000) argue for isolating short and long TCP flows into two classes, with separate "
+        "queues at a router or separate paths chosen by an edge router, instead of letting them share one queue. "
+        "Their ns-2 study has four parts: UDP flows over two paths (Table II), 600 TCP flows on one link shared or "
+        "isolated (Figs. 3-4), the effect of pipe and buffer size on fairness and goodput (Figs. 6-8), and "
+        "foreground connections with web background over two paths (Fig. 10). This report reruns them in Savanna "
+        "and sets every number and every stated direction of the paper beside ours."
+        "\n\n"
+        "Readings of the paper: TCP is ns-2's one-way TCP-Reno of 2000 (no handshake, initial window 1, initial "
+        "RTO 6 s, 0.5 s timer granularity). Isolation on one link is a deficit round robin of two class queues with "
+        "the paper's capacity and buffer split, fed by an edge classifier that knows each flow's size; it is "
+        "work-conserving, so a class may use capacity the other leaves idle. Fairness is Jain's index over the "
+        "goodput of sessions (a closed-loop sequence of connections of one class) in 20 s windows, zeros "
+        "included; in Fig. 4 it is Jain's index over transmission times, the reading of the figure. The UDP "
+        "paths run at 8 Mb/s, a capacity the paper does not give. The six telnet sessions are Poisson UDP "
+        "streams of one 576-byte packet a second, three in each class. The foreground connections of Fig. 10 "
+        "are sessions that replace a finished connection with a new one of the same size."
+        "\n\n"
+        "Not reproduced here: the control model of section II (aggregate against individual PID control, with "
+        "its stability boundary alpha + 2 beta < 4/N), which belongs to Savanna's analytical models rather than "
+        "to its simulations, and Fig. 3(a) (eight flows on a 1.5 Mb/s link), for which the paper gives the sizes "
+        "of only three flows."
+    )
