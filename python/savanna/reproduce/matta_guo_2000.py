@@ -568,7 +568,8 @@ def reproduce(ctx: Context) -> Outcome:
     b_web = ctx.run("web", _jobs(ctx, "web", [
         (web_scenario(s, seed_of[r], p.web_duration_s), {"scheme": s, "rep": r}) for s in WEB_SCHEMES for r in reps]))
     b_udp = ctx.run("udp", _jobs(ctx, "udp", [
-        (udp_scenario(pol, seed_of[r], p.udp_duration_s), {"policy": pol, "rep": r}) for pol in POLICIES for r in reps]))
+        (udp_scenario(pol, seed_of[r], p.udp_duration_s), {"policy": pol, "rep": r})
+        for pol in POLICIES for r in reps]))
     b_iso = ctx.run("windows", _jobs(ctx, "windows", [
         (iso_scenario(s, seed_of[r], p.iso_duration_s), {"scheme": s, "rep": r}) for s in ISO_SCHEMES for r in reps]))
     # Section IV-C splits the link in the proportion the classes get when they share it
@@ -630,8 +631,9 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         for path in (1, 2):
             for what in ("avg", "dev"):
                 notes[f"t2-{_T2_ID[pol]}-p{path}-{what}"] = (
-                    f"Our two paths together carry {tot:.3f} of one path's capacity on average against the paper's "
-                    f"{_T2[pol][0][0] + _T2[pol][1][0]:.3f}; " + _UDP_WHY)
+                    f"Our two paths together carry {tot:.2f} of a path's capacity (the paper's: "
+                    f"{_T2[pol][0][0] + _T2[pol][1][0]:.2f}); the 8 Mb/s capacity is ours, and a run's load rests on "
+                    "its few longest flows.")
 
     # Table II beside ours, and a bar chart of it
     rows = []
@@ -743,21 +745,28 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
     def col(frame, src, s):
         return frame[(src, s)] if (src, s) in frame.columns else pd.Series(np.nan, index=frame.index)
 
+    def less(frame, src, ref, s):
+        """Reduction of ``s`` against ``ref`` in percent of ``ref``, per replication."""
+        return list(100 * (col(frame, src, ref) - col(frame, src, s)) / col(frame, src, ref))
+
+    def diff(frame, src, a, b):
+        return list(col(frame, src, a) - col(frame, src, b))
+
     samples["f4-p999-long-shared"] = list(col(P, "long", "droptail"))
     samples["f4-p999-long-iso"] = list(col(P, "long", "iso60"))
-    samples["f4-long-gain"] = list(100 * (col(P, "long", "droptail") - col(P, "long", "iso60")) / col(P, "long", "droptail"))
+    samples["f4-long-gain"] = less(P, "long", "droptail", "iso60")
     samples["f4-p999-short-shared"] = list(col(P, "short", "droptail"))
     samples["f4-p999-short-iso"] = list(col(P, "short", "iso60"))
-    samples["f4-short-gain"] = list(100 * (col(P, "short", "droptail") - col(P, "short", "iso60")) / col(P, "short", "droptail"))
+    samples["f4-short-gain"] = less(P, "short", "droptail", "iso60")
     samples["f4-p999-short-red"] = list(col(P, "short", "red"))
-    samples["f4-short-red-vs-dt"] = list(100 * (col(P, "short", "droptail") - col(P, "short", "red")) / col(P, "short", "droptail"))
-    samples["f4-short-red-vs-iso"] = list(col(P, "short", "red") - col(P, "short", "iso60"))
-    samples["f4-fair-short-iso"] = list(col(J, "short", "iso60") - col(J, "short", "droptail"))
-    samples["f4-fair-long-iso"] = list(col(J, "long", "iso60") - col(J, "long", "droptail"))
-    samples["f4-iso40-short-faster"] = list(100 * (col(M, "short", "iso60") - col(M, "short", "iso40")) / col(M, "short", "iso60"))
-    samples["f4-iso40-short-fairer"] = list(col(J, "short", "iso40") - col(J, "short", "iso60"))
-    samples["f4-iso40-long-slower"] = list(100 * (col(M, "long", "iso40") - col(M, "long", "iso60")) / col(M, "long", "iso60"))
-    samples["f4-iso40-long-fair"] = list(col(J, "long", "iso40") - col(J, "long", "droptail"))
+    samples["f4-short-red-vs-dt"] = less(P, "short", "droptail", "red")
+    samples["f4-short-red-vs-iso"] = diff(P, "short", "red", "iso60")
+    samples["f4-fair-short-iso"] = diff(J, "short", "iso60", "droptail")
+    samples["f4-fair-long-iso"] = diff(J, "long", "iso60", "droptail")
+    samples["f4-iso40-short-faster"] = less(M, "short", "iso60", "iso40")
+    samples["f4-iso40-short-fairer"] = diff(J, "short", "iso40", "iso60")
+    samples["f4-iso40-long-slower"] = [-x for x in less(M, "long", "iso60", "iso40")]
+    samples["f4-iso40-long-fair"] = diff(J, "long", "iso40", "droptail")
     T = thr.pivot_table(index=["scheme", "rep"], columns="source", values="pkts")
     share = 100 * T["long"] / (T["long"] + T["short"])
     samples["f4-long-share"] = list(share.xs("droptail", level="scheme"))
@@ -778,15 +787,17 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
             "throughput, so a 40% class gives them less than sharing does. With the split our shared runs measure "
             f"(long {ms:.0f}%, the paper's procedure) the short flows' 99.9th percentile is "
             f"{col(P, 'short', 'matched').mean():.0f} s against {col(P, 'short', 'droptail').mean():.0f} s shared, and "
-            f"their Jain's index {col(J, 'short', 'matched').mean():.2f} against {col(J, 'short', 'droptail').mean():.2f}.")
+            f"their Jain's index {col(J, 'short', 'matched').mean():.2f} against "
+            f"{col(J, 'short', 'droptail').mean():.2f}.")
 
     # Table of the schemes
     rows = []
+    has_share = set(share.index.get_level_values("scheme"))
     for s in schemes:
-        rows.append([names[s],
-                     float(col(M, "long", s).mean()), float(col(P, "long", s).mean()), float(col(J, "long", s).mean()),
-                     float(col(M, "short", s).mean()), float(col(P, "short", s).mean()), float(col(J, "short", s).mean()),
-                     float(share.xs(s, level="scheme").mean()) if s in share.index.get_level_values("scheme") else math.nan])
+        row = [names[s]]
+        for src in ("long", "short"):
+            row += [float(col(M, src, s).mean()), float(col(P, src, s).mean()), float(col(J, src, s).mean())]
+        rows.append(row + [float(share.xs(s, level="scheme").mean()) if s in has_share else math.nan])
     tables.append(Table("Figs. 3(b) and 4: transmission times of the 600 flows",
                         ["scheme", "long mean (s)", "long p99.9 (s)", "long Jain", "short mean (s)", "short p99.9 (s)",
                          "short Jain", "long share of throughput (%)"], rows,
@@ -882,6 +893,9 @@ def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=N
         a1.set_xticks(xticks)
         a2.set_xticks(xticks)
     a1.legend(loc="lower left", ncol=2)
+    h, l = a2.get_legend_handles_labels()
+    a2.legend([x for x, s in zip(h, l) if s.startswith("total")], [s for s in l if s.startswith("total")],
+              loc="upper left")
     return fg
 
 
@@ -899,8 +913,8 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
             f"{n} sessions of long (1000-packet) and {n} of short (10-packet) connections. Isolation: the short class "
             "gets C_u = 2.5 Mb/s and 50 packets, the long class k C_u and 50 k packets; sharing: one queue of "
             f"(1 + k) C_u and (1 + k) 50 packets. Jain's index over the sessions' goodput in 20 s windows after "
-            f"{p.pipe_warmup_s:g} s, averaged over windows; goodput of each class. Means over replications; bands are 95% CIs (clipped to [0, 1] "
-            "for the index).")
+            f"{p.pipe_warmup_s:g} s, averaged over windows; goodput of each class. Means over replications; bands "
+            "are 95% CIs (clipped to [0, 1] for the index).")
 
     def per_rep(n, src, scheme, value):
         g = m[(m["nsess"] == n) & (m["source"] == src) & (m["scheme"] == scheme)]
@@ -911,7 +925,8 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     gi, gs = per_rep(30, "short", "iso", "goodput_pkts_s"), per_rep(30, "short", "share", "goodput_pkts_s")
     samples["f6-short-goodput-shared"] = list(100 * (gi - gs) / gi)
     samples["f6-short-fair-shared"] = list(per_rep(30, "short", "iso", "jain") - per_rep(30, "short", "share", "jain"))
-    samples["f6-short-timeouts-shared"] = list(per_rep(30, "short", "share", "timeouts") - per_rep(30, "short", "iso", "timeouts"))
+    samples["f6-short-timeouts-shared"] = list(per_rep(30, "short", "share", "timeouts")
+                                               - per_rep(30, "short", "iso", "timeouts"))
     samples["f7-short-iso-fair"] = list(per_rep(60, "short", "iso", "jain"))
     samples["f7-short-fair-n60-lower"] = list(per_rep(30, "short", "iso", "jain") - per_rep(60, "short", "iso", "jain"))
     k1 = m[(m["nsess"] == 60) & (m["k"] == 1) & (m["source"] == "short") & (m["scheme"] == "share")]
@@ -939,9 +954,8 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     for (n, k), g in m.groupby(["nsess", "k"]):
         def v(src, scheme, col):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
-        rows.append([int(n), int(k), v("short", "iso", "jain"), v("long", "iso", "jain"), v("short", "share", "jain"),
-                     v("long", "share", "jain"), v("short", "iso", "goodput_pkts_s"), v("long", "iso", "goodput_pkts_s"),
-                     v("short", "share", "goodput_pkts_s"), v("long", "share", "goodput_pkts_s")])
+        rows.append([int(n), int(k)] + [v(src, scheme, c) for c in ("jain", "goodput_pkts_s")
+                                         for scheme in ("iso", "share") for src in ("short", "long")])
     tables.append(Table("Figs. 6 and 7: fairness and goodput against pipe size",
                         ["N", "k", "Jain short iso", "Jain long iso", "Jain short share", "Jain long share",
                          "short iso (pkt/s)", "long iso (pkt/s)", "short share (pkt/s)", "long share (pkt/s)"], rows,
@@ -978,7 +992,8 @@ def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     for ratio, g in m.groupby("ratio"):
         def v(src, scheme, col):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
-        rows.append([float(ratio), v("short", "iso", "jain"), v("short", "share", "jain"), v("short", "iso", "goodput_pkts_s"),
+        rows.append([float(ratio), v("short", "iso", "jain"), v("short", "share", "jain"),
+                     v("short", "iso", "goodput_pkts_s"),
                      v("short", "share", "goodput_pkts_s"), v("long", "iso", "goodput_pkts_s"),
                      v("long", "share", "goodput_pkts_s"), v("short", "share", "timeouts")])
     tables.append(Table("Fig. 8: fairness and goodput against buffer size",
@@ -1043,7 +1058,8 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         for s in WEB_SCHEMES:
             g = w1[(w1["source"] == cls) & (w1["scheme"] == s)]
             ax.plot(g["t_s"], g["jain"], color=COLORS[s], lw=1.0, marker=".", label=NAMES[s])
-        ax.set(xlabel="time (s)", title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions", ylim=(0, 1.05))
+        ax.set(xlabel="time (s)", ylim=(0, 1.05),
+               title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions")
     axes[0].set(ylabel="Jain's index (20 s window)")
     axes[1].legend(loc="lower left")
     fig(fg, "fig10-web-fairness-time", "Fig. 10: fairness index over time",
