@@ -164,8 +164,8 @@ def plan(quick: bool) -> Plan:
     if quick:
         return Plan(fs=(10, 100, 1000), losses=(0.001, 0.01, 0.05, 0.1, 0.2), fig2_reps=3, fig2_connections=150, fig2_duration_s=1e5,
                     fig3_reps=3, fig3_duration_s=500.0,
-                    exp1_reps=3, exp1_duration_s=450.0, exp1_warmup_s=150.0,
-                    exp2_reps=3, exp2_duration_s=400.0, exp2_warmup_s=150.0)
+                    exp1_reps=3, exp1_duration_s=400.0, exp1_warmup_s=130.0,
+                    exp2_reps=3, exp2_duration_s=360.0, exp2_warmup_s=130.0)
     return Plan(fs=(10, 100, 1000, 10000), losses=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2),
                 fig2_reps=5, fig2_connections=500, fig2_duration_s=2e6,
                 fig3_reps=5, fig3_duration_s=500.0,
