@@ -106,10 +106,10 @@ HI_WEB = 0.95     # the claims' load on the web mix (in both modes)
 def plan(quick: bool) -> Plan:
     """Full: six Pareto loads of 500 s with 50 s warm-up (FavorQueue's section 4) and five
     web loads of 1000 s with 200 s warm-up, five replications. Quick: three Pareto loads of
-    120 s, two web loads of 150 s, two replications (about two to three minutes on 2 cores)."""
+    120 s, two web loads of 120 s, two replications (about two to three minutes on 2 cores)."""
     if quick:
         return Plan(pareto_loads=(0.5, 0.7, HI_PARETO), pareto_duration_s=120.0, pareto_warmup_s=20.0,
-                    web_loads=(0.8, HI_WEB), web_duration_s=150.0, web_warmup_s=30.0, reps=2)
+                    web_loads=(0.8, HI_WEB), web_duration_s=120.0, web_warmup_s=30.0, reps=2)
     return Plan(pareto_loads=(0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95), pareto_duration_s=500.0, pareto_warmup_s=50.0,
                 web_loads=(0.5, 0.7, 0.8, 0.9, HI_WEB), web_duration_s=1000.0, web_warmup_s=200.0, reps=5)
 
@@ -355,33 +355,58 @@ def _style():
 TCP_STYLE = {"papers": dict(color="#1f5fbf", ls="-", marker="o"), "today": dict(color="#d1495b", ls="--", marker="s")}
 
 
+def _limits(values: pd.Series, log: bool) -> Tuple[float, float]:
+    """Axis limits that fit every mean (not the CIs, which with two replications can be far
+    wider than the spread between disciplines)."""
+    v = values[np.isfinite(values)]
+    if log:
+        v = v[v > 0]
+    if not len(v):
+        return (0.1, 1.0) if log else (0.0, 1.0)
+    lo, hi = float(v.min()), float(v.max())
+    if log:
+        return lo / 1.4, hi * 1.4
+    pad = 0.1 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
+    return lo - pad, hi + pad
+
+
 def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, unit: str):
-    """Small multiples: one panel per discipline, ``col`` against load with its 95% CI, for
-    both TCP settings; DropTail under the papers' TCP in grey in every other panel."""
+    """Small multiples: one panel per discipline, ``col`` against load for both TCP settings
+    (line: mean; band: 95% CI, clipped to the axes, which fit the means); DropTail under the
+    papers' TCP in grey in every other panel."""
     ws = s[s["workload"] == workload]
     fig, axes = plt.subplots(4, 4, figsize=(11.0, 8.6), sharex=True, sharey=True)
     flat = axes.ravel()
     log = col.startswith("short_")
+    ymin, ymax = _limits(ws[col].astype(float), log)
     ref = ws[(ws["disc"] == "droptail") & (ws["tcp"] == "papers")].sort_values("load")
     for ax, d in zip(flat, DISCS):
         if d != "droptail" and len(ref):
-            ax.plot(ref["load"], ref[col], color="#9a9a9a", lw=1.0, ls=":", label="DropTail, papers' TCP")
+            ax.plot(ref["load"], ref[col], color="#8a8a8a", lw=1.1, ls=":", label="DropTail, papers' TCP")
         for tcp in TCP:
             g = ws[(ws["disc"] == d) & (ws["tcp"] == tcp)].sort_values("load")
             if not len(g):
                 continue
             st = TCP_STYLE[tcp]
-            yerr = np.vstack([(g[col] - g[col + "_lo"]).clip(lower=0), (g[col + "_hi"] - g[col]).clip(lower=0)])
-            ax.errorbar(g["load"], g[col], yerr=np.nan_to_num(yerr), capsize=2, label=TCP_NAMES[tcp], **st)
+            ax.fill_between(g["load"], g[col + "_lo"].clip(lower=ymin), g[col + "_hi"].clip(upper=ymax),
+                            color=st["color"], alpha=0.12, lw=0)
+            ax.plot(g["load"], g[col], label=TCP_NAMES[tcp], **st)
         ax.set_title(NAMES[d], fontsize=9.5)
         if log:
+            from matplotlib.ticker import FormatStrFormatter
+
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
+            ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.set_ylim(ymin, ymax)
     for ax in flat[len(DISCS):]:
         ax.axis("off")
     handles, labels = flat[1].get_legend_handles_labels()
-    flat[-1].legend(handles, labels, loc="center")
+    flat[-1].legend(handles, labels, loc="center", title="shaded: 95% CI")
     for ax in axes[-1]:
         ax.set_xlabel("offered load")
+        ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[:, 0]:
         ax.set_ylabel(f"{label} ({unit})" if unit else label, fontsize=8.5)
     return fig
@@ -390,7 +415,7 @@ def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, uni
 def overview_figure(plt, s: pd.DataFrame, loads: Dict[str, float]):
     """Short-flow mean FCT of every discipline at each workload's highest load, both TCP
     settings, sorted by the papers' TCP."""
-    fig, axes = plt.subplots(1, 2, figsize=(11.0, 4.8))
+    fig, axes = plt.subplots(1, 2, figsize=(11.0, 5.0), layout="constrained")
     for ax, (w, load) in zip(axes, loads.items()):
         g = s[(s["workload"] == w) & np.isclose(s["load"], load)]
         order = (g[g["tcp"] == "papers"].sort_values("short_mean_s")["disc"].tolist())
@@ -400,13 +425,17 @@ def overview_figure(plt, s: pd.DataFrame, loads: Dict[str, float]):
             err = np.vstack([(t["short_mean_s"] - t["short_mean_s_lo"]).clip(lower=0),
                              (t["short_mean_s_hi"] - t["short_mean_s"]).clip(lower=0)])
             ax.barh(y + (k - 0.5) * 0.4, t["short_mean_s"], height=0.4, xerr=np.nan_to_num(err),
-                    color=TCP_STYLE[tcp]["color"], alpha=0.85, label=TCP_NAMES[tcp], capsize=2)
+                    color=TCP_STYLE[tcp]["color"], alpha=0.85, label=TCP_NAMES[tcp], capsize=2,
+                    error_kw={"elinewidth": 0.8, "ecolor": "#444444"})
         ax.set_yticks(y, [NAMES[d] for d in order])
         ax.invert_yaxis()
         ax.set_xlabel("short-flow mean FCT (s)")
         ax.set_title(f"{WORKLOADS[w]['title']}, load {load:g}", fontsize=9.5)
         ax.grid(axis="y", visible=False)
-    axes[0].legend(loc="lower right")
+        top = float(np.nanmax(g["short_mean_s"])) if len(g) else 1.0
+        ax.set_xlim(0.0, 1.6 * top)  # whiskers past the longest bar are cut (wide CIs with few replications)
+    h, lab = axes[0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="outside lower center", ncol=2)
     return fig
 
 
