@@ -595,7 +595,7 @@ def reproduce(ctx: Context) -> Outcome:
     u_l = ut.groupby("method")["util"].mean()
     u_p = ut100.groupby("method")["util"].mean()
     for m in METHODS:
-        rows.append([m, TABLE4[m], float(u_l.get(m, math.nan)), float(u_p.get(m, math.nan))])
+        rows.append([m, f"{TABLE4[m]:.4f}", f"{float(u_l.get(m, math.nan)):.4f}", f"{float(u_p.get(m, math.nan)):.4f}"])
     tables.append(Table("Table 4: link utilisation", ["method", "paper", f"ours, {LOADED_HOSTS} hosts",
                                                       "ours, 100 hosts (the paper's)"], rows,
                         f"Busy fraction of the bottleneck after the first {p.warmup_s:g} s, mean over replications."))
