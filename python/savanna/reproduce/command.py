@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
         description="Run a paper's experiments and write its figures (PNG, SVG), report.html and "
         "report.md, setting each of the paper's claims beside ours with a verdict. PAPER is a "
         "registered paper (guo-matta-2001, favorqueue-2013, matta-guo-2000, tokuda-2002, as "
-        "implemented) or 'all'. Completed simulations under DIR are reused by a re-run.",
+        "implemented), 'tournament' (every discipline on common workloads; not part of 'all') or 'all'. Completed simulations under DIR are reused by a re-run.",
     )
     p.add_argument("paper", metavar="PAPER", help="paper to reproduce, or 'all'")
     p.add_argument("--quick", action="store_true",
