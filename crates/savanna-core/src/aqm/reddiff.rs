@@ -19,8 +19,15 @@
 //!   to every arrival, short ones included (the paper changes only RED's early drops);
 //!   `gentle` is off by default: the paper cites original RED (Floyd & Jacobson 1993) and
 //!   ns-2 kept `gentle_` off by default at the time (Floyd, March 2000);
-//! - a_l: either fixed (`a_long`, which the paper derives from the document-size
-//!   distribution and the threshold K) or, by default, measured online as the fraction of
+//! - a_l, three ways: fixed (`a_long`); derived as the paper does from the document-size
+//!   distribution and the threshold K (`a_long_from = { size = ..., k = ... }`, K a number
+//!   or chosen by the paper's F(K) criterion, `model::tokuda`), where a_l is the share of
+//!   arriving packets a counting classifier marks long, E[(S + e - K)^+] / E[S + e] for
+//!   documents of S packets and e packets counted before the data (`model::sizes`:
+//!   "beyond-k", our reading of "packet arriving ratio of long-lived connections", since
+//!   only those packets are dropped with p_l, so only that share keeps the total at p_t;
+//!   `counting = "whole-flow"` counts every packet of a connection longer than K instead);
+//!   or, by default, measured online as the fraction of
 //!   long packets among the last `window_pkts` arrivals (all arrivals, dropped ones
 //!   included, since the paper speaks of arriving packets; before the window has filled,
 //!   among the arrivals so far). The arrival being judged is counted first, so a long
@@ -30,7 +37,10 @@
 use super::redmath::{Curve, RedFifo, Region};
 use super::{DropReason, QCtx, Qdisc};
 use crate::metrics::ClassMark;
+use crate::model::sizes::{Counting, PacketSizes};
+use crate::model::tokuda::{KSpec, SizeFn};
 use crate::net::PktId;
+use crate::scenario::schema::SizeSpec;
 use crate::{Error, Result};
 
 fn d_limit() -> u32 {
@@ -79,9 +89,16 @@ pub struct RedDiffSpec {
     #[serde(default)]
     pub ecn: bool,
     /// Fixed share a_l of arriving packets that are long, in (0, 1]. Omitted (default):
-    /// measured online over the last `window_pkts` arrivals.
+    /// measured online over the last `window_pkts` arrivals (or derived, `a_long_from`).
     #[serde(default)]
     pub a_long: Option<f64>,
+    /// a_l derived from a document-size distribution and the threshold K (Tokuda et al.
+    /// section 3.2); exclusive with `a_long`.
+    #[serde(default)]
+    pub a_long_from: Option<ALongFrom>,
+    /// a_l and K computed from `a_long_from` by the scenario builder ([`Self::resolved`]).
+    #[serde(skip)]
+    pub derived: Option<(f64, u64)>,
     /// Arrivals over which a_l is measured when `a_long` is omitted. Default 1000 (ours;
     /// the paper computes a_l offline).
     #[serde(default = "d_window")]
@@ -115,6 +132,12 @@ impl RedDiffSpec {
             if !(a > 0.0 && a <= 1.0) {
                 return Err(Error::input(format!("{field}.a_long"), format!("must be in (0, 1] (or omitted: measured online), got {a}")));
             }
+            if self.a_long_from.is_some() {
+                return Err(Error::input(format!("{field}.a_long_from"), "give either a_long (a fixed share) or a_long_from (derived from the sizes), not both"));
+            }
+        }
+        if let Some(from) = &self.a_long_from {
+            from.check(&format!("{field}.a_long_from"))?;
         }
         if self.window_pkts == 0 {
             return Err(Error::input(format!("{field}.window_pkts"), "must be at least 1 packet"));
@@ -136,10 +159,86 @@ impl RedDiffSpec {
             w_q: self.w_q,
             gentle: self.gentle,
             ecn: self.ecn,
-            a_long: self.a_long,
+            a_long: {
+                debug_assert!(self.a_long_from.is_none() || self.derived.is_some(), "a_long_from resolved by the scenario builder");
+                self.a_long.or(self.derived.map(|d| d.0))
+            },
             window_pkts: self.window_pkts as usize,
             mean_pkt_bytes: self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
         }))
+    }
+}
+
+/// `a_long_from = { size = <size table>, k = <K>, counting = "beyond-k", extra_pkts = 0 }`.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ALongFrom {
+    /// The document-size distribution, as a traffic block's `size` table.
+    pub size: SizeSpec,
+    /// K, packets, as the classifier's: a number, or `{ criterion = "tokuda-f", ... }`.
+    pub k: KSpec,
+    /// "beyond-k" (default): a connection's packets after its first K are long;
+    /// "whole-flow": every packet of a connection of more than K packets.
+    #[serde(default = "d_counting")]
+    pub counting: Counting,
+    /// Packets of each connection the classifier counts before its data: 2 with our TCP's
+    /// handshake (the SYN and the handshake's final ACK, both counted by the marking and
+    /// hashing classifiers), 0 without one (`[tcp] handshake = false`, ns-2's one-way TCP,
+    /// and the paper's documents). Default 0.
+    #[serde(default)]
+    pub extra_pkts: u64,
+}
+
+fn d_counting() -> Counting {
+    Counting::BeyondK
+}
+
+impl ALongFrom {
+    /// What can be checked before the packet size is known (`field` names this table):
+    /// K and a criterion's numbers, and the size table's values and finite mean (an
+    /// empirical table read from a file is checked when resolved).
+    pub fn check(&self, field: &str) -> Result<()> {
+        let kfield = format!("{field}.k");
+        self.k.check(&kfield)?;
+        if let KSpec::Criterion(c) = &self.k {
+            c.check_inherited(&kfield)?;
+        }
+        if matches!(&self.size, SizeSpec::Empirical(e) if e.file.is_some()) {
+            return Ok(());
+        }
+        // Validity and a finite mean do not depend on the packet size: check in packets
+        // (and, for sizes given in packets, that a fixed K leaves some packet long).
+        let sfield = format!("{field}.size");
+        let dist = crate::scenario::build::size_dist_mss(&sfield, &self.size, 1.0, std::path::Path::new(""))?;
+        let ps = PacketSizes::new(dist).map_err(|m| Error::input(&sfield, m))?;
+        if let (Some(k), crate::scenario::schema::SizeUnit::Packets) = (self.k.pkts(), self.size.unit()) {
+            no_long_packets(&kfield, k, ps.long_share(k, self.counting, self.extra_pkts))?;
+        }
+        Ok(())
+    }
+}
+
+fn no_long_packets(field: &str, k: u64, a: f64) -> Result<()> {
+    if a <= 0.0 {
+        return Err(Error::input(field, format!("K = {k} packets leaves no packet long with these sizes (a_l = 0); choose a smaller K")));
+    }
+    Ok(())
+}
+
+impl RedDiffSpec {
+    /// A copy with a_l (and K) computed from `a_long_from`, the sizes turned into packets
+    /// by `sizes` (the scenario builder's `size_dist`). `field` names this queue.
+    pub fn resolved(&self, field: &str, sizes: &SizeFn) -> Result<RedDiffSpec> {
+        let mut out = self.clone();
+        let Some(from) = &self.a_long_from else { return Ok(out) };
+        let sfield = format!("{field}.a_long_from.size");
+        let dist = sizes(&sfield, &from.size)?;
+        let ps = PacketSizes::new(dist).map_err(|m| Error::input(&sfield, m))?;
+        let k = from.k.resolve(&format!("{field}.a_long_from.k"), Some((&ps, from.counting, from.extra_pkts)), sizes)?;
+        let a = ps.long_share(k, from.counting, from.extra_pkts);
+        no_long_packets(&format!("{field}.a_long_from.k"), k, a)?;
+        out.derived = Some((a, k));
+        Ok(out)
     }
 }
 
@@ -416,10 +515,67 @@ mod tests {
         assert_eq!(s.build(1460).kind(), "reddiff");
         let s: RedDiffSpec = toml::from_str("a_long = 0.4").unwrap();
         s.check("q").unwrap();
-        for (text, key) in [("a_long = 0.0", "a_long"), ("a_long = 1.5", "a_long"), ("window_pkts = 0", "window_pkts"), ("min_th = 200.0", "min_th")] {
+        for (text, key) in [
+            ("a_long = 0.0", "a_long"),
+            ("a_long = 1.5", "a_long"),
+            ("window_pkts = 0", "window_pkts"),
+            ("min_th = 200.0", "min_th"),
+            ("a_long = 0.5\na_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7 }", "a_long_from"),
+        ] {
             let bad: RedDiffSpec = toml::from_str(text).unwrap();
             let e = bad.check("q").unwrap_err().to_string();
             assert!(e.starts_with(&format!("q.{key}")), "{text}: {e}");
         }
+    }
+
+    fn sizes(field: &str, s: &SizeSpec) -> Result<crate::traffic::SizeDist> {
+        use crate::traffic::SizeDist;
+        match s {
+            SizeSpec::Fixed(f) if f.value > 0.0 => Ok(SizeDist::Fixed(f.value)),
+            SizeSpec::Fixed(_) => Err(Error::input(format!("{field}.value"), "must be a positive number")),
+            SizeSpec::Pareto(p) => Ok(SizeDist::Pareto { shape: p.shape, min: p.min.unwrap() }),
+            _ => unreachable!("tests use fixed and pareto sizes"),
+        }
+    }
+
+    #[test]
+    fn a_long_from_sizes_and_k() {
+        // Fixed 10-packet documents, K = 7: 3 of every 10 packets are long.
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7 }").unwrap();
+        s.check("q").unwrap();
+        let r = s.resolved("q", &sizes).unwrap();
+        r.check("q").unwrap();
+        assert_eq!(r.derived, Some((0.3, 7)));
+        let q = r.build(1500);
+        assert_eq!(q.kind(), "reddiff");
+        // Counting the handshake's SYN and ACK first: 5 of 12; whole flows: all 10.
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, extra_pkts = 2 }").unwrap();
+        assert!((s.resolved("q", &sizes).unwrap().derived.unwrap().0 - 5.0 / 12.0).abs() < 1e-12);
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, counting = \"whole-flow\" }").unwrap();
+        assert_eq!(s.resolved("q", &sizes).unwrap().derived, Some((1.0, 7)));
+        // K at or beyond every document: nothing long.
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 10 }").unwrap();
+        let e = s.resolved("q", &sizes).unwrap_err().to_string();
+        assert!(e.starts_with("q.a_long_from.k: K = 10"), "{e}");
+        // Errors inside the size name their path.
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = -1 }, k = 7 }").unwrap();
+        assert_eq!(s.resolved("q", &sizes).unwrap_err().to_string(), "q.a_long_from.size.value: must be a positive number");
+        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"pareto\", shape = 0.9, min = 1 }, k = 7 }").unwrap();
+        assert!(s.resolved("q", &sizes).unwrap_err().to_string().contains("infinite mean"));
+        // K by the criterion: the same K as model::tokuda::choose_k on these sizes.
+        let text = "a_long_from = { size = { dist = \"pareto\", shape = 1.5, min = 3 }, k = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, k_max = 100, l_pkts = 2000 } }";
+        let s: RedDiffSpec = toml::from_str(text).unwrap();
+        let (a, k) = s.resolved("q", &sizes).unwrap().derived.unwrap();
+        let ps = PacketSizes::new(crate::traffic::SizeDist::Pareto { shape: 1.5, min: 3.0 }).unwrap();
+        let crit = crate::model::tokuda::Criterion { k_max: 100, l_pkts: 2000, ..crate::model::tokuda::Criterion::new(0.05) };
+        let best = crate::model::tokuda::choose_k(&crit, &ps, &crate::model::tokuda::Tcp::new(0.08));
+        assert_eq!(k, best.k);
+        assert!((a - best.a_long).abs() < 1e-12);
+        assert!(k > 1 && k < 100, "K = {k}");
+        // The criterion inside a queue takes its sizes from a_long_from.
+        let text = "a_long_from = { size = { dist = \"fixed\", value = 10 }, k = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, size = { dist = \"fixed\", value = 10 } } }";
+        let s: RedDiffSpec = toml::from_str(text).unwrap();
+        let e = s.resolved("q", &sizes).unwrap_err().to_string();
+        assert!(e.starts_with("q.a_long_from.k.size: not allowed"), "{e}");
     }
 }

@@ -35,10 +35,11 @@
 use super::{Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
 use crate::metrics::ClassMark;
+use crate::model::tokuda::KSpec;
 use crate::net::Packet;
 
-fn d_k() -> u64 {
-    7
+fn d_k() -> KSpec {
+    KSpec::Pkts(7)
 }
 fn d_t_bar() -> f64 {
     0.5
@@ -58,8 +59,11 @@ pub struct HashingClassifierSpec {
     pub node: String,
     /// K, packets: an entry's packets are long once its counter is larger than K
     /// (section 4.1: 7).
+    /// A whole number, or `{ criterion = "tokuda-f", size = ..., p_t = ..., rtt_s = ... }`
+    /// for the K minimising Tokuda et al.'s F(K) (`model::tokuda`), resolved by the
+    /// scenario builder.
     #[serde(default = "d_k")]
-    pub k: u64,
+    pub k: KSpec,
     /// T_bar, s: an entry idle for longer is reset by its next packet (section 4.1's
     /// T = 0.5 s "for sampling and hash algorithms").
     #[serde(default = "d_t_bar")]
@@ -71,8 +75,9 @@ pub struct HashingClassifierSpec {
 
 impl HashingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
-        if self.k == 0 {
-            return Err(crate::Error::input(format!("{field}.k"), "must be at least 1 packet"));
+        self.k.check(&format!("{field}.k"))?;
+        if self.k.pkts().is_none() {
+            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
         }
         if !(self.t_bar_s.is_finite() && self.t_bar_s > 0.0) || secs_to_ns(self.t_bar_s) == 0 {
             return Err(crate::Error::input(format!("{field}.t_bar_s"), format!("must be a positive number of seconds, got {}", self.t_bar_s)));
@@ -83,7 +88,7 @@ impl HashingClassifierSpec {
         Ok(())
     }
     pub fn build(&self) -> Box<dyn super::Classifier> {
-        Box::new(HashingClassifier::new(self.k, secs_to_ns(self.t_bar_s), self.table_size))
+        Box::new(HashingClassifier::new(self.k.pkts().expect("K resolved before check and build"), secs_to_ns(self.t_bar_s), self.table_size))
     }
 }
 
@@ -290,14 +295,14 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s: HashingClassifierSpec = toml::from_str("node = \"left\"").unwrap();
-        assert_eq!((s.k, s.t_bar_s, s.table_size), (7, 0.5, 65536));
+        assert_eq!((s.k.pkts(), s.t_bar_s, s.table_size), (Some(7), 0.5, 65536));
         assert!(s.check("classifiers[0]").is_ok());
         assert!(toml::from_str::<HashingClassifierSpec>("node = \"left\"\nt_s = 1.0").is_err());
         let bad = HashingClassifierSpec { table_size: 0, ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.table_size"));
         let bad = HashingClassifierSpec { t_bar_s: -1.0, ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.t_bar_s"));
-        let bad = HashingClassifierSpec { k: 0, ..s.clone() };
+        let bad = HashingClassifierSpec { k: KSpec::Pkts(0), ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.k"));
         let c = s.build();
         assert_eq!((c.kind(), c.period(), c.report().threshold), ("hashing", Some(TB), 7.0));

@@ -36,10 +36,11 @@ use std::collections::HashMap;
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
 use crate::metrics::ClassMark;
+use crate::model::tokuda::KSpec;
 use crate::net::{Packet, PktKind};
 
-fn d_k() -> u64 {
-    7
+fn d_k() -> KSpec {
+    KSpec::Pkts(7)
 }
 fn d_idle() -> f64 {
     64.0
@@ -56,8 +57,11 @@ pub struct MarkingClassifierSpec {
     pub node: String,
     /// K, packets: a connection's first K packets are short, the (K+1)-th on long
     /// (Tokuda et al. sections 4.1-4.2: 7).
+    /// A whole number, or `{ criterion = "tokuda-f", size = ..., p_t = ..., rtt_s = ... }`
+    /// for the K minimising Tokuda et al.'s F(K) (`model::tokuda`), resolved by the
+    /// scenario builder.
     #[serde(default = "d_k")]
-    pub k: u64,
+    pub k: KSpec,
     /// Entries idle this long are removed, s (not in the paper, whose marking sees FINs;
     /// default 64 s, above TCP's 60 s maximum RTO, so no live connection is forgotten).
     #[serde(default = "d_idle")]
@@ -70,8 +74,9 @@ pub struct MarkingClassifierSpec {
 
 impl MarkingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
-        if self.k == 0 {
-            return Err(crate::Error::input(format!("{field}.k"), "must be at least 1 packet"));
+        self.k.check(&format!("{field}.k"))?;
+        if self.k.pkts().is_none() {
+            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
         }
         for (name, v) in [("idle_timeout_s", self.idle_timeout_s), ("report_window_s", self.report_window_s)] {
             if !(v.is_finite() && v > 0.0) || secs_to_ns(v) == 0 {
@@ -81,7 +86,7 @@ impl MarkingClassifierSpec {
         Ok(())
     }
     pub fn build(&self) -> Box<dyn super::Classifier> {
-        Box::new(MarkingClassifier::new(self.k, secs_to_ns(self.idle_timeout_s), secs_to_ns(self.report_window_s)))
+        Box::new(MarkingClassifier::new(self.k.pkts().expect("K resolved before check and build"), secs_to_ns(self.idle_timeout_s), secs_to_ns(self.report_window_s)))
     }
 }
 
@@ -232,10 +237,10 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s: MarkingClassifierSpec = toml::from_str("node = \"left\"").unwrap();
-        assert_eq!((s.k, s.idle_timeout_s, s.report_window_s), (7, 64.0, 1.0));
+        assert_eq!((s.k.pkts(), s.idle_timeout_s, s.report_window_s), (Some(7), 64.0, 1.0));
         assert!(s.check("classifiers[0]").is_ok());
         assert!(toml::from_str::<MarkingClassifierSpec>("node = \"left\"\nK = 3").is_err());
-        let bad = MarkingClassifierSpec { k: 0, ..s.clone() };
+        let bad = MarkingClassifierSpec { k: KSpec::Pkts(0), ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.k"));
         let bad = MarkingClassifierSpec { idle_timeout_s: 0.0, ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.idle_timeout_s"));

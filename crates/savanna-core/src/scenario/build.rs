@@ -247,6 +247,8 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         TopologySpec::GuoMatta(g) => topo::build_guo_matta(g, &mut topo, &mut queues)?,
         TopologySpec::Diamond(d) => topo::build_diamond(d, &mut topo, &mut queues)?,
     };
+    let sizes = |field: &str, s: &SizeSpec| size_dist(field, s, f, &sc.base_dir);
+    resolve_queue_models(&mut queues, &topo, &sizes)?;
     let bottleneck = built.bottleneck;
     let groups = built.groups;
     let routes = topo.routes();
@@ -506,6 +508,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let mut classifiers: Vec<(u32, ClassifierSpec)> = Vec::new();
     for (i, c) in f.classifiers.iter().enumerate() {
         let field = format!("classifiers[{i}]");
+        let c = &resolve_classifier_models(&field, c, &sizes)?;
         let node = topo.node(c.node()).ok_or_else(|| {
             Error::input(format!("{field}.node"), format!("no node named '{}' (nodes: {})", c.node(), topo.node_names.iter().take(8).cloned().collect::<Vec<_>>().join(", ")))
         })?;
@@ -853,7 +856,11 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
 }
 
 fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result<SizeDist> {
-    let mss = (f.packet_bytes - f.header_bytes) as f64;
+    size_dist_mss(field, s, (f.packet_bytes - f.header_bytes) as f64, base)
+}
+
+/// A `size` table in packets of `mss` payload bytes (also for the analytical models).
+pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result<SizeDist> {
     let unit = s.unit();
     // Sizes given in bytes are converted to packets of one MSS of payload.
     let k = if unit == SizeUnit::Bytes { 1.0 / mss } else { 1.0 };
@@ -1014,4 +1021,41 @@ fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Res
     }
     out.sort_by_key(|x| x.0);
     Ok(out)
+}
+
+/// Parameters the papers derive from document sizes, resolved against the scenario's
+/// packet size once the topology has its queues (Tokuda et al. 2002: reddiff's
+/// `a_long_from`, aqm/reddiff.rs and model/tokuda.rs). Their other checks ran with the
+/// queue's field path in `check_queue`; errors here name the queue by its link.
+fn resolve_queue_models(queues: &mut [QueueSpec], topo: &Topology, sizes: &crate::model::tokuda::SizeFn) -> Result<()> {
+    // Queues built from one specification (a dumbbell's reverse queue copies the
+    // bottleneck's) share one result: the F(K) criterion takes a fraction of a second.
+    let mut done: Vec<(String, Option<(f64, u64)>)> = Vec::new();
+    for (i, q) in queues.iter_mut().enumerate() {
+        if let QueueSpec::Reddiff(r) = q {
+            let key = format!("{:?}", r.a_long_from);
+            if let Some((_, d)) = done.iter().find(|(k, _)| *k == key) {
+                r.derived = *d;
+                continue;
+            }
+            let link = topo.links.iter().find(|l| l.queue == i).map(|l| l.name.as_str()).unwrap_or("?");
+            *r = r.resolved(&format!("queue of {link}"), sizes)?;
+            done.push((key, r.derived));
+        }
+    }
+    Ok(())
+}
+
+/// A classifier specification with K chosen by the F(K) criterion when asked
+/// (`k = { criterion = "tokuda-f", ... }` on marking and hashing classifiers).
+fn resolve_classifier_models(field: &str, c: &ClassifierSpec, sizes: &crate::model::tokuda::SizeFn) -> Result<ClassifierSpec> {
+    use crate::model::tokuda::KSpec;
+    let mut c = c.clone();
+    let k = match &mut c {
+        ClassifierSpec::Marking(m) => &mut m.k,
+        ClassifierSpec::Hashing(h) => &mut h.k,
+        _ => return Ok(c),
+    };
+    *k = KSpec::Pkts(k.resolve(&format!("{field}.k"), None, sizes)?);
+    Ok(c)
 }
