@@ -27,6 +27,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 PathLike = "os.PathLike[str] | str"
 
+CHUNK = 400  # runs per savanna.sweep.run_many call (see Context.run)
+
 
 class ReproduceError(ValueError):
     """Bad input to a reproduction (one line; the command exits with code 2)."""
@@ -197,15 +199,21 @@ class Context:
 
         t0 = time.perf_counter()
         dataset = self.out_dir / "runs" / experiment
-        try:
-            rep = run_many(list(jobs), dataset, workers=self.workers, progress=self.progress)
-        except SweepError as e:  # an unusable output directory, or one in use by another run
-            raise ReproduceError(f"--out: {e}") from None
-        if rep.failed:
-            rid, err = next(iter(rep.failed.items()))
-            raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
-        b = Batch(experiment, dataset, [j.run_id for j in jobs], len(rep.done), len(rep.skipped),
-                  time.perf_counter() - t0)
+        jobs = list(jobs)
+        done = skipped = 0
+        # At most CHUNK runs per run_many call: with more, savanna.sweep's pool (as of this
+        # writing) stalls once its workers' "started" notices fill a pipe nobody reads.
+        for i in range(0, max(len(jobs), 1), CHUNK):
+            try:
+                rep = run_many(jobs[i:i + CHUNK], dataset, workers=self.workers, progress=self.progress)
+            except SweepError as e:  # an unusable output directory, or one in use by another run
+                raise ReproduceError(f"--out: {e}") from None
+            if rep.failed:
+                rid, err = next(iter(rep.failed.items()))
+                raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
+            done += len(rep.done)
+            skipped += len(rep.skipped)
+        b = Batch(experiment, dataset, [j.run_id for j in jobs], done, skipped, time.perf_counter() - t0)
         self.batches.append(b)
         self.log(f"{experiment}: {len(jobs)} runs ({b.skipped} reused) in {b.wall_s:.1f} s")
         return b
