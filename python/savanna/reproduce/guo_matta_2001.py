@@ -200,6 +200,15 @@ def _claims():
     from savanna.report import ClaimSpec as C
 
     cl = [
+        C("fig2a-short-flat", "Model, 10-packet transfer: latency increase from p = 1e-4 to 1e-3", None, "%",
+          "not very sensitive to loss when it is small (read: < 10%)", direction="<", reference=10.0,
+          source="§II-B, Fig. 2(a)"),
+        C("fig2a-short-steep", "Model, 10-packet transfer: latency at p = 0.3 over latency at p = 0.03", None, "x",
+          "increases drastically as loss becomes larger (read: more than x3)", direction=">", reference=3.0,
+          source="§II-B, Fig. 2(a)"),
+        C("fig2a-long-grows", "Model, 100,000-packet transfer: latency increase from p = 1e-4 to 1e-3", None, "%",
+          "grows consistently with loss rate (read: > 10% where the short one stays flat)", direction=">",
+          reference=10.0, source="§II-B, Fig. 2(a)"),
         C("fig2b-cov-short-up", "C.O.V. of a 10-packet transfer's time: highest loss rate minus lowest", None, "",
           "increases with loss", direction=">", source="§II-B, Fig. 2(b)"),
         C("fig2b-cov-long-down", "C.O.V. of the longest transfer's time: highest loss rate minus lowest", None, "",
@@ -483,16 +492,18 @@ def reproduce(ctx: Context) -> Outcome:
     b1 = run_exp1(ctx, p)
     bx = run_exp2(ctx, p)
 
+    fixed: Dict[str, str] = {}  # notes that replace the automatic sentence (the model's exact values)
+    _fig2a(plt, p, b2, samples, fixed, fig)
     _fig2(plt, p, b2, samples, fig)
     _fig3(plt, p, b3, samples, notes, fig, tables)
     _exp1(plt, p, b1, samples, notes, fig, tables)
     _exp2(plt, p, bx, samples, notes, fig)
     _table4(p, b1, bx, samples, tables)
 
-    claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
+    claims = [judge(c, samples[c.id], note=fixed.get(c.id, ""), why=notes.get(c.id, "")) for c in CLAIMS]
     figures.sort(key=lambda f: f.id)
     tables.insert(0, _parameters_table(p))
-    return Outcome(TITLE, _intro(p), figures, claims, tables, meta={
+    return Outcome(TITLE, _intro(p, latency_model() is not None), figures, claims, tables, meta={
         "seeds": f"1-{p.fig2_reps} (Fig. 2(b)), 1-{p.fig3_reps} (Fig. 3), 1-{p.exp1_reps} (Exp. 1), "
                  f"1-{p.exp2_reps} (Exp. 2); the same seeds for every scheme",
         "scenarios": ", ".join((SC_FIG2B, SC_FIG3, SC_EXP1, SC_EXP2)),
@@ -500,6 +511,73 @@ def reproduce(ctx: Context) -> Outcome:
 
 
 # ---- Fig. 2(b) ------------------------------------------------------------------------------
+
+
+FIG2A_SIZES = (10, 100, 1000, 10000, 100000)
+FIG2A_P = tuple(float(x) for x in np.geomspace(1e-4, 0.3, 41))
+
+
+def latency_model():
+    """``savanna.models.guo_matta_latency`` (eq. (1)-(2)), or None when the installed core
+    was built before the model existed."""
+    from savanna import _core
+
+    if not hasattr(_core, "guo_matta_latency"):
+        return None
+    from savanna.models import guo_matta_latency
+
+    return guo_matta_latency
+
+
+def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
+    """Expected total latency of eq. (1)-(2) for each size and loss rate, with Fig. 2(a)'s
+    RTT 0.1 s, RTO 4 RTT and ITO 3 s. Rows: fs_pkts, loss_p, latency_s."""
+    return pd.DataFrame([dict(fs_pkts=d, loss_p=x, latency_s=float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total))
+                         for d in sizes for x in ps])
+
+
+def fig2a_claims(model) -> Dict[str, float]:
+    """The model's values behind the fig2a-* claims (one number each: the model is exact)."""
+    t = lambda d, x: float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total)  # noqa: E731
+    return {"fig2a-short-flat": 100.0 * (t(10, 1e-3) / t(10, 1e-4) - 1.0),
+            "fig2a-short-steep": t(10, 0.3) / t(10, 0.03),
+            "fig2a-long-grows": 100.0 * (t(100000, 1e-3) / t(100000, 1e-4) - 1.0)}
+
+
+def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
+    model = latency_model()
+    if model is None:
+        for cid in ("fig2a-short-flat", "fig2a-short-steep", "fig2a-long-grows"):
+            notes[cid] = ("Not computed: the installed Savanna core predates savanna.models.guo_matta_latency "
+                          "(rebuild it with make build), so Fig. 2(a) is left out.")
+        return
+    cur = fig2a_curves(model)
+    sim = b.query("fs_pkts, loss_p, avg(fct_s) AS t", where="fct_s IS NOT NULL", group_by="fs_pkts, loss_p")
+    fg, ax = plt.subplots(figsize=(6.8, 4.2))
+    cmap = plt.get_cmap("viridis")
+    for i, d in enumerate(FIG2A_SIZES):
+        c = cmap(i / (len(FIG2A_SIZES) - 1) * 0.9)
+        g = cur[cur["fs_pkts"] == d]
+        ax.plot(g["loss_p"], g["latency_s"], color=c, label=f"FS = {d:,}")
+        h = sim[sim["fs_pkts"] == d].sort_values("loss_p")
+        if len(h):
+            ax.plot(h["loss_p"], h["t"], "o", color=c, ms=4, mfc="none")
+    ax.plot([], [], "o", color="#555555", mfc="none", label="Savanna, Fig. 2(b) runs")
+    ax.set(xscale="log", yscale="log", xlabel="loss probability p", ylabel="average transmission time (s)",
+           title="Fig. 2(a): latency model, eq. (1)-(2)")
+    ax.legend(fontsize=7.5)
+    fig(fg, "fig02a-latency-model", "Fig. 2(a): average transmission time against loss rate (model)",
+        "Lines: expected latency of a FS-packet transfer by eq. (1)-(2) (savanna.models.guo_matta_latency) with "
+        "RTT 0.1 s, RTO 4 RTT and ITO 3 s. Circles: mean transfer time in Savanna's Fig. 2(b) simulations of the "
+        "same sizes, which add a handshake (one RTT, and the SYN's ITO when it is lost) and time RTOs from "
+        "measured RTTs.")
+    specs = {c.id: c for c in CLAIMS}
+    for cid, v in fig2a_claims(model).items():
+        samples[cid] = [v]
+        c = specs[cid]
+        ok = v < c.reference if c.direction == "<" else v > c.reference
+        notes[cid] = (f"The model gives {v:.3g}{'' if c.unit == 'x' else ' '}{c.unit} exactly (no replications), "
+                      f"{'' if ok else 'not '}{c.direction} {c.reference:g} {c.unit} as the reading of the claim requires.")
 
 
 def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
@@ -911,7 +989,7 @@ def _parameters_table(p: Plan):
     ])
 
 
-def _intro(p: Plan) -> str:
+def _intro(p: Plan, model: bool) -> str:
     return (
         "Guo and Matta (BU-CS-2001-005, ICNP 2001) give short TCP flows preferential treatment: an edge router counts "
         "each flow's packets and marks its first L_t packets 'short' (L_t steered towards a target short-to-long "
@@ -927,5 +1005,9 @@ def _intro(p: Plan) -> str:
         "The TCP handshake is on, so the SYN, which ECN cannot mark, stands for ns-2's first packet (footnote 19). "
         "Every scheme runs the same seeds, hence the same flows and objects."
         "\n\n"
-        "Fig. 2(a), the latency model of eq. (1)-(2), is not in this report: Savanna has no implementation of it yet."
+        + ("Fig. 2(a) is the paper's latency model, eq. (1)-(2), as savanna.models.guo_matta_latency computes it "
+           "(its claims are exact values of the model, n = 1); the other figures are simulations."
+           if model else
+           "Fig. 2(a), the latency model of eq. (1)-(2), is left out: the installed Savanna core was built before "
+           "savanna.models.guo_matta_latency existed (rebuild it with make build).")
     )
