@@ -7,9 +7,10 @@ reading the results back with ``savanna.store``.
 It follows no paper itself; the paper modules beside it (``favorqueue_2013`` for Anelli,
 Diana & Lochin 2013, and the others as they are added) describe their experiments with it.
 
-Run caching: every run's id ends with a hash of its complete scenario (and of the files it
-reads, such as an empirical size CDF), so a run is reused only when it would be the same
-simulation; quick and full runs, or runs of an edited scenario, never mix. Each
+Run caching: every run's id ends with a hash of its complete scenario, of the files it reads
+(such as an empirical size CDF) and of the simulator core's binary, so a run is reused only
+when it would be the same simulation; quick and full runs, runs of an edited scenario and
+runs of another build of the core never mix. Each
 experiment has its own dataset directory ``OUT/runs/<experiment>/``.
 """
 
@@ -111,10 +112,27 @@ def seeds(n: int, base: int = 1) -> List[int]:
     return [base + i for i in range(n)]
 
 
+_CORE_DIGEST: Optional[str] = None
+
+
+def core_digest() -> str:
+    """A hash of the simulator core's binary (``savanna._core``): runs made by another build
+    of the core are not reused, since its records may differ."""
+    global _CORE_DIGEST
+    if _CORE_DIGEST is None:
+        from savanna import _core
+
+        path = Path(getattr(_core, "__file__", "") or "")
+        data = path.read_bytes() if path.is_file() else str(getattr(_core, "__version__", "")).encode()
+        _CORE_DIGEST = hashlib.sha256(data).hexdigest()[:16]
+    return _CORE_DIGEST
+
+
 def scenario_digest(scenario: Mapping[str, Any], base_dir: Optional[Path] = None) -> str:
-    """A short hash of a scenario and of the files it names (``file`` keys), so that a
-    cached run is reused only for an identical simulation."""
+    """A short hash of a scenario, of the files it names (``file`` keys) and of the core's
+    build, so that a cached run is reused only for an identical simulation."""
     h = hashlib.sha256(json.dumps(scenario, sort_keys=True, default=str).encode())
+    h.update(core_digest().encode())
     for f in sorted(_file_refs(scenario)):
         p = Path(f)
         if not p.is_absolute() and base_dir is not None:

@@ -261,6 +261,8 @@ def _claims():
           source="§7.1, Fig. 21"),
         C("pushout-share", "Share of FavorQueue's drops that are push-outs", 30.0, "%", "about 30%",
           source="§7.1, Fig. 22"),
+        C("pushout-short-long", "Push-out share of drops, short flows (< 10 packets) minus long flows (>= 100)", 0.0,
+          "points", "the same for short and long flows", abs_tol=10.0, source="§7.1, Fig. 22"),
         C("ito-peak", "Flows completing in [3, 3.5) s (the 3 s initial-timeout peak), FavorQueue minus DropTail",
           None, "points", "peak disappears", direction="<", source="§1, Fig. 2"),
         C("fivehop-flows", "Five hops, FavorQueue at the first hop only: more reference flows in the same time",
@@ -317,7 +319,8 @@ def _sweep(ctx: Context, experiment: str, scenario: str, discs: Sequence[str], l
 
 
 FLOW_COLS = ("flow_id, start_s, end_s, size_pkts, fct_s, data_pkts_sent, retransmits, timeouts, "
-             "fast_retransmits, drops, syn_drops, first_data_drop, favored_pkts, delivered_pkts, kind")
+             "fast_retransmits, drops, syn_drops, syn_sent, first_data_drop, favored_pkts, pushed_out, "
+             "delivered_pkts, kind")
 
 
 # ---------------------------------------------------------------------------------------
@@ -332,6 +335,13 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep"))
     n = done.groupby(keys + ["flow_id"])["qdisc"].nunique()
     ok = n[n == len(discs)].reset_index()[keys + ["flow_id"]]
     return done.merge(ok, on=keys + ["flow_id"], how="inner")
+
+
+def pushout_share(g: pd.DataFrame) -> float:
+    """Share (%) of the flows' lost data packets that a later arrival pushed out of a queue
+    (FavorQueue Fig. 22), from the per-flow ``pushed_out`` and ``drops`` counts."""
+    d = float(g["drops"].sum())
+    return 100.0 * float(g["pushed_out"].sum()) / d if d > 0 else math.nan
 
 
 def drop_ratio(g: pd.DataFrame) -> float:
@@ -823,12 +833,10 @@ def reproduce(ctx: Context) -> Outcome:
         samples["syn-faq-high"].append(float(high[FQ].mean()))
     tables.append(Table("SYN loss ratio against load (§6.1)", ["load", "DropTail (%)", "FavorQueue (%)"],
                         [[load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
-                         for load in p.loads], "Means over replications; SYNs sent counted as 1 + SYN drops per flow."))
+                         for load in p.loads], "Means over replications; SYNs sent as the core counts them (retransmissions included)."))
 
-    # Fig. 17 (aggregate) and Fig. 22 (aggregate): queueing delay and push-out share
+    # Fig. 17 (aggregate): queueing delay; Fig. 22: push-out share by flow length
     qd = _queue_delay(b10)
-    po = b10.query("load, rep, dropped, pushed_out", table="summary_queues",
-                   where=f"name = '{BOTTLENECK}' AND qdisc = '{FQ}'")
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     per_load = []
     for (d, load, r), g in qd.groupby(["qdisc", "load", "rep"]):
@@ -837,21 +845,23 @@ def reproduce(ctx: Context) -> Outcome:
     for d in (DT, FQ):
         c = _ci_frame(per_load[per_load["qdisc"] == d], ["load"], "w")
         _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-    po = po.assign(share=100.0 * po["pushed_out"] / po["dropped"].where(po["dropped"] > 0))
-    c = _ci_frame(po, ["load"], "share")
-    _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], FQ)
+    ys = [pushout_share(pfq[_in(pfq, bn)]) if _in(pfq, bn).sum() >= 5 else math.nan for bn in bins]
+    a2.plot(xs, ys, color=COLORS[FQ], marker=MARKERS[FQ], label=NAMES[FQ])
     a1.set(xlabel="load ρ", ylabel="mean queueing delay (ms)", title="Fig. 17 (aggregate): queueing delay")
-    a2.set(xlabel="load ρ", ylabel="push-outs / drops (%)", ylim=(0, 100), title="Fig. 22 (aggregate): push-out share")
+    a2.set(xscale="log", xlabel="flow length (packets)", ylabel="push-outs / drops (%)", ylim=(0, 100),
+           title="Fig. 22: push-out share of drops by flow length")
     a1.legend()
-    fig(fg, "fig17-22-queueing-delay-pushout", "Figs. 17 and 22 (aggregate): queueing delay and push-out share",
+    fig(fg, "fig17-22-queueing-delay-pushout", "Fig. 17 (aggregate) and Fig. 22: queueing delay and push-out share",
         "Left: mean waiting time at the bottleneck by Little's law (time-average queue length over departure rate), "
-        "per load. Right: share of FavorQueue's drops that are push-outs, per load. The paper splits both by flow "
-        "length; Savanna's records have no per-flow queueing delay or push-out count, so these are per-queue values.")
+        "per load; the paper splits it by flow length, but Savanna records no per-flow queueing delay. Right: share "
+        "of the dropped data packets of FavorQueue's flows that were pushed out, per flow-length class, all loads "
+        "and replications pooled.")
     for r in reps:
         for d, cid in ((DT, "qdelay-dt"), (FQ, "qdelay-faq")):
             samples[cid].append(little_delay_ms(qd[(qd["qdisc"] == d) & (qd["rep"] == r)]))
-        g = po[po["rep"] == r]
-        samples["pushout-share"].append(100.0 * float(g["pushed_out"].sum()) / float(g["dropped"].sum()))
+        g = pfq[pfq["rep"] == r]
+        samples["pushout-share"].append(pushout_share(g))
+        samples["pushout-short-long"].append(pushout_share(g[_in(g, SHORT)]) - pushout_share(g[_in(g, LONG)]))
 
     # ---- 100 Mb/s ----------------------------------------------------------------------
     a100 = b100.query(cols, where="source = 'forward'")
@@ -1088,6 +1098,6 @@ def _intro(p: Plan) -> str:
         "pair each flow with itself."
         "\n\n"
         "Not reproduced here: Figs. 5-7 (RTT and size-distribution variants), the normalised goodput of §5.1 (its "
-        "normalisation is not defined) and the stochastic model of §7.2 (Figs. 23-24). Figs. 17 and 22 are shown "
-        "per queue rather than per flow length, for lack of per-flow queueing-delay and push-out records."
+        "normalisation is not defined) and the stochastic model of §7.2 (Figs. 23-24). Fig. 17 is shown per queue "
+        "and load rather than per flow length, for lack of a per-flow queueing-delay record."
     )
