@@ -48,6 +48,18 @@ def test_every_method_is_its_classifier_and_queue_and_nothing_else_changes():
         q = sc["topology"]["bottleneck_queue"]
         if m == tk.TAIL_DROP:
             assert q == {"type": "droptail", "limit_pkts": 300} and "classifiers" not in sc
+        elif m.endswith("-RED"):
+            c = m.split("-")[0]
+            # Table 3's RED with a_l from the document sizes and K from F(K) (section 3.2)
+            assert {k: v for k, v in q.items() if k != "a_long_from"} == tk.DIFFERENTIATORS["RED"]
+            assert q["a_long_from"] == {"size": tk.scenario2_sizes(), "k": tk.k_criterion()}
+            cl = sc["classifiers"][0]
+            assert {k: v for k, v in cl.items() if k != "k"} == {k: v for k, v in tk.CLASSIFIERS[c].items() if k != "k"}
+            if cl["type"] == "sampling":
+                assert cl["k"] == tk.red_k().k
+            else:  # the same criterion as the queue's, so both choose one K
+                assert cl["k"] == dict(q["a_long_from"]["k"], size=q["a_long_from"]["size"])
+            seen.add((cl["type"], q["type"]))
         else:
             c, d = m.split("-")
             assert q == tk.DIFFERENTIATORS[d]
@@ -117,6 +129,58 @@ def test_fig2_run_gives_back_to_back_transfers_of_the_size():
 
 
 # ---- metrics on hand-made inputs ----------------------------------------------------------------
+
+
+# ---- the analysis: Fig. 2's curve, Fig. 3, the RED-based algorithm's K and a_l ---------------
+
+
+def test_scenario2_sizes_are_table2_as_the_models_know_it():
+    from savanna import models
+
+    assert tk.scenario2_sizes() == models.TOKUDA_SCENARIO2_SIZES
+
+
+def test_red_k_is_the_least_f_of_the_criterion_at_p_t():
+    ch = tk.red_k()
+    curve = tk.fig3_curves(p_ts=[tk.P_T], k_max=200)
+    best = curve.loc[curve["F"].idxmin()]
+    assert ch.k == int(best["k"]) and ch.a_long == pytest.approx(float(best["a_long"]))
+    assert ch.p_long == pytest.approx(tk.P_T / ch.a_long)
+    assert 1 < ch.k < 200  # an interior minimum, as section 3.2 says
+    # a larger target probability moves the best K down (more early drops to spread)
+    assert tk.red_k(0.1).k < ch.k < tk.red_k(0.01).k
+
+
+def test_core_chooses_the_same_k_for_classifier_and_queue():
+    """A short hash-RED run: the classifier reports the K the Python model chose."""
+    sc = tk.fig6_scenario("hash-RED", seed=1, duration_s=3.0)
+    sc["topology"]["pairs"] = 2
+    sc["traffic"][0]["sessions"] = 2
+    res = savanna.run(sc)
+    assert len(res.classifiers) > 0
+    assert set(res.classifiers["threshold"].astype(int)) == {tk.red_k().k}
+
+
+def test_fig2_model_loss_free_rounds():
+    # no loss: a document of 2^r - 1 packets takes r round trips of 0.2 s
+    thr = tk.fig2_model_mbps(0.0, [1, 3, 7, 1023])
+    rounds = np.array([1, 2, 3, 10])
+    expect = np.array([1, 3, 7, 1023]) * 1460 * 8 / 1e6 / (rounds * tk.FIG2_RTT_S)
+    assert thr == pytest.approx(expect, rel=1e-9)
+    # loss only lowers it
+    assert np.all(tk.fig2_model_mbps(0.01, [1, 3, 7, 1023]) < thr)
+
+
+def test_f_minimum_rise():
+    k = np.arange(1, 6)
+    assert tk.f_minimum_rise(pd.DataFrame({"k": k, "F": [5.0, 2.0, 1.0, 2.0, 2.0]})) == pytest.approx(100.0)
+    assert tk.f_minimum_rise(pd.DataFrame({"k": k, "F": [5.0, 4.0, 3.0, 2.0, 1.0]})) == 0.0
+    assert tk.f_minimum_rise(pd.DataFrame({"k": k[::-1], "F": [4.0, 2.0, 1.0, 3.0, 6.0]})) == pytest.approx(300.0)
+
+
+def test_red_base_probability():
+    pb = tk.red_base_probability([0.0, 45.0, 97.5, 149.0, 150.0, 300.0], 45.0, 150.0, 0.1)
+    assert pb == pytest.approx([0.0, 0.0, 0.05, 0.1 * 104 / 105, 0.1, 0.1])
 
 
 def test_recovery_shares():
@@ -213,19 +277,26 @@ def test_quick_reproduction_writes_every_figure_and_claim(quick_run):
     html = (out / "report.html").read_text()
     data = json.loads((out / "claims.json").read_text())
     figs = {f["id"]: f for f in data["figures"]}
-    assert {"fig02-throughput-lossy-link", "fig05-classifier-accuracy", "fig06-throughput-by-size",
-            "fig06b-throughput-by-size-100-hosts"} <= set(figs)
+    assert {"fig02-throughput-lossy-link", "fig03-fairness-index", "fig05-classifier-accuracy",
+            "fig06-throughput-by-size", "fig06b-throughput-by-size-100-hosts"} <= set(figs)
     for f in figs.values():
         assert (out / f["png"]).is_file() and (out / f["svg"]).is_file()
         assert f"]({f['png']})" in md
         assert f'id="fig-{f["id"]}"' in html
     assert html.count('src="data:image/png;base64,') == len(figs)
     assert "Table 4: link utilisation" in md and "Fig. 5: estimated and actual ratios" in md
+    assert "Fig. 3: the K that minimises F(K)" in md and "simulation and analysis" in md
+    # the RED-based runs used the K of F(K): the classifiers report it
+    k = tk.red_k().k
+    for c in ("marking", "sampling", "hash"):
+        assert f"| {c}-RED | {k}.0 | {tk.red_k().a_long:.2f} |" in md, c
     assert [c["id"] for c in data["claims"]] == [c.id for c in tk.CLAIMS]
     for c in data["claims"]:
         assert f"| {c['id']} |" in md
         assert f'id="claim-{c["id"]}"' in html
-        assert c["n"] >= 2 and c["mean"] is not None, c
+        # the analysis claims are one deterministic value; the simulated ones have replications
+        assert c["n"] >= (1 if c["source"].endswith("(analysis)") or c["id"].startswith("fig3-") else 2), c
+        assert c["mean"] is not None, c
         assert c["ci_low"] <= c["mean"] <= c["ci_high"]
         assert c["verdict"] in ("reproduced", "same direction", "not reproduced")
     for bad in ("http://", "https://", "file:"):
@@ -241,6 +312,9 @@ def test_quick_reproduction_shows_the_papers_effects(quick_run):
     assert claims["fig2-small-low"]["mean"] < 20
     assert claims["fig2-fr-large"]["ci_low"] > 50 and claims["fig2-timeouts-small"]["mean"] > 50
     assert 2.0 <= claims["fig2-peak"]["mean"] <= 3.0
+    # The analysis puts the best document size between 100 and 1000 packets too, and F(K)
+    # has an interior minimum for every p_t of Fig. 3.
+    assert 2.0 <= claims["fig2-model-peak"]["mean"] <= 3.0 and claims["fig3-minimum"]["mean"] > 0
     # Section 4.1: the sampling algorithm overestimates the long-lived share the most.
     assert claims["fig5-sampling-vs-hash"]["mean"] > 0
     # Section 4.2: priority to short packets makes short and long documents' throughput

@@ -16,8 +16,12 @@ document size, loss ratio, classifier, queue, host counts, seed and duration):
   with 550, the host count at which tail-drop reaches the utilisation of Table 4 (Table 2's
   workload read as SURGE loads the 10 Mb/s link to about 18% with 100 hosts; see
   docs/reproduce.md) (``fig06-scenario2``).
-- not yet: Fig. 3 (F(K)), Fig. 2's analysis curve and the F(K) choice of K for the
-  RED-based algorithm, which need Tokuda's throughput model rho(f) (the report says so).
+- section 3.2, Fig. 3: the fairness index F(K) against K for scenario 2's document sizes
+  and several target probabilities p_t (``savanna.models.tokuda_f``, no simulation), and
+  Fig. 2's analysis curve, the model's rho(f) beside the simulated points
+  (``savanna.models.tokuda_throughput``; both models are described in docs/models.md).
+  The RED-based runs of Fig. 6 take K from the F(K) criterion at p_t = ``P_T`` and a_l from
+  the document sizes (the reddiff queue's ``a_long_from``), as section 3.2 sets them.
 
 Every method of a comparison runs the same seeds (the seed rule). Claims are declared in
 ``_claims`` with their tolerances before any result is computed; see docs/reproduce.md
@@ -26,6 +30,7 @@ for the verdict rule and the readings of the paper.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -52,6 +57,18 @@ BUFFER = 300               # section 4: "the router buffer size to 300 [packets]
 LOADED_HOSTS = 550         # ours: tail-drop's utilisation reaches Table 4's (docs/reproduce.md)
 FIG2_P_CLAIM = 0.01        # the loss ratio on which the section-2 claims are judged (ours)
 BOTTLENECK = "left->right"
+
+# The analysis (section 3.2, Fig. 3) and the RED-based algorithm's K.
+L_PKTS = 10000             # section 3.2: "we set L = 10000 [packets]"
+RTT2_S = 0.08              # scenario 2's propagation round trip: 2 x (5 + 30 + 5) ms (section 4.2)
+FIG2_RTT_S = 0.2           # Fig. 1's round trip: 2 x (50 + 50) ms (section 2)
+# p_t at which the RED-based runs choose K (ours; the paper moves K with p_t, Savanna
+# chooses it once): RED's base probability p_b = max_p (avg - min_th) / (max_th - min_th)
+# averaged over the 550-host RED-based runs when they used K = 7 (0.034 to 0.041 over
+# the three classifiers, quick runs); the report measures it again in the F(K) runs.
+P_T = 0.04
+FIG3_P_T = (0.01, 0.02, P_T, 0.08, 0.1)  # Fig. 3's curves (the paper's values are in its image only)
+MBPS_PER_PKT_S = 1460 * 8 / 1e6            # payload of one packet per second, in Mb/s
 
 # Classifiers (section 3.1) with section 4.1's parameters. The marking classifier's report
 # counts connections seen in the last 0.5 s, the same window as the hash algorithm's T_bar
@@ -161,9 +178,51 @@ def fig5_scenario(classifier: str, long_hosts: int, seed: int, duration_s: float
                          "classifiers": [CLASSIFIERS[classifier]]})
 
 
+def scenario2_sizes() -> dict:
+    """Scenario 2's document-size table (Table 2), as the scenario file gives it."""
+    sc = load_scenario(SC_FIG6)
+    return dict(sc["traffic"][_block(sc, "www")]["size"])
+
+
+def k_criterion(p_t: float = P_T, with_size: bool = False) -> dict:
+    """The scenario table that makes the core choose K by Tokuda et al.'s F(K) criterion
+    (section 3.2) at RED's target probability ``p_t``, with the model's defaults read as
+    ns-2's TCP of the time (docs/models.md); ``with_size`` adds the document sizes (a
+    classifier needs them; inside the queue's ``a_long_from`` they come from there)."""
+    crit = {"criterion": "tokuda-f", "p_t": float(p_t), "rtt_s": RTT2_S, "l_pkts": L_PKTS}
+    if with_size:
+        crit["size"] = scenario2_sizes()
+    return crit
+
+
+@functools.lru_cache(maxsize=None)
+def red_k(p_t: float = P_T):
+    """The K (with a_l, p_l and F) that the F(K) criterion chooses for scenario 2 at
+    ``p_t``: ``savanna.models.tokuda_k`` with the arguments of :func:`k_criterion`."""
+    from savanna import models
+
+    return models.tokuda_k(scenario2_sizes(), p_t=p_t, rtt_s=RTT2_S, l_pkts=L_PKTS)
+
+
+def red_differentiator() -> dict:
+    """The RED-based differentiator of Table 3 with a_l derived from the document sizes
+    for the K of the F(K) criterion (section 3.2)."""
+    return dict(DIFFERENTIATORS["RED"], a_long_from={"size": scenario2_sizes(), "k": k_criterion()})
+
+
+def red_classifier(classifier: str) -> dict:
+    """A classifier for the RED-based algorithm: K from the F(K) criterion. Marking and
+    hashing take the criterion table (the core chooses K when it loads the scenario);
+    sampling has no such option and takes the same K as a number (``red_k``)."""
+    c = dict(CLASSIFIERS[classifier])
+    c["k"] = k_criterion(with_size=True) if c["type"] in ("marking", "hashing") else int(red_k().k)
+    return c
+
+
 def fig6_scenario(method: str, seed: int, duration_s: float, hosts: Optional[int] = None) -> dict:
     """Scenario 2 with ``method`` (e.g. 'hash-RED', or 'tail-drop'); ``hosts`` replaces
-    the paper's 100 sender hosts."""
+    the paper's 100 sender hosts. The RED-based methods choose K by F(K) and derive a_l
+    from the document sizes; RIO and PRQ use K = 7 (section 4.2)."""
     c, d = method_parts(method)
     sc = load_scenario(SC_FIG6)
     changes = {"seed": seed, "duration_s": float(duration_s)}
@@ -172,6 +231,9 @@ def fig6_scenario(method: str, seed: int, duration_s: float, hosts: Optional[int
         changes[f"traffic[{_block(sc, 'www')}].sessions"] = int(hosts)
     if c is None:
         changes["topology.bottleneck_queue"] = {"type": "droptail", "limit_pkts": BUFFER}
+    elif d == "RED":
+        changes["topology.bottleneck_queue"] = red_differentiator()
+        changes["classifiers"] = [red_classifier(c)]
     else:
         changes["topology.bottleneck_queue"] = DIFFERENTIATORS[d]
         changes["classifiers"] = [CLASSIFIERS[c]]
@@ -287,6 +349,46 @@ def scenario2_offered_mbps(hosts: int) -> Tuple[float, float]:
 
 
 
+def fig2_model_mbps(loss: float, sizes: Sequence[int]) -> np.ndarray:
+    """Fig. 2's analysis: Tokuda's rho(f) (``savanna.models.tokuda_throughput``) for
+    documents of ``sizes`` packets on Fig. 1's path, every packet lost with ``loss`` (no
+    threshold), RTT 0.2 s and the model's ns-2 defaults (initial window 1, one ACK per
+    packet, RTO 4 RTT, ITO 3 s, no handshake, no window limit), in Mb/s of payload."""
+    from savanna import models
+
+    return np.asarray(models.tokuda_throughput([int(x) for x in sizes], FIG2_RTT_S, float(loss)),
+                      dtype=float) * MBPS_PER_PKT_S
+
+
+def fig3_curves(p_ts: Sequence[float] = FIG3_P_T, k_max: int = 1000) -> pd.DataFrame:
+    """Fig. 3: F(K) for K = 1..``k_max`` at each target probability of ``p_ts``, for
+    scenario 2's document sizes with L = 10000 and RTT 80 ms (``savanna.models.tokuda_f``).
+    Columns p_t, k, a_long, p_long, F."""
+    from savanna import models
+
+    sizes = scenario2_sizes()
+    return pd.concat([models.tokuda_f(sizes, p_t=float(pt), rtt_s=RTT2_S, l_pkts=L_PKTS, k_max=k_max)
+                      .assign(p_t=float(pt)) for pt in p_ts], ignore_index=True)[["p_t", "k", "a_long", "p_long", "F"]]
+
+
+def f_minimum_rise(curve: pd.DataFrame) -> float:
+    """How far, in %, the lower end of one F(K) curve (F at its smallest or largest K)
+    lies above the curve's least value: 0 when F is smallest at an end (no optimal K
+    inside the range), positive when an interior K minimises it."""
+    c = curve.sort_values("k")
+    fmin = float(c["F"].min())
+    ends = min(float(c["F"].iloc[0]), float(c["F"].iloc[-1]))
+    return 100.0 * (ends / fmin - 1.0) if fmin > 0 else math.nan
+
+
+def red_base_probability(avg_pkts, min_th: float, max_th: float, max_p: float) -> np.ndarray:
+    """RED's base (early) drop probability p_b at the average queue ``avg_pkts``, original
+    RED: 0 below min_th, max_p (avg - min_th) / (max_th - min_th) between the thresholds,
+    and max_p from max_th on (where RED drops every arrival instead, counted apart)."""
+    a = np.asarray(avg_pkts, dtype=float)
+    return np.clip(max_p * (a - min_th) / (max_th - min_th), 0.0, max_p)
+
+
 # ---------------------------------------------------------------------------------------
 # The claims, declared before any result (see savanna.report for the verdict rule).
 
@@ -307,6 +409,15 @@ def _claims():
         C("fig2-fr-large", f"p = {FIG2_P_CLAIM:g}: share of loss recoveries done by fast retransmit, documents of "
           "1000 packets or more", None, "%", "retransmit by fast retransmit without timeouts", direction=">",
           reference=50.0, source="§2"),
+        C("fig2-model-small-low", f"Analysis, p = {FIG2_P_CLAIM:g}: rho(1) as a share of the largest rho(f), f up to "
+          f"{L_PKTS}", None, "%", "very low throughput for small documents", direction="<", reference=10.0,
+          source="§2, Fig. 2 (analysis)"),
+        C("fig2-model-peak", f"Analysis, p = {FIG2_P_CLAIM:g}: document size with the largest rho(f) (log10 of "
+          "packets)", 2.5, "", "from 100 to 1000 packets: quite high", rel_tol=0.0, abs_tol=0.5,
+          source="§2, Fig. 2 (analysis)"),
+        C("fig3-minimum", f"F(K), scenario 2 sizes, L = {L_PKTS}: smallest rise, over the p_t of Fig. 3, from the "
+          "least F to the lower of F(1) and F(1000)", None, "%", "once p_t is given, an optimal K gives the "
+          "smallest F(K)", direction=">", source="§3.2, Fig. 3"),
     ]
     for c in CLS:
         claims.append(C(f"fig5-bias-{c}", f"{c}: estimated minus actual ratio of long-lived connections (mean over "
@@ -460,14 +571,25 @@ def reproduce(ctx: Context) -> Outcome:
         ax.plot(x, [r[1] for r in rows], "-o", color=col, label=f"p = {loss:g}")
         _band(ax, x, [r[2] for r in rows], [r[3] for r in rows], col)
         means += [r[1] for r in rows]
+    f_all = np.arange(1, L_PKTS + 1)
+    model2 = {loss: fig2_model_mbps(loss, f_all) for loss in p.fig2_losses}
+    for i, loss in enumerate(p.fig2_losses):
+        ax.plot(f_all, model2[loss], "--", color=LOSS_COLORS[i % len(LOSS_COLORS)], lw=1.1, alpha=0.9,
+                label=f"p = {loss:g}, analysis")
+        means += [float(model2[loss].min()), float(model2[loss].max())]
     ax.set(xscale="log", yscale="log", xlabel="document size (packets)", ylabel="throughput (Mb/s)",
            title="Fig. 2: throughput against document size, lossy link")
     _log_limits(ax, means)
-    ax.legend(title="loss ratio")
+    ax.legend(title="loss ratio", ncol=2)
     fig(fg, "fig02-throughput-lossy-link", "Fig. 2: unfairness between long-lived and short-lived connections",
-        f"Mean throughput (size over transfer time) of {p.fig2_transfers} back-to-back transfers of each document "
-        "size over a 500 Mb/s path with a 200 ms round trip and loss ratio p on the sender's link; lines are means "
-        f"over {p.fig2_reps} replications, bands 95% CIs.")
+        f"Solid: mean throughput (size over transfer time) of {p.fig2_transfers} back-to-back transfers of each "
+        "document size over a 500 Mb/s path with a 200 ms round trip and loss ratio p on the sender's link; means "
+        f"over {p.fig2_reps} replications, bands 95% CIs. Dashed: the analysis, rho(f) of savanna.models."
+        "tokuda_throughput with every packet lost with p (docs/models.md), whose transfer time runs to the last "
+        "ACK, half a round trip after the simulated transfer time ends.")
+    fm = model2[FIG2_P_CLAIM] if FIG2_P_CLAIM in model2 else fig2_model_mbps(FIG2_P_CLAIM, f_all)
+    samples["fig2-model-small-low"].append(100.0 * float(fm[0]) / float(fm.max()))
+    samples["fig2-model-peak"].append(math.log10(float(f_all[int(np.argmax(fm))])))
     for r in sorted(per["rep"].unique()):
         g = per[(per["loss_p"] == FIG2_P_CLAIM) & (per["rep"] == r)].set_index("doc_pkts")["thr"]
         if len(g):
@@ -479,15 +601,68 @@ def reproduce(ctx: Context) -> Outcome:
         samples["fig2-timeouts-small"].append(recovery_shares(fr[fr["size_pkts"] <= 10])[0])
         samples["fig2-fr-large"].append(recovery_shares(fr[fr["size_pkts"] >= 1000])[1])
     rows = []
+    ratios: Dict[float, List[float]] = {loss: [] for loss in p.fig2_losses}
     for s in p.fig2_sizes:
         row = [s]
         for loss in p.fig2_losses:
             g = per[(per["loss_p"] == loss) & (per["doc_pkts"] == s)]["thr"]
-            row.append(float(g.mean()) if len(g) else math.nan)
+            sim = float(g.mean()) if len(g) else math.nan
+            mod = float(model2[loss][s - 1]) if s <= L_PKTS else math.nan
+            row += [sim, mod]
+            ratios[loss].append(sim / mod)
         rows.append(row)
-    tables.append(Table("Fig. 2: mean throughput (Mb/s) by document size and loss ratio",
-                        ["document (packets)"] + [f"p = {x:g}" for x in p.fig2_losses], rows,
-                        "Means over replications of the mean throughput of the transfers."))
+    big = [s >= 100 for s in p.fig2_sizes]
+    ratio_text = ("Simulated over modelled throughput, documents of 100 packets or more: " + "; ".join(
+        f"p = {loss:g}: {min(np.compress(big, ratios[loss])):.2f} to {max(np.compress(big, ratios[loss])):.2f}"
+        for loss in p.fig2_losses) + ".")
+    if p.fig2_sizes[0] == 1 and FIG2_P_CLAIM in ratios:
+        ratio_text += (f" 1-packet documents get {ratios[FIG2_P_CLAIM][0]:.2f} times the model's throughput at p = "
+                       f"{FIG2_P_CLAIM:g}: the simulated transfer ends when the packet arrives, the model's when "
+                       "its ACK does.")
+    tables.append(Table("Fig. 2: mean throughput (Mb/s) by document size and loss ratio, simulation and analysis",
+                        ["document (packets)"] + [f"p = {x:g}, {w}" for x in p.fig2_losses for w in ("sim.", "model")],
+                        rows, "Simulation: means over replications of the mean throughput of the transfers. Model: "
+                        "rho(f) (savanna.models.tokuda_throughput), transfer time to the last ACK. " + ratio_text))
+
+    # ---- Fig. 3: F(K) against K (analysis only) -------------------------------------------------
+    curves = fig3_curves()
+    fg, ax = plt.subplots(figsize=(7.2, 4.4))
+    fvals: List[float] = []
+    chosen = red_k()
+    rows = []
+    for i, pt in enumerate(FIG3_P_T):
+        c = curves[curves["p_t"] == pt].sort_values("k")
+        col = LOSS_COLORS[i % len(LOSS_COLORS)]
+        best = c.loc[c["F"].idxmin()]
+        ours = pt == P_T
+        ax.plot(c["k"], c["F"], "-", color=col, lw=2.2 if ours else 1.3,
+                label=f"p_t = {pt:g}" + (" (RED-based runs)" if ours else ""))
+        ax.plot([best["k"]], [best["F"]], "*" if ours else "o", color=col, ms=12 if ours else 5, mec="black",
+                mew=0.6, zorder=5)
+        if ours:
+            ax.annotate(f"K = {int(best['k'])}", (best["k"], best["F"]), textcoords="offset points", xytext=(6, -14),
+                        fontsize=9, color=col)
+        fvals += [float(c["F"].min()), float(c["F"].max())]
+        samples["fig3-minimum"].append(f_minimum_rise(c))
+        f7 = float(c.loc[c["k"] == K, "F"].iloc[0])
+        rows.append([f"{pt:g}", int(best["k"]), float(best["a_long"]), float(best["p_long"]), float(best["F"]),
+                     f7 / float(best["F"])])
+    samples["fig3-minimum"] = [min(samples["fig3-minimum"])]
+    ax.axvline(K, color="#9aa3b2", lw=0.9, ls=":")
+    ax.text(K * 1.05, min(fvals) * 1.3, f"K = {K} (RIO, PRQ)", fontsize=8, color="#5b6472")
+    ax.set(xscale="log", yscale="log", xlabel="threshold K (packets)", ylabel="F(K) ((packets/s)²)",
+           title="Fig. 3: fairness index F(K), scenario 2 document sizes")
+    ax.legend(loc="lower right")
+    fig(fg, "fig03-fairness-index", "Fig. 3: sample of change of F(K)",
+        f"F(K) = Σ P(i) (ρ(i) − ρ(L))², i = 1..L = {L_PKTS}, for K = 1 to 1000 and five target probabilities p_t "
+        "(savanna.models.tokuda_f): Table 2's document sizes in 1460-byte packets, RTT 80 ms (scenario 2's "
+        "propagation), p_s = 0 and p_l = p_t / a_l(K), the model's ns-2 defaults. Markers: the least F of each "
+        f"curve; the star is the K = {chosen.k} the RED-based runs use (p_t = {P_T:g}). Dotted: the fixed K = {K} of "
+        "the RIO- and PRQ-based runs. The paper's own curves are in an image our text copy does not have.")
+    tables.append(Table("Fig. 3: the K that minimises F(K)", ["p_t", "K", "a_l(K)", "p_l = p_t / a_l",
+                                                              "F(K), (pkt/s)²", f"F({K}) / F(K)"], rows,
+                        "Scenario 2's document sizes, L = 10000, RTT 80 ms; a_l counts each connection's packets after "
+                        "its K-th (docs/models.md)."))
 
     # ---- Fig. 5: accuracy of the classifiers -----------------------------------------------------
     acc = _fig5_accuracy(b5, p)
@@ -609,6 +784,7 @@ def reproduce(ctx: Context) -> Outcome:
                          "unfairness, 100 hosts"], rows,
                         f"Mean throughput of finished documents started after {p.warmup_s:g} s ({LOADED_HOSTS} hosts "
                         "unless said); unfairness |ln(short / long)|, 0 when both classes get the same mean."))
+    tables.append(_red_operating_point(batches6["loaded"], p))
     dt_u = 100.0 * float(u_l.get(TAIL_DROP, math.nan))
     for m in NINE:
         notes[f"t4-{m}"] = (f"Our tail-drop runs at {dt_u:.1f}% here; {m} is {100.0 * u_l.get(m, math.nan) - dt_u:+.1f} "
@@ -673,6 +849,40 @@ def _fig5_accuracy(b5, p: Plan) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _red_operating_point(b, p: Plan):
+    """Table: for each RED-based method (the loaded runs), the K its classifier
+    used, a_l from the sizes against the long share of the bottleneck's arrivals, and
+    RED's base probability at the measured average queue against the p_t of K."""
+    from savanna.report import Table
+
+    red = DIFFERENTIATORS["RED"]
+    methods = [f"{c}-RED" for c in CLS]
+    inlist = ", ".join(f"'{m}'" for m in methods)
+    q = b.query("method, rep, avg_pkts, departures_none + departures_short + departures_long AS dep, "
+                "drops_none + drops_short + drops_long AS drp, departures_long + drops_long AS lng", table="queues",
+                where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s} AND method IN ({inlist})")
+    k = b.query("method, avg(threshold) AS k", table="classifiers", where=f"method IN ({inlist})", group_by="method")
+    k = k.set_index("method")["k"]
+    choice = red_k()
+    rows = []
+    for m in methods:
+        g = q[q["method"] == m]
+        arrivals = float((g["dep"] + g["drp"]).sum())
+        pb = red_base_probability(g["avg_pkts"].dropna(), red["min_th"], red["max_th"], red["max_p"])
+        rows.append([m, float(k.get(m, math.nan)), choice.a_long,
+                     float(g["lng"].sum()) / arrivals if arrivals else math.nan, P_T,
+                     float(np.mean(pb)) if len(pb) else math.nan,
+                     float(np.mean(g["avg_pkts"].dropna() >= red["max_th"])) if len(pb) else math.nan])
+    return Table(f"RED-based differentiator: operating point ({LOADED_HOSTS} hosts)",
+                 ["method", "K used", "a_l from the sizes", "long share of arrivals", "p_t of K",
+                  "mean p_b", "share of samples at or above max_th"], rows,
+                 f"K as the classifier reports it (classifiers.parquet). a_l = {choice.a_long:.3f} is what the queue "
+                 f"uses (p_l = p_t / a_l); the long share of arrivals counts every packet reaching the bottleneck "
+                 "after the warm-up, retransmissions included. p_b is RED's early-drop probability at the average "
+                 f"queue of each 0.5 s sample, averaged over samples and replications; the K of F(K) "
+                 f"assumes p_t = {P_T:g}.")
+
+
 def _fairness(fl: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (m, r), g in fl.groupby(["method", "rep"]):
@@ -706,6 +916,8 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
             _band(ax, xs, los, his, COLORS[c])
             means += ms
         ax.axvline(K + 0.5, color="#b42318", lw=0.8, ls=":")
+        if d == "RED":
+            ax.axvline(red_k().k + 0.5, color="#8e44ad", lw=0.8, ls=":")
         ax.set(xscale="log", yscale="log", xlabel="document size (packets)", title=f"{d}-based differentiation")
         ax.legend(loc="best")
     axes[0].set_ylabel("throughput (Mb/s)")
@@ -715,7 +927,9 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
     fig(fg, fid, f"Fig. 6: throughput against document size, scenario 2 ({which})",
         f"Mean throughput of finished documents started after {p.warmup_s:g} s, by document-size class (about five "
         f"per decade; classes with at least 5 documents), for the three classifiers under each differentiator and "
-        f"tail-drop (dashed); means over {p.fig6_reps} replications, bands 95% CIs. Dotted: K = {K} packets. "
+        f"tail-drop (dashed); means over {p.fig6_reps} replications, bands 95% CIs. Dotted: K = {K} packets "
+        f"(the short-lived documents' bound, and RIO's and PRQ's K); purple in the RED panel: the RED-based runs' "
+        f"K = {red_k().k} from F(K). "
         + ("With 100 hosts Table 2's workload loads the link to about a fifth, so the methods barely differ."
            if label == "paper" else
            f"{hosts} hosts bring tail-drop's utilisation to Table 4's level."))
@@ -740,7 +954,9 @@ def _parameters_table(p: Plan):
         ["scenario 2 sender hosts", "100", f"100, and {LOADED_HOSTS}"],
         ["classifiers", f"K = {K}, T = {T_S:g} s, I = {I_SAMPLE}", "the same"],
         ["RED / RIO", "Table 3", "Table 3; RIO gentle, RED-based not"],
-        ["RED-based K", "from F(K)", f"K = {K}, a_l measured online"],
+        ["RED-based K and a_l", "K from F(K) as p_t moves; a_l from the sizes",
+         f"K = {red_k().k} from F(K) at p_t = {P_T:g} (fixed); a_l = {red_k().a_long:.3f} from the sizes"],
+        ["F(K)", f"L = {L_PKTS}; ρ(f) from [5]", f"L = {L_PKTS}; ρ(f) rebuilt (docs/models.md), RTT 80 ms"],
         ["TCP", "ns-2, not detailed", "no handshake, IW 1, NewReno, ITO 3 s"],
     ])
 
@@ -765,9 +981,15 @@ def _intro(p: Plan) -> str:
         "connections active in the same 0.5 s windows. Fairness in Fig. 6 is summarised by |ln(short / long)|, the "
         "mean throughput of documents of at most K = 7 packets against that of longer ones."
         "\n\n"
-        + "Not reproduced here: Fig. 3 (F(K)), Fig. 2's analysis curve and the F(K) criterion behind the "
-        "RED-based algorithm's choice of K, which need Tokuda's throughput model rho(f); Savanna does not "
-        "provide it yet. The RED-based runs therefore use K = 7, like the others, and measure a_l online. "
+        + "The analysis: the paper takes the throughput rho(f) of an f-packet transfer, whose packets after the "
+        "K-th are dropped with a higher probability, from its reference [5], which we do not have; Savanna "
+        "rebuilds it from what section 3.2 says it does (docs/models.md) and draws it beside Fig. 2's simulated "
+        "points, computes Fig. 3's fairness index F(K) with it, and sets the RED-based algorithm from it: "
+        f"K = {red_k().k}, the K with the least F(K) at a target probability p_t = {P_T:g}, and a_l = "
+        f"{red_k().a_long:.3f}, the share of packets after the K-th of each document, from Table 2's sizes. The "
+        "paper moves K with p_t; we choose it once, at the early-drop probability the RED-based queue held in our "
+        "550-host runs (the table 'RED-based differentiator: operating point' measures it again). RIO and PRQ keep "
+        "K = 7, as the paper does. "
         + "Every method runs the same seeds. A closed-loop host draws its next document and thinking time when "
         "a transfer ends, so once transfers end at different times the methods' documents differ in detail "
         "but follow the same law; the comparisons are therefore of means over documents, not document by "
