@@ -295,7 +295,7 @@ def test_quick_reproduction_writes_every_figure_and_claim(quick_run):
         assert f"| {c['id']} |" in md
         assert f'id="claim-{c["id"]}"' in html
         # the analysis claims are one deterministic value; the simulated ones have replications
-        assert c["n"] >= (1 if c["source"].endswith("(analysis)") or c["id"].startswith("fig3-") else 2), c
+        assert c["n"] >= (1 if c["id"] in tk.ANALYSIS_CLAIMS else 2), c
         assert c["mean"] is not None, c
         assert c["ci_low"] <= c["mean"] <= c["ci_high"]
         assert c["verdict"] in ("reproduced", "same direction", "not reproduced")
