@@ -157,6 +157,11 @@ pub struct World {
     classifier_nodes: Vec<u32>,
     /// Classifier index of each node, or NONE.
     node_classifier: Vec<u32>,
+    /// Whether each link leads to a router (classifiers mark only such traffic).
+    link_to_router: Vec<bool>,
+    /// Per traffic block, per session: the session's own stream (closed loop), so each
+    /// session's sizes and think times do not depend on the order other sessions finish.
+    session_rng: Vec<Vec<Rng>>,
     classifier_samples: Vec<ClassifierSample>,
     traces: Vec<TraceSample>,
     /// Per traffic block: its sessions (web, closed loop).
@@ -247,6 +252,8 @@ impl World {
             classifiers,
             classifier_nodes,
             node_classifier,
+            link_to_router: topo.links.iter().map(|l| topo.node_kinds[l.to as usize] == crate::net::NodeKind::Router).collect(),
+            session_rng: vec![Vec::new(); plan.traffic.len()],
             classifier_samples: Vec::new(),
             traces: Vec::new(),
             sessions: vec![Vec::new(); plan.traffic.len()],
@@ -340,12 +347,6 @@ impl World {
 
     #[inline]
     fn forward(&mut self, node: u32, id: PktId) {
-        let c = self.node_classifier[node as usize];
-        if c != NONE {
-            let p = self.pkts.get_mut(id);
-            let size = self.flows.get(p.flow as usize).and_then(|f| f.size);
-            self.classifiers[c as usize].classify(p, self.sched.now(), size);
-        }
         let dst = self.pkts.get(id).dst;
         let mut l = NO_ROUTE;
         let pi = self.node_policy[node as usize];
@@ -359,6 +360,15 @@ impl World {
             // Validation guarantees host-to-host routes; count defensively.
             self.drop_packet(id, DropReason::Policy);
             return;
+        }
+        // An edge classifier marks what its node sends on into the network (to another
+        // router); packets leaving for an end host, such as ACKs returning to the senders,
+        // are neither counted nor marked.
+        let c = self.node_classifier[node as usize];
+        if c != NONE && self.link_to_router[l as usize] {
+            let p = self.pkts.get_mut(id);
+            let size = self.flows.get(p.flow as usize).and_then(|f| f.size);
+            self.classifiers[c as usize].classify(p, self.sched.now(), size);
         }
         self.enqueue(l, id);
     }
@@ -736,6 +746,8 @@ impl World {
             }
             TrafficKind::Closed { sessions, ends, start, spread, .. } => {
                 let mut v = Vec::with_capacity(*sessions as usize);
+                let name = &self.plan.traffic[t].name;
+                self.session_rng[t] = (0..*sessions).map(|i| Rng::stream(self.plan.seed, &format!("traffic/{name}/session{i}"))).collect();
                 for i in 0..*sessions {
                     let at = *start + (*spread as f64 * rng.uniform()) as Time;
                     let (a, b) = match ends {
@@ -859,7 +871,7 @@ impl World {
                 }
                 sess.connections += 1;
                 let (s, d) = (sess.src, sess.dst);
-                let n = size.sample(&mut self.traffic_rng[t]);
+                let n = size.sample(&mut self.session_rng[t][arg as usize]);
                 let f = self.start_flow(src as u16, tcp, mode, s, d, Some(n));
                 self.flows[f as usize].session = arg;
             }
@@ -894,7 +906,7 @@ impl World {
     fn session_done(&mut self, t: usize, session: u32) {
         let now = self.sched.now();
         if let TrafficKind::Closed { think, stop, .. } = &self.plan.traffic[t].kind {
-            let gap = think.as_ref().map_or(0, |d| secs_to_ns(d.draw(&mut self.traffic_rng[t])));
+            let gap = think.as_ref().map_or(0, |d| secs_to_ns(d.draw(&mut self.session_rng[t][session as usize])));
             if now + gap < *stop {
                 self.sched.at(now + gap, Event::Traffic { src: t as u32, arg: session });
             }

@@ -159,3 +159,30 @@ fn tokuda_nine_combinations() {
         }
     }
 }
+
+#[test]
+fn edge_classifiers_count_only_traffic_sent_into_the_network() {
+    // Three long flows through `left`: their ACKs come back through `left` towards the
+    // senders, but the classifier marks and counts only what `left` sends on to a router.
+    let toml = r#"
+duration_s = 20.0
+[topology]
+type = "dumbbell"
+pairs = 3
+bottleneck_queue = { type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }
+[[classifiers]]
+type = "threshold"
+node = "left"
+[[traffic]]
+type = "persistent"
+count = 3
+[sampling]
+interval_s = 1.0
+queues = ["bottleneck"]
+"#;
+    let o = go(toml);
+    let last = o.classifiers.last().unwrap();
+    assert_eq!(last.flows_short + last.flows_long, 3, "{last:?}");
+    let q = bottleneck(&o);
+    assert!(q.by_class.get("none").is_none_or(|c| c.arrivals == 0), "unmarked data reached the core: {:?}", q.by_class.keys());
+}
