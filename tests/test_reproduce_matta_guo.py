@@ -162,10 +162,28 @@ def test_active_by_path_moves_threshold_flows_at_the_switch_time():
         mg.active_by_path(f, [1.0])
 
 
+def test_model_boundary_and_grid_follow_eq2():
+    if not mg.model_available():
+        pytest.skip("the installed core predates savanna.models' control functions")
+    # beta = alpha / 2 on the boundary N (alpha + 2 beta) = 4 gives alpha = 2 / N
+    for n in (1, 4, 10):
+        assert mg.boundary_alpha(n) == pytest.approx(2.0 / n, rel=0.01)
+    g = mg.stability_grid(5, points=12)
+    assert len(g) == 144 and g["stable"].any() and not g["stable"].all()
+    j = g[g["judged"]]
+    assert (j["stable"] == j["paper"]).all()
+    assert (g["paper"] == (5 * (g["alpha"] + 2 * g["beta"]) < 4)).all()
+
+
+def test_intro_says_when_the_model_is_left_out():
+    p = mg.plan(True)
+    assert "predates" in mg._intro(p, False) and "iterated with savanna.models" in mg._intro(p, True)
+
+
 def test_claims_are_declared_once_with_a_source_and_documented():
-    ids = [c.id for c in mg.CLAIMS]
+    ids = [c.id for c in mg.CLAIMS + mg.MODEL_CLAIMS]
     assert len(ids) == len(set(ids))
-    assert all(c.source for c in mg.CLAIMS)
+    assert all(c.source for c in mg.CLAIMS + mg.MODEL_CLAIMS)
     text = (REPO_ROOT / "docs" / "reproduce.md").read_text()
     assert "## Matta & Guo 2000 (`matta-guo-2000`)" in text
     missing = [i for i in ids if f"`{i}`" not in text]
@@ -232,12 +250,17 @@ def test_quick_reproduction_writes_every_figure_and_claim(quick_run):
         assert f"]({f['png']})" in md
         assert f'id="fig-{f["id"]}"' in html
     assert html.count('src="data:image/png;base64,') == len(figs)
+    if mg.model_available():
+        assert {"model-stability", "model-dynamics"} <= set(figs)
     ids = [c["id"] for c in data["claims"]]
-    assert ids[:len(mg.CLAIMS)] == [c.id for c in mg.CLAIMS]
+    model = [c.id for c in mg.MODEL_CLAIMS] if mg.model_available() else []
+    assert ids == [c.id for c in mg.CLAIMS] + model
     for c in data["claims"]:
         assert f"| {c['id']} |" in md
         assert f'id="claim-{c["id"]}"' in html
-        assert c["n"] >= 2 and c["mean"] is not None, c
+        # replications for the simulations; the deterministic model is evaluated once
+        assert c["n"] == 1 if c["id"] in model else c["n"] >= 2, c
+        assert c["mean"] is not None, c
         assert c["ci_low"] <= c["mean"] <= c["ci_high"]
         assert c["verdict"] in ("reproduced", "same direction", "not reproduced")
     assert "Table II: path utilisation" in md
@@ -257,3 +280,8 @@ def test_quick_reproduction_shows_the_papers_central_results(quick_run):
     assert 0.95 < c["f67-goodput-ratio"]["mean"] < 1.05
     # Splitting by size gives short foreground connections more goodput than RED (Fig. 10).
     assert c["f10-short-goodput-size-red"]["mean"] > 1.2
+    if mg.model_available():
+        # Section II: the iterated model's boundary is eq. (2)'s, and sharing destabilises
+        # flows that are stable alone.
+        assert c["m2-boundary"]["verdict"] == "reproduced" and c["m2-boundary-n"]["verdict"] == "reproduced"
+        assert c["m2-shared-diverges"]["mean"] > 3 and c["m2-isolated-converges"]["mean"] < 0

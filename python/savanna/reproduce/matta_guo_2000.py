@@ -16,8 +16,10 @@ sizes, seed and duration):
 - ``buffer``: the same with the buffer/pipe ratio from 0.2 to 3 (section IV-E, Fig. 8);
 - ``web``: foreground sessions with web background on the diamond of Fig. 9, drop-tail
   and RED with load balancing, size- and threshold-based splitting (section IV-F, Fig. 10);
-- not here: the control model of section II (aggregate against individual PID control,
-  stability alpha + 2 beta < 4/N), and Fig. 3(a).
+- ``model`` (no simulation): section II's aggregate and individual PID control models,
+  iterated with ``savanna.models`` (stability boundary alpha + 2 beta < 4/N, equilibria of
+  eq. (4) and eq. (7)), when the installed core has them;
+- not rerun: Fig. 3(a).
 
 Every scheme of a comparison runs the same seeds, hence the same workload draws (the seed
 rule). Claims are declared in ``CLAIMS`` with their tolerances before any result is
@@ -257,6 +259,61 @@ def _claims():
 
 
 CLAIMS = _claims()
+
+
+# Section II's control model: the settings of its checks, fixed before any result.
+MODEL_MAP_N = (1, 5, 20)        # stability maps over (alpha, beta)
+MODEL_BOUNDARY_N = (1, 2, 5, 10, 20)
+MODEL_MARGIN = 0.02             # grid points within 2% of the boundary line are not judged
+EQ4 = dict(n=5, alpha=0.1, beta=0.05, w0=(1.0, 2.0, 3.0, 4.0, 5.0), target=100.0, service=20.0, steps=300)
+EQ2 = dict(n=10, alpha=0.3, beta=0.1, target=100.0, service=20.0, steps=40)
+
+
+def _eq4_windows() -> List[float]:
+    """Eq. (4): w_i -> w_i^0 + (C - sum w^0) / N under aggregate control."""
+    w0 = EQ4["w0"]
+    return [w + (EQ4["service"] - sum(w0)) / EQ4["n"] for w in w0]
+
+
+def _model_claims():
+    from savanna.report import ClaimSpec as C
+
+    w = _eq4_windows()
+    jain_eq4 = sum(w) ** 2 / (len(w) * sum(x * x for x in w))
+    return [
+        C("m2-boundary", "Aggregate control (eq. (1)) iterated on a grid of alpha, beta and N = 1, 5, 20: share of the "
+          "points (beyond 2% of the line) where it is stable exactly when alpha + 2 beta < 4/N", 100.0, "%",
+          "stable iff alpha + 2 beta < 4/N", rel_tol=0.0, abs_tol=0.5, source="§II-A, eq. (2), Appendix I"),
+        C("m2-boundary-n", "Aggregate control: N (alpha + 2 beta) at the stability boundary found by bisection "
+          "(beta = alpha / 2, mean over N = 1, 2, 5, 10, 20)", 4.0, "", "4", rel_tol=0.01,
+          source="§II-A, eq. (2), eq. (13)"),
+        C("m2-individual", "Individual control (eq. (5)) on the same grid: share of the points where a flow is "
+          "stable exactly when alpha + 2 beta < 4, whatever N", 100.0, "%", "stable iff alpha + 2 beta < 4",
+          rel_tol=0.0, abs_tol=0.5, source="§II-B, eq. (6)"),
+        C("m2-shared-diverges", "10 flows, alpha = 0.3, beta = 0.1 (alpha + 2 beta = 0.5 > 4/N): growth of the "
+          "aggregate error |B - q| over 40 steps of aggregate control, log10", None, "", "unstable", direction=">",
+          source="§II-A"),
+        C("m2-isolated-converges", "The same flows under individual control: growth of the largest error "
+          "|B_i - q_i| over 40 steps, log10", None, "", "each flow stable", direction="<", source="§II-B"),
+        C("m2-eq4-unfair", "Aggregate control, 5 flows starting at w = 1..5 (C = 20): Jain's index of the "
+          "equilibrium windows", round(jain_eq4, 4), "", f"eq. (4): w = {', '.join(f'{x:g}' for x in w)}",
+          rel_tol=0.0, abs_tol=0.001, source="§II-A, eq. (4)"),
+        C("m2-eq7-fair", "Individual control, the same flows with B_i = B/5 and C_i = C/5: Jain's index of the "
+          "equilibrium windows", 1.0, "", "eq. (7): w_i = C_i", rel_tol=0.0, abs_tol=0.001,
+          source="§II-B, eq. (7)"),
+    ]
+
+
+MODEL_CLAIMS = _model_claims()
+
+
+def model_available() -> bool:
+    """Whether the installed core has the control model (``savanna.models``)."""
+    try:
+        from savanna import _core, models  # noqa: F401
+    except ImportError:
+        return False
+    return all(hasattr(_core, f) for f in ("control_iterate", "control_poles", "control_simulate"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -594,8 +651,11 @@ def reproduce(ctx: Context) -> Outcome:
     _web(p, b_web, samples, notes, fig, tables, plt)
 
     claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
+    with_model = model_available()
+    if with_model:
+        claims += _model(fig, tables, plt)
     tables.insert(0, _parameters_table(p))
-    return Outcome(TITLE, _intro(p), figures, claims, tables, meta={
+    return Outcome(TITLE, _intro(p, with_model), figures, claims, tables, meta={
         "seeds": f"1-{p.reps} for every scheme of every experiment",
         "scenarios": ", ".join(SCENARIOS),
     })
@@ -1081,6 +1141,136 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
                         "Table IV's thresholds (75 and 32 packets) were chosen to split the traffic about equally."))
 
 
+# ---- Section II: the control model -----------------------------------------------------------------
+
+
+def stability_grid(n: int, points: int = 30) -> pd.DataFrame:
+    """Aggregate control of ``n`` identical flows on a grid of (alpha, beta) reaching 10%
+    beyond the boundary alpha + 2 beta = 4/N: stability decided by iterating eq. (1)
+    (``savanna.models.control_stable``) against the paper's condition, eq. (2)."""
+    from savanna import models
+
+    rows = []
+    for a in np.linspace(4.4 / n / points, 4.4 / n, points):
+        for b in np.linspace(2.2 / n / points, 2.2 / n, points):
+            x = n * (a + 2 * b) / 4.0
+            rows.append(dict(alpha=a, beta=b, stable=bool(models.control_stable(a, b, n=n)),
+                             paper=bool(x < 1.0), judged=abs(x - 1.0) > MODEL_MARGIN))
+    return pd.DataFrame(rows)
+
+
+def boundary_alpha(n: int, iterations: int = 40) -> float:
+    """The alpha where aggregate control of ``n`` flows with beta = alpha / 2 stops being
+    stable, by bisection on the iterated model."""
+    from savanna import models
+
+    lo, hi = 0.0, 8.0 / n
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        if models.control_stable(mid, mid / 2, n=n):
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _model(fig, tables, plt) -> List:
+    from savanna import models
+    from savanna.report import Table, judge
+
+    samples: Dict[str, List[float]] = {c.id: [] for c in MODEL_CLAIMS}
+    fg, axes = plt.subplots(1, len(MODEL_MAP_N), figsize=(11, 3.6))
+    agree = judged = 0
+    agree_ind = judged_ind = 0
+    for ax, n in zip(axes, MODEL_MAP_N):
+        g = stability_grid(n)
+        j = g[g["judged"]]
+        agree += int((j["stable"] == j["paper"]).sum())
+        judged += len(j)
+        ax.scatter(g["alpha"], g["beta"], s=9, c=np.where(g["stable"], "#2a9d4b", "#b42318"), marker="s", lw=0)
+        xs = np.linspace(0, 4.0 / n, 50)
+        ax.plot(xs, (4.0 / n - xs) / 2, color="black", lw=1.2, label="alpha + 2 beta = 4/N")
+        ax.set(xlabel="alpha", ylabel="beta", title=f"N = {n}", xlim=(0, 4.5 / n), ylim=(0, 2.25 / n))
+    axes[0].scatter([], [], s=12, c="#2a9d4b", marker="s", label="stable (iterated)")
+    axes[0].scatter([], [], s=12, c="#b42318", marker="s", label="unstable (iterated)")
+    axes[0].legend(loc="upper right", fontsize=7.5, frameon=True, framealpha=0.95, facecolor="white")
+    fig(fg, "model-stability", "Section II: stability of aggregate control",
+        "Aggregate PID control of N identical flows (eq. (1)), iterated from a perturbed equilibrium by "
+        "savanna.models.control_stable, on a 30 x 30 grid of gains per N; green: the error dies out, red: it does "
+        "not. The line is the paper's boundary alpha + 2 beta = 4/N (eq. (2)).")
+    samples["m2-boundary"].append(100.0 * agree / judged)
+    # Individual control: each flow alone, whatever N, on the same gains
+    for n in MODEL_MAP_N:
+        for a in np.linspace(4.4 / n / 30, 4.4 / n, 30):
+            for b in np.linspace(2.2 / n / 30, 2.2 / n, 30):
+                x = (a + 2 * b) / 4.0
+                if abs(x - 1.0) > MODEL_MARGIN:
+                    judged_ind += 1
+                    agree_ind += int(bool(models.control_stable(a, b, n=1)) == (x < 1.0))
+    samples["m2-individual"].append(100.0 * agree_ind / judged_ind)
+    bnd = [(n, boundary_alpha(n)) for n in MODEL_BOUNDARY_N]
+    samples["m2-boundary-n"].append(float(np.mean([n * 2 * a for n, a in bnd])))
+
+    # Dynamics: eq. (4) against eq. (7), and an aggressive population shared or isolated
+    e4 = EQ4
+    n = e4["n"]
+    agg = models.control_simulate([e4["alpha"]] * n, [e4["beta"]] * n, list(e4["w0"]), e4["target"] + 5,
+                                  e4["target"], e4["service"], e4["steps"])
+    ind = models.control_simulate([e4["alpha"]] * n, [e4["beta"]] * n, list(e4["w0"]),
+                                  [e4["target"] / n + 1] * n, [e4["target"] / n] * n, [e4["service"] / n] * n,
+                                  e4["steps"], individual=True)
+    samples["m2-eq4-unfair"].append(jain_index(agg["w"][-1]))
+    samples["m2-eq7-fair"].append(jain_index(ind["w"][-1]))
+    e2 = EQ2
+    m = e2["n"]
+    w0 = [e2["service"] / m] * m
+    sh = models.control_simulate([e2["alpha"]] * m, [e2["beta"]] * m, w0, e2["target"] + 1, e2["target"],
+                                 e2["service"], e2["steps"])
+    iso = models.control_simulate([e2["alpha"]] * m, [e2["beta"]] * m, w0, [e2["target"] / m + 1] * m,
+                                  [e2["target"] / m] * m, [e2["service"] / m] * m, e2["steps"], individual=True)
+    err_sh = np.abs(e2["target"] - sh["q"][:, 0])
+    err_iso = np.abs(e2["target"] / m - iso["q"]).max(axis=1)
+    samples["m2-shared-diverges"].append(float(np.log10(err_sh[-1] / err_sh[0])))
+    samples["m2-isolated-converges"].append(float(np.log10(err_iso[-1] / err_iso[0])))
+
+    fg, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    steps = np.arange(agg["w"].shape[0])
+    for i in range(n):
+        axes[0].plot(steps, agg["w"][:, i], color="#1f5fbf", lw=1.0, label="aggregate (eq. (1))" if i == 0 else None)
+        axes[0].plot(steps, ind["w"][:, i], color="#e07b00", lw=1.0, ls="--",
+                     label="individual (eq. (5))" if i == 0 else None)
+    for wv in _eq4_windows():
+        axes[0].axhline(wv, color="#1f5fbf", lw=0.5, ls=":")
+    axes[0].set(xlabel="step k", ylabel="w_i (packets per step)", title="Windows of 5 flows started unequal")
+    axes[0].legend(loc="upper right", fontsize=7.5)
+    k2 = np.arange(len(err_sh))
+    axes[1].semilogy(k2, np.maximum(err_sh, 1e-12), color="#1f5fbf", label="aggregate")
+    axes[1].semilogy(k2, np.maximum(err_iso, 1e-12), color="#e07b00", ls="--", label="individual")
+    axes[1].set(xlabel="step k", ylabel="|B - q| (largest over flows)",
+                title=f"{m} flows, alpha = {e2['alpha']:g}, beta = {e2['beta']:g}")
+    axes[1].legend(loc="upper left", fontsize=7.5)
+    ns = [b[0] for b in bnd]
+    axes[2].plot(ns, [b[0] * 2 * b[1] for b in bnd], "o-", color="#1f5fbf", label="iterated boundary")
+    axes[2].axhline(4.0, color="black", lw=1.0, ls=":", label="paper: 4")
+    axes[2].set(xscale="log", xlabel="N", ylabel="N (alpha + 2 beta) at the boundary", ylim=(0, 5),
+                title="Boundary, beta = alpha / 2")
+    axes[2].legend(loc="lower right", fontsize=7.5)
+    fig(fg, "model-dynamics", "Section II: aggregate against individual control",
+        "Left: 5 flows with alpha = 0.1, beta = 0.05 starting at w = 1..5; under aggregate control (solid) they keep "
+        "their differences and settle at eq. (4)'s windows (dotted), under individual control (dashed, B_i = B/5, "
+        "C_i = C/5) they all settle at C_i (eq. (7)). Middle: 10 flows with alpha + 2 beta = 0.5, stable alone but "
+        "not together (0.5 > 4/10): the shared error grows, each isolated error dies out. Right: the stability "
+        "boundary found by bisection against eq. (2).")
+    tables.append(Table("Section II: the control model, iterated", ["quantity", "paper", "ours"], [
+        ["points where iterated stability matches alpha + 2 beta < 4/N (%)", 100.0, samples["m2-boundary"][0]],
+        ["N (alpha + 2 beta) at the boundary, N = " + ", ".join(str(x) for x in ns), 4.0,
+         ", ".join(f"{x * 2 * a:.3f}" for x, a in bnd)],
+        ["Jain's index at equilibrium, aggregate / individual", f"{jain_index(_eq4_windows()):.3f} / 1",
+         f"{samples['m2-eq4-unfair'][0]:.3f} / {samples['m2-eq7-fair'][0]:.3f}"],
+    ], "The model is deterministic: one evaluation, no replications (n = 1)."))
+    return [judge(c, samples[c.id]) for c in MODEL_CLAIMS]
+
+
 # ---- Report text ---------------------------------------------------------------------------------------
 
 
@@ -1110,7 +1300,7 @@ def _parameters_table(p: Plan):
     ])
 
 
-def _intro(p: Plan) -> str:
+def _intro(p: Plan, with_model: bool) -> str:
     return (
         "Matta and Guo (ICNP 2000) argue for isolating short and long TCP flows into two classes, with separate "
         "queues at a router or separate paths chosen by an edge router, instead of letting them share one queue. "
@@ -1128,9 +1318,13 @@ def _intro(p: Plan) -> str:
         "paths run at 8 Mb/s, a capacity the paper does not give. The six telnet sessions are Poisson UDP "
         "streams of one 576-byte packet a second, three in each class. The foreground connections of Fig. 10 "
         "are sessions that replace a finished connection with a new one of the same size."
-        "\n\n"
-        "Not reproduced here: the control model of section II (aggregate against individual PID control, with "
-        "its stability boundary alpha + 2 beta < 4/N), which belongs to Savanna's analytical models rather than "
-        "to its simulations, and Fig. 3(a) (eight flows on a 1.5 Mb/s link), for which the paper gives the sizes "
-        "of only three flows."
+        "\n\n" + (
+            "Section II's control model (aggregate against individual PID control) is iterated with "
+            "savanna.models: its stability is checked against the boundary alpha + 2 beta < 4/N on a grid of "
+            "gains, and its equilibria against eq. (4) and eq. (7). "
+            if with_model else
+            "Section II's control model is not in this report: the installed Savanna core predates "
+            "savanna.models' control functions (rebuild it to add them). ")
+        + "Not reproduced: Fig. 3(a) (eight flows on a 1.5 Mb/s link), for which the paper gives the sizes of "
+        "only three flows."
     )
