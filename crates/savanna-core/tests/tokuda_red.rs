@@ -69,15 +69,18 @@ fn criterion_k_reaches_the_classifier() {
     let size = r#"{ dist = "lognormal", mu = 2.0, sigma = 1.0 }"#;
     let crit = r#"criterion = "tokuda-f", p_t = 0.05, rtt_s = 0.08, k_max = 200, l_pkts = 3000"#;
     let queue = format!(r#"{{ type = "reddiff", a_long_from = {{ size = {size}, k = {{ {crit} }} }} }}"#);
-    let classifier = format!("type = \"hashing\"\nk = {{ {crit}, size = {size} }}");
-    let sc = load(&scenario(&queue, &classifier, size), Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
-    let out = run(&sc).expect("run");
     let ps = PacketSizes::new(SizeDist::Lognormal { mu: 2.0, sigma: 1.0 }).unwrap();
     let want = choose_k(&Criterion { k_max: 200, l_pkts: 3000, ..Criterion::new(0.05) }, &ps, &Tcp::new(0.08));
     assert!(want.k > 1 && want.k < 200, "{want:?}");
-    assert!(!out.classifiers.is_empty());
-    for c in &out.classifiers {
-        assert_eq!(c.threshold, want.k as f64);
+    for kind in ["hashing", "marking", "sampling"] {
+        let classifier = format!("type = \"{kind}\"\nk = {{ {crit}, size = {size} }}");
+        let sc = load(&scenario(&queue, &classifier, size), Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
+        let out = run(&sc).expect("run");
+        assert!(!out.classifiers.is_empty());
+        for c in &out.classifiers {
+            // The sampling classifier reports K (its threshold in packets, K / I samples).
+            assert_eq!(c.threshold, want.k as f64, "{kind}");
+        }
     }
 }
 

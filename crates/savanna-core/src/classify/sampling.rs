@@ -45,8 +45,8 @@ use crate::engine::{secs_to_ns, Rng, Time};
 use crate::metrics::ClassMark;
 use crate::net::Packet;
 
-fn d_k() -> u64 {
-    7
+fn d_k() -> crate::model::tokuda::KSpec {
+    crate::model::tokuda::KSpec::Pkts(7)
 }
 fn d_every() -> u64 {
     3
@@ -62,9 +62,10 @@ fn d_t() -> f64 {
 pub struct SamplingClassifierSpec {
     /// Node on whose ingress packets are marked.
     pub node: String,
-    /// K, packets: the size beyond which a connection is long-lived (section 4.1: 7).
+    /// K, packets: the size beyond which a connection is long-lived (section 4.1: 7), or
+    /// `{ criterion = "tokuda-f", ... }` to choose it by F(K) (docs/models.md).
     #[serde(default = "d_k")]
-    pub k: u64,
+    pub k: crate::model::tokuda::KSpec,
     /// I: one packet in I is sampled (section 4.1: 3).
     #[serde(default = "d_every")]
     pub sample_every: u64,
@@ -83,8 +84,9 @@ pub struct SamplingClassifierSpec {
 
 impl SamplingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
-        if self.k == 0 {
-            return Err(crate::Error::input(format!("{field}.k"), "must be at least 1 packet"));
+        self.k.check(&format!("{field}.k"))?;
+        if self.k.pkts().is_none() {
+            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
         }
         if self.sample_every == 0 {
             return Err(crate::Error::input(format!("{field}.sample_every"), "must be at least 1 (1 samples every packet)"));
@@ -104,7 +106,7 @@ impl SamplingClassifierSpec {
     pub fn build(&self, seed: u64) -> Box<dyn super::Classifier> {
         let rng = self.random_sampling.then(|| Rng::stream(seed, &format!("classifier/{}/sampling", self.node)));
         Box::new(SamplingClassifier::new(
-            SamplingParams { k: self.k, sample_every: self.sample_every, t: secs_to_ns(self.t_s), threshold_samples: self.threshold_samples },
+            SamplingParams { k: self.k.pkts().expect("K resolved before check and build"), sample_every: self.sample_every, t: secs_to_ns(self.t_s), threshold_samples: self.threshold_samples },
             rng,
         ))
     }
@@ -346,7 +348,7 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s: SamplingClassifierSpec = toml::from_str("node = \"left\"").unwrap();
-        assert_eq!((s.k, s.sample_every, s.t_s, s.random_sampling, s.threshold_samples), (7, 3, 0.5, false, None));
+        assert_eq!((s.k.pkts(), s.sample_every, s.t_s, s.random_sampling, s.threshold_samples), (Some(7), 3, 0.5, false, None));
         assert!(s.check("classifiers[0]").is_ok());
         assert!(toml::from_str::<SamplingClassifierSpec>("node = \"left\"\ni = 3").is_err());
         let bad = SamplingClassifierSpec { sample_every: 0, ..s.clone() };

@@ -1054,6 +1054,7 @@ fn resolve_classifier_models(field: &str, c: &ClassifierSpec, sizes: &crate::mod
     let k = match &mut c {
         ClassifierSpec::Marking(m) => &mut m.k,
         ClassifierSpec::Hashing(h) => &mut h.k,
+        ClassifierSpec::Sampling(x) => &mut x.k,
         _ => return Ok(c),
     };
     *k = KSpec::Pkts(k.resolve(&format!("{field}.k"), None, sizes)?);
