@@ -52,6 +52,7 @@ SCENARIOS = (SC_UDP, SC_ISO, SC_PIPE, SC_BUF, SC_WEB)
 WINDOW_S = 20.0          # section III-B: "goodput and fairness index over 20-second intervals"
 C_UNIT_MBPS = 2.5        # Table III: capacity unit C_u
 B_UNIT_PKTS = 50         # Table III: buffer unit B_u
+PKT_BYTES = 576          # Tables III and IV, section IV-C: packet size
 POLICIES = ("load_balanced", "size_based", "threshold")
 ISO_SCHEMES = ("droptail", "red", "iso60", "iso40")
 WEB_SCHEMES = ("droptail-lb", "red-lb", "size", "threshold")
@@ -196,6 +197,17 @@ def _claims():
           None, "%", "relatively higher response time", direction=">", source="§IV-C"),
         C("f4-iso40-long-fair", "Long flows' Jain's index, isolation with long 40% minus shared drop-tail", None, "",
           "fairness still maintained", direction=">", source="§IV-C"),
+        # The paper's arithmetic on its own parameters, from the runs' propagation delays
+        C("p-fig4-bdp", "Fig. 4's link: bandwidth-delay product, 10 Mb/s x the flows' base RTT (576 B packets)",
+          434.0, "packets", "about 434 packets", rel_tol=0.01, source="§IV-C"),
+        C("p-pipe-k2", "Table III, k = 2: pipe size P = C x RTT + B, with the flows' base RTT", 208.0, "packets",
+          rel_tol=0.01, source="§IV-D, Table III"),
+        C("p-pipe-short-n30", "N = 30: each short session's share of the short pipe (C_u x RTT + B_u) / N", 3.5,
+          "packets/RTT", rel_tol=0.0, abs_tol=0.05, source="§IV-D.1"),
+        C("p-pipe-short-n60", "N = 60: each short session's share of the short pipe", 1.75, "packets/RTT",
+          rel_tol=0.0, abs_tol=0.03, source="§IV-D.2"),
+        C("p-web-bdp", "Fig. 9's paths: bandwidth-delay product, 5 Mb/s x the flows' base RTT", 238.0, "packets",
+          rel_tol=0.01, source="Table IV"),
         # Section IV-D, Figs. 6 and 7
         C("f6-short-iso-fair", "N = 30, isolation: Jain's index of short sessions (mean over k)", 1.0, "",
           "very close to 1", rel_tol=0.0, abs_tol=0.05, source="§IV-D.1, Fig. 6(a)"),
@@ -789,6 +801,9 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         SELECT scheme, rep, source, avg(fct_s) AS mean_fct, count(*) AS n FROM flows
         WHERE run_id IN ({{runs}}) AND {cond} GROUP BY scheme, rep, source""")
     thr = _throughput_by_class(b, p.iso_warmup_s)
+    rtt = _sql(b, "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) AND scheme = 'droptail' "
+                  "GROUP BY rep ORDER BY rep")
+    samples["p-fig4-bdp"] = list(10e6 * rtt["rtt"] / (8 * PKT_BYTES))
     schemes = ISO_SCHEMES + ("matched",)
     names = dict(NAMES, matched=f"isolation, long {100 * matched:.0f}% (our shared split)")
 
@@ -999,6 +1014,14 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         g = m[(m["nsess"] == n) & (m["source"] == src) & (m["scheme"] == scheme)]
         return g.groupby("rep")[value].mean()
 
+    rtt = _sql(b, "SELECT nsess, k, rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) "
+                  "AND scheme = 'iso' AND kind = 'tcp' GROUP BY nsess, k, rep")
+    cu_pkts = C_UNIT_MBPS * 1e6 / (8 * PKT_BYTES)
+    r2k = rtt[rtt["k"] == 2].groupby("rep")["rtt"].mean()
+    samples["p-pipe-k2"] = list(2 * cu_pkts * r2k + 2 * B_UNIT_PKTS)
+    for n in (30, 60):
+        r = rtt[rtt["nsess"] == n].groupby("rep")["rtt"].mean()
+        samples[f"p-pipe-short-n{n}"] = list((cu_pkts * r + B_UNIT_PKTS) / n)
     samples["f6-short-iso-fair"] = list(per_rep(30, "short", "iso", "jain"))
     samples["f6-short-iso-loss"] = list(per_rep(30, "short", "iso", "loss"))
     gi, gs = per_rep(30, "short", "iso", "goodput_pkts_s"), per_rep(30, "short", "share", "goodput_pkts_s")
@@ -1107,6 +1130,9 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         samples[f"f10-{tag}-fair-size-red"] = list(J[(cls, "size")] / J[(cls, "red-lb")])
         samples[f"f10-{tag}-fair-thr-red"] = list(J[(cls, "threshold")] / J[(cls, "red-lb")])
     samples["f10-short-goodput-size-red"] = list(G[("fg-short", "size")] / G[("fg-short", "red-lb")])
+    rtt = _sql(b, "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) AND scheme = 'droptail-lb' "
+                  "AND tag = 'foreground' GROUP BY rep ORDER BY rep")
+    samples["p-web-bdp"] = list(5e6 * rtt["rtt"] / (8 * PKT_BYTES))
     others = ("red-lb", "size", "threshold")
     samples["f10-long-goodput-dt"] = list(G[("fg-long", "droptail-lb")] / sum(G[("fg-long", s)] for s in others) * 3)
     samples["f10-long-fair-dt-min"] = list(Jmin[("fg-long", "droptail-lb")])
