@@ -1339,7 +1339,22 @@ def _model(fig, tables, plt) -> List:
         ["Jain's index at equilibrium, aggregate / individual", f"{jain_index(_eq4_windows()):.3f} / 1",
          f"{samples['m2-eq4-unfair'][0]:.3f} / {samples['m2-eq7-fair'][0]:.3f}"],
     ], "The model is deterministic: one evaluation, no replications (n = 1)."))
-    return [judge(c, samples[c.id]) for c in MODEL_CLAIMS]
+    return [_deterministic(c, judge(c, samples[c.id])) for c in MODEL_CLAIMS]
+
+
+def _deterministic(spec, claim):
+    """The model's claims are one deterministic value each: say so instead of speaking of a
+    confidence interval."""
+    import dataclasses
+
+    head = f"One deterministic value of the iterated model (no replications): {claim.mean:.4g}"
+    if spec.paper_value is not None:
+        tol = max(spec.rel_tol * abs(spec.paper_value), spec.abs_tol)
+        note = f"{head} against the paper's {spec.paper_value:g} (tolerance ±{tol:g})."
+    else:
+        side = claim.mean > spec.reference if spec.direction == ">" else claim.mean < spec.reference
+        note = f"{head}, {'' if side else 'not '}{spec.direction} {spec.reference:g} as the paper says."
+    return dataclasses.replace(claim, note=note)
 
 
 # ---- Report text ---------------------------------------------------------------------------------------
