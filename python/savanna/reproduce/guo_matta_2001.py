@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -162,7 +162,8 @@ def plan(quick: bool) -> Plan:
     Exps. 1 and 2) and 5 replications (the paper averages Table IV over 5 runs). Quick:
     shorter web experiments and fewer points, about a minute and a half on two cores."""
     if quick:
-        return Plan(fs=(10, 100, 1000), losses=(0.001, 0.01, 0.05, 0.1, 0.2), fig2_reps=3, fig2_connections=150, fig2_duration_s=1e5,
+        return Plan(fs=(10, 100, 1000), losses=(0.001, 0.01, 0.05, 0.1, 0.2), fig2_reps=3, fig2_connections=150,
+                    fig2_duration_s=1e5,
                     fig3_reps=3, fig3_duration_s=500.0,
                     exp1_reps=3, exp1_duration_s=400.0, exp1_warmup_s=130.0,
                     exp2_reps=3, exp2_duration_s=360.0, exp2_warmup_s=130.0)
@@ -679,7 +680,8 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         both = (g["len_short"] > 0) & (g["len_long"] > 0) & (g["len_short"].shift(1) > 0) & (g["len_long"].shift(1) > 0)
         h = g[both]
         dep = h["departures_short"] + h["departures_long"]
-        samples["fig3-75pct"].append(100.0 * float(h["departures_short"].sum()) / float(dep.sum()) if dep.sum() else math.nan)
+        tot = float(dep.sum())
+        samples["fig3-75pct"].append(100.0 * float(h["departures_short"].sum()) / tot if tot else math.nan)
         shares.append((h["departures_short"] / dep.where(dep > 0)).dropna())
     sh = 100.0 * pd.concat(shares) if shares else pd.Series(dtype=float)
     notes["fig3-75pct"] = (
@@ -736,7 +738,8 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         c = _ci_rows(rel, ["bin"], RIO).set_index("bin")
         cd = _ci_rows(rel, ["bin"], DT).set_index("bin")
         for i in c.index:
-            rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", float(cd.loc[i, "mean"]) if i in cd.index else None,
+            dt_rel = float(cd.loc[i, "mean"]) if i in cd.index else None
+            rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", dt_rel,
                          float(c.loc[i, "mean"])])
     axes[0].set_ylabel("mean response time relative to RED")
     axes[0].legend()
