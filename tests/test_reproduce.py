@@ -262,3 +262,15 @@ def test_all_runs_every_registered_paper_and_writes_an_index(tmp_path, monkeypat
     assert "| A fake paper | 1 | 1 | 0 | 0 |" in md
     report = (tmp_path / "fake-2000" / "report.md").read_text()
     assert "savanna reproduce all --quick" in report and "| fct |" in report
+
+
+def test_a_core_rebuilt_during_a_reproduction_stops_it(tmp_path, monkeypatch):
+    from savanna.reproduce import common
+    from savanna.reproduce.common import RunFailed
+
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, workers=1, progress=False)
+    jobs = [ctx.job("exp", override(TINY, {"seed": 1}), {"qdisc": "droptail", "rep": 1})]
+    assert not common.core_changed()
+    monkeypatch.setattr(common, "_CORE_STAT", (-1, -1))  # as if the file on disk changed
+    with pytest.raises(RunFailed, match="rebuilt"):
+        ctx.run("exp", jobs)

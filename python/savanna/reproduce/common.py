@@ -113,19 +113,41 @@ def seeds(n: int, base: int = 1) -> List[int]:
 
 
 _CORE_DIGEST: Optional[str] = None
+_CORE_STAT: Optional[tuple] = None
+
+
+def _core_path() -> Path:
+    from savanna import _core
+
+    return Path(getattr(_core, "__file__", "") or "")
+
+
+def _core_stat() -> tuple:
+    try:
+        st = _core_path().stat()
+        return (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return (0, 0)
 
 
 def core_digest() -> str:
     """A hash of the simulator core's binary (``savanna._core``): runs made by another build
     of the core are not reused, since its records may differ."""
-    global _CORE_DIGEST
+    global _CORE_DIGEST, _CORE_STAT
     if _CORE_DIGEST is None:
         from savanna import _core
 
-        path = Path(getattr(_core, "__file__", "") or "")
+        path = _core_path()
+        _CORE_STAT = _core_stat()
         data = path.read_bytes() if path.is_file() else str(getattr(_core, "__version__", "")).encode()
         _CORE_DIGEST = hashlib.sha256(data).hexdigest()[:16]
     return _CORE_DIGEST
+
+
+def core_changed() -> bool:
+    """Whether the core's binary on disk is no longer the one ``core_digest`` hashed (it was
+    rebuilt while a reproduction ran: later worker processes would load the new build)."""
+    return _CORE_STAT is not None and _core_stat() != _CORE_STAT
 
 
 def scenario_digest(scenario: Mapping[str, Any], base_dir: Optional[Path] = None) -> str:
@@ -175,10 +197,21 @@ class Batch:
         available)."""
         from savanna import store
 
-        ids = ", ".join("'" + r.replace("'", "''") + "'" for r in self.run_ids)
-        cond = f"run_id IN ({ids})" + (f" AND ({where})" if where else "")
+        cond = self.runs_filter() + (f" AND ({where})" if where else "")
         group = f" GROUP BY {group_by}" if group_by else ""
         return store.query(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
+
+    def runs_filter(self) -> str:
+        """The SQL condition selecting this batch's runs: ``run_id IN (...)``."""
+        ids = ", ".join("'" + r.replace("'", "''") + "'" for r in self.run_ids)
+        return f"run_id IN ({ids})"
+
+    def sql(self, query: str) -> "Any":
+        """Run a full SQL ``query`` over the batch's store, with ``{runs}`` standing for
+        the condition that selects this batch's runs; a pandas DataFrame."""
+        from savanna import store
+
+        return store.query(self.dataset, query.replace("{runs}", self.runs_filter()))
 
 
 @dataclass
@@ -229,6 +262,9 @@ class Context:
             if rep.failed:
                 rid, err = next(iter(rep.failed.items()))
                 raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
+            if core_changed():
+                raise RunFailed(f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
+                                "reproduction ran, so its runs may mix two builds; run it again")
             done += len(rep.done)
             skipped += len(rep.skipped)
         b = Batch(experiment, dataset, [j.run_id for j in jobs], done, skipped, time.perf_counter() - t0)
