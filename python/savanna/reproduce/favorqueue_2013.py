@@ -320,7 +320,7 @@ def _sweep(ctx: Context, experiment: str, scenario: str, discs: Sequence[str], l
 
 FLOW_COLS = ("flow_id, start_s, end_s, size_pkts, fct_s, data_pkts_sent, retransmits, timeouts, "
              "fast_retransmits, drops, syn_drops, syn_sent, first_data_drop, favored_pkts, pushed_out, "
-             "delivered_pkts, kind")
+             "delivered_pkts")
 
 
 # ---------------------------------------------------------------------------------------
@@ -489,6 +489,8 @@ def reproduce(ctx: Context) -> Outcome:
     f10 = all10[all10["start_s"] >= p.warmup_s]
     hi = max(p.loads)
     reps = sorted(f10["rep"].unique())
+    # One run's flows (all of them, warm-up included) by (qdisc, rep, load), for DropTail and FavorQueue
+    runs10 = {k: g for k, g in all10[all10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "rep", "load"])}
 
     # Workload
     for r in reps:
@@ -621,8 +623,8 @@ def reproduce(ctx: Context) -> Outcome:
     lo = min(p.loads)
     by_load = {}
     for load in (lo, hi):
-        v = np.concatenate([fqa.delta_i(f10[(f10["qdisc"] == DT) & (f10["load"] == load) & (f10["rep"] == r)],
-                                        f10[(f10["qdisc"] == FQ) & (f10["load"] == load) & (f10["rep"] == r)]
+        v = np.concatenate([fqa.delta_i(runs10[(DT, r, load)][lambda x: x["start_s"] >= p.warmup_s],
+                                        runs10[(FQ, r, load)][lambda x: x["start_s"] >= p.warmup_s]
                                         )["delta_s"].to_numpy() for r in reps])
         by_load[load] = (100.0 * np.mean(np.abs(v) <= 1e-9), 100.0 * np.mean(v < -1e-9), 100.0 * np.mean(v < -0.01))
     light = " (quick mode runs no load below 0.25)" if ctx.quick else ""
@@ -727,11 +729,8 @@ def reproduce(ctx: Context) -> Outcome:
     for r in reps:
         m, sd = {}, {}
         for d in (DT, FQ):
-            vals = []
-            for load in p.loads:
-                g = all10[(all10["rep"] == r) & (all10["qdisc"] == d) & (all10["load"] == load)]
-                vals.append(fqa.active_flows(g, grid[grid >= p.warmup_s]).to_numpy())
-            v = np.concatenate(vals)
+            v = np.concatenate([fqa.active_flows(runs10[(d, r, load)], grid[grid >= p.warmup_s]).to_numpy()
+                                for load in p.loads])
             m[d], sd[d] = v.mean(), v.std()
         samples["flows-mean"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
         samples["flows-std"].append(100.0 * (sd[DT] - sd[FQ]) / sd[DT])
