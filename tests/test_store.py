@@ -67,7 +67,8 @@ def test_layout_is_hive_partitioned_by_the_parameters(dataset):
     d = runs["favorqueue-0.8"].relative_to(out / "runs")
     assert d.parts == ("qdisc=favorqueue", "load=0.8", "favour=true", "note=a%2Fb%20c%3Dd%25e",
                        "seed=3", "run_id=favorqueue-0.8")
-    assert store.tables(out) == ["flows", "queues", "summaries", "summary_queues"]
+    # The core writes goodput.parquet and network.parquet with queue sampling.
+    assert store.tables(out) == ["flows", "goodput", "network", "queues", "summaries", "summary_queues"]
 
 
 def test_load_flows_is_every_run_with_its_parameters(dataset, single_runs):
