@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE = ROOT / "target" / "release" / "savanna-native"
+NATIVE = ROOT / "target" / "dist" / "savanna-native"
 SAVANNA = ROOT / ".venv" / "bin" / "savanna"
 
 
@@ -50,7 +50,7 @@ def main() -> int:
     args = ap.parse_args()
 
     if not args.no_build:
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "savanna-core", "--bin", "savanna-native"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--profile", "dist", "-q", "-p", "savanna-core", "--bin", "savanna-native"], cwd=ROOT, check=True)
     tmp = Path(tempfile.mkdtemp(prefix="savanna-bench-"))
     try:
         rows = []

@@ -33,8 +33,10 @@
 //
 // TCP (Config::SetDefault before any socket exists):
 //   ns3::TcpL4Protocol::SocketType = ns3::TcpNewReno (no ABC: +1 MSS per new ACK in slow start)
-//   ns3::TcpL4Protocol::RecoveryType = ns3::TcpClassicRecovery (RFC 6582 NewReno fast
-//       recovery with window inflation; the 3.44 default is PRR)
+//   ns3::TcpL4Protocol::RecoveryType = ns3::TcpClassicRecovery (NewReno fast recovery; the
+//       3.44 default is PRR). It sends against a scoreboard of stand-in SACKs rather than
+//       an inflated window and credits fewer duplicate ACKs than RFC 6582: see
+//       DupAckCreditRecovery below and README.md. --recovery dupack-credit selects that class.
 //   ns3::TcpSocket::SegmentSize = 1460 (data packets: 20 IP + 20 TCP + 1460 = 1500 B at IP;
 //       PPP adds 2 B on the wire, so ns-3 sends 1502 B per data packet and 42 B per pure ACK
 //       where Savanna sends 1500 and 40: 0.13 % more transmission time per data packet)
@@ -149,6 +151,7 @@ struct Options
     bool compensate = true;
     int64_t traceFlow = -1;
     bool karnSynFix = true;
+    std::string recovery = "classic";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -170,7 +173,7 @@ Usage(const std::string& msg)
     std::cout
         << "usage: savanna-ns3 --flows FILE.csv --out FILE.csv [--queue droptail|red]\n"
            "         [--duration S] [--pairs N] [--seed N] [--compensate 0|1]\n"
-           "         [--karn-syn-fix 0|1]\n"
+           "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -279,6 +282,12 @@ ParseArgs(int argc, char** argv)
             o.compensate = ParseUint(key, val) != 0;
         else if (key == "karn-syn-fix")
             o.karnSynFix = ParseUint(key, val) != 0;
+        else if (key == "recovery")
+        {
+            if (val != "classic" && val != "dupack-credit")
+                Usage("--recovery: '" + val + "' is not one of classic, dupack-credit");
+            o.recovery = val;
+        }
         else if (key == "trace-flow")
             o.traceFlow = int64_t(ParseUint(key, val));
 
@@ -380,6 +389,68 @@ class KarnSynRtt : public RttMeanDeviation
 };
 
 NS_OBJECT_ENSURE_REGISTERED(KarnSynRtt);
+
+// ---------------------------------------------------------------- recovery (diagnostic)
+
+// A diagnostic, not the default (--recovery dupack-credit). Without SACK, ns-3 3.44 stands in
+// a "Reno SACK" for each duplicate ACK and computes the data in flight from that scoreboard;
+// the window itself is not inflated (m_cWndInfl is only traced). Two duplicate ACKs are never
+// credited: the first two, received before fast retransmit, mark nothing (only the third and
+// later ones do). And at each partial ACK the new head, which a stand-in SACK had marked, is
+// unmarked and set lost, so one more credit is lost per partial ACK. RFC 6582 credits every
+// duplicate ACK (cwnd = ssthresh + 3 SMSS, + 1 SMSS per further one) and, at a partial ACK,
+// deflates by the data acknowledged and adds back one SMSS. This class adds those credits
+// to cWnd (2 segments at entry, 1 per partial ACK), so that ns-3 sends what RFC 6582 allows;
+// ns-3 sets cWnd to ssthresh on leaving recovery. Used to show that this accounting is what
+// separates the two simulators' FCTs; see benchmarks/results/vs_ns3.md.
+class DupAckCreditRecovery : public TcpClassicRecovery
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("savanna::DupAckCreditRecovery")
+                                .SetParent<TcpClassicRecovery>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<DupAckCreditRecovery>();
+        return tid;
+    }
+
+    DupAckCreditRecovery() = default;
+
+    DupAckCreditRecovery(const DupAckCreditRecovery& other) = default;
+
+    std::string GetName() const override
+    {
+        return "DupAckCreditRecovery";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb,
+                       uint32_t dupAckCount,
+                       uint32_t unAckDataCount,
+                       uint32_t deliveredBytes) override
+    {
+        TcpClassicRecovery::EnterRecovery(tcb, dupAckCount, unAckDataCount, deliveredBytes);
+        // ns-3 marked one stand-in SACK for the dupAckCount duplicate ACKs so far.
+        uint32_t uncredited = dupAckCount > 1 ? dupAckCount - 1 : 0;
+        tcb->m_cWnd = tcb->m_ssThresh + uncredited * tcb->m_segmentSize;
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override
+    {
+        TcpClassicRecovery::DoRecovery(tcb, deliveredBytes, isDupAck);
+        if (!isDupAck)
+        {
+            tcb->m_cWnd += tcb->m_segmentSize; // the unmarked head's credit
+        }
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<DupAckCreditRecovery>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(DupAckCreditRecovery);
 
 // ---------------------------------------------------------------- flows
 
@@ -902,7 +973,8 @@ main(int argc, char** argv)
     const uint32_t rcvBuf = o.maxWindow * o.mss;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(o.recovery == "classic" ? TcpClassicRecovery::GetTypeId()
+                                                           : DupAckCreditRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(o.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(o.initCwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
@@ -1130,6 +1202,7 @@ main(int argc, char** argv)
            << "  \"seed\": " << o.seed << ",\n"
            << "  \"compensate_device_slot\": " << (o.compensate ? "true" : "false") << ",\n"
            << "  \"karn_syn_fix\": " << (o.karnSynFix ? "true" : "false") << ",\n"
+           << "  \"recovery\": " << JsonStr(o.recovery) << ",\n"
            << "  \"sim_seconds\": " << o.duration << ",\n"
            << "  \"wall_seconds\": " << wall << ",\n"
            << "  \"setup_seconds\": " << setup << ",\n"

@@ -10,6 +10,7 @@
 //! buffers are reused) and looks nothing up by name: nodes, links, flows and endpoints are
 //! plain indices.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
@@ -74,6 +75,12 @@ pub struct Link {
     /// Busy time up to the last sample, ns.
     last_busy: Time,
     faults: Vec<(FaultSpec, u32)>,
+    /// Packets propagating on the link, oldest first: (arrival time, event insertion
+    /// number, packet). Only the head is in the event heap.
+    line: VecDeque<(Time, u64, PktId)>,
+    /// The last packet size serialised and its transmission time (most packets share a
+    /// size, so the float product and rounding are skipped).
+    tx_memo: (u32, Time),
 }
 
 /// Compact per-flow state kept for every flow of the run.
@@ -218,6 +225,8 @@ impl World {
                 last_sample: QStats::default(),
                 last_busy: 0,
                 faults: Vec::new(),
+                line: VecDeque::with_capacity(64),
+                tx_memo: (u32::MAX, 0),
             })
             .collect();
         for (l, f) in &plan.faults {
@@ -302,7 +311,15 @@ impl World {
     pub fn run(&mut self) {
         while let Some(ev) = self.sched.pop() {
             match ev {
-                Event::Arrive { node, pkt } => self.arrive(node, pkt),
+                Event::Arrive { link } => {
+                    let l = &mut self.links[link as usize];
+                    let (_, _, pkt) = l.line.pop_front().expect("an arrival event has its packet in the line");
+                    if let Some(&(t, seq, _)) = l.line.front() {
+                        self.sched.at_seq(t, seq, Event::Arrive { link });
+                    }
+                    let node = l.to;
+                    self.arrive(node, pkt)
+                }
                 Event::TxDone { link } => self.tx_done(link),
                 Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
                 Event::DelAck { ep, gen } => self.delack_timer(ep, gen),
@@ -470,7 +487,13 @@ impl World {
             let c = p.class.index();
             link.stats.occupancy[c] -= 1;
             link.stats.departed[c] += 1;
-            let tx = (p.size as f64 * link.ns_per_byte).round() as Time;
+            let tx = if link.tx_memo.0 == p.size {
+                link.tx_memo.1
+            } else {
+                let tx = (p.size as f64 * link.ns_per_byte).round() as Time;
+                link.tx_memo = (p.size, tx);
+                tx
+            };
             link.busy = true;
             link.tx_pkt = id;
             link.tx_end = now + tx;
@@ -491,9 +514,12 @@ impl World {
             self.links[l as usize].stats.drops[DropReason::LinkLoss as usize][c] += 1;
             self.drop_packet(id, DropReason::LinkLoss);
         } else {
-            let to = link.to;
             let at = self.sched.now() + link.delay_ns;
-            self.sched.at(at, Event::Arrive { node: to, pkt: id });
+            let seq = self.sched.reserve_seq();
+            if link.line.is_empty() {
+                self.sched.at_seq(at, seq, Event::Arrive { link: l });
+            }
+            link.line.push_back((at, seq, id));
         }
         self.start_tx(l);
     }
@@ -673,14 +699,14 @@ impl World {
             if e.timer_at.is_none_or(|t| d < t) {
                 e.timer_gen = e.timer_gen.wrapping_add(1);
                 e.timer_at = Some(d);
-                self.sched.at(d, Event::TcpTimer { ep, gen: e.timer_gen });
+                self.sched.set_timer(2 * ep, d, Event::TcpTimer { ep, gen: e.timer_gen });
             }
         }
         if let Some(d) = e.delack_deadline {
             if e.delack_at.is_none_or(|t| d < t) {
                 e.delack_gen = e.delack_gen.wrapping_add(1);
                 e.delack_at = Some(d);
-                self.sched.at(d, Event::DelAck { ep, gen: e.delack_gen });
+                self.sched.set_timer(2 * ep + 1, d, Event::DelAck { ep, gen: e.delack_gen });
             }
         }
     }
@@ -698,6 +724,8 @@ impl World {
             e.delack_gen = e.delack_gen.wrapping_add(1);
             e.timer_at = None;
             e.delack_at = None;
+            self.sched.cancel_timer(2 * ep);
+            self.sched.cancel_timer(2 * ep + 1);
             self.flows[flow as usize].ep[side] = NONE;
             self.free_eps.push(ep);
         }

@@ -3,6 +3,11 @@
 //! One binary heap orders events by (time, insertion sequence), so two events at the same
 //! nanosecond fire in the order they were scheduled: runs are deterministic. Timers are
 //! cancelled lazily (an event carries a generation number its owner compares against).
+//! A link's propagation delay is constant, so its arrivals leave in the order they entered:
+//! the simulator keeps them in a per-link line and only the line's head sits in the heap,
+//! with the insertion number it was given when it was sent (`reserve_seq`, `at_seq`), so the
+//! order of events is exactly that of one heap holding them all, with a smaller heap.
+//! The heap is 4-ary (`dary_heap`): fewer levels per pop than a binary heap.
 //! Every source of randomness draws from its own stream, derived from the scenario seed
 //! and a fixed stream name, so that the seed rule of `../shared/design.md` holds: changing
 //! the queue discipline changes no workload draw.
@@ -10,7 +15,7 @@
 pub mod rng;
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap as BinaryHeap;
 
 pub use rng::Rng;
 
@@ -32,8 +37,8 @@ pub fn ns_to_secs(t: Time) -> f64 {
 pub enum Event {
     /// The link finished serialising its current packet.
     TxDone { link: u32 },
-    /// A packet reaches `node` at the end of a link's propagation delay.
-    Arrive { node: u32, pkt: u32 },
+    /// The packet at the head of `link`'s propagation line reaches the link's far end.
+    Arrive { link: u32 },
     /// Retransmission timer of a TCP endpoint (lazy: `gen` must match the endpoint's).
     TcpTimer { ep: u32, gen: u32 },
     /// Delayed-ACK timer of a TCP endpoint.
@@ -80,9 +85,119 @@ impl Ord for Entry {
 /// The event queue and the clock.
 pub struct Scheduler {
     heap: BinaryHeap<Entry>,
+    timers: TimerHeap,
     seq: u64,
     now: Time,
     popped: u64,
+}
+
+/// Re-armable timers, one slot each (e.g. a TCP endpoint's retransmission timer): an
+/// indexed min-heap on (time, insertion number). Re-arming a slot replaces its entry and
+/// releasing a slot removes it, so a cancelled timer never sits in (or pops from) a heap.
+/// Timers are popped in the same (time, seq) order as heap events, interleaved with them.
+#[derive(Default)]
+struct TimerHeap {
+    /// Heap of (time, seq, slot).
+    heap: Vec<(Time, u64, u32)>,
+    /// Per slot: its position in `heap` (NO_POS when not armed) and its event.
+    pos: Vec<u32>,
+    ev: Vec<Event>,
+}
+
+const NO_POS: u32 = u32::MAX;
+
+impl TimerHeap {
+    #[inline]
+    fn key(&self, i: usize) -> (Time, u64) {
+        let e = self.heap[i];
+        (e.0, e.1)
+    }
+    #[inline]
+    fn place(&mut self, i: usize, e: (Time, u64, u32)) {
+        self.heap[i] = e;
+        self.pos[e.2 as usize] = i as u32;
+    }
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.key(parent) <= (e.0, e.1) {
+                break;
+            }
+            let p = self.heap[parent];
+            self.place(i, p);
+            i = parent;
+        }
+        self.place(i, e);
+    }
+    fn sift_down(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && self.key(l + 1) < self.key(l) { l + 1 } else { l };
+            if (e.0, e.1) <= self.key(c) {
+                break;
+            }
+            let ce = self.heap[c];
+            self.place(i, ce);
+            i = c;
+        }
+        self.place(i, e);
+    }
+    fn set(&mut self, slot: u32, time: Time, seq: u64, ev: Event) {
+        let s = slot as usize;
+        if s >= self.pos.len() {
+            self.pos.resize(s + 1, NO_POS);
+            self.ev.resize(s + 1, Event::Stop);
+        }
+        self.ev[s] = ev;
+        let p = self.pos[s];
+        if p == NO_POS {
+            self.heap.push((time, seq, slot));
+            let i = self.heap.len() - 1;
+            self.sift_up(i);
+        } else {
+            let i = p as usize;
+            let old = self.key(i);
+            self.heap[i] = (time, seq, slot);
+            if (time, seq) < old {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
+        }
+    }
+    fn remove(&mut self, slot: u32) {
+        let s = slot as usize;
+        if s >= self.pos.len() || self.pos[s] == NO_POS {
+            return;
+        }
+        let i = self.pos[s] as usize;
+        self.pos[s] = NO_POS;
+        let last = self.heap.pop().expect("an armed slot is in the heap");
+        if i < self.heap.len() {
+            let old = self.key(i);
+            self.place(i, last);
+            if (last.0, last.1) < old {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
+        }
+    }
+    #[inline]
+    fn peek(&self) -> Option<(Time, u64)> {
+        self.heap.first().map(|e| (e.0, e.1))
+    }
+    fn pop(&mut self) -> Option<(Time, Event)> {
+        let (time, _, slot) = *self.heap.first()?;
+        self.remove(slot);
+        Some((time, self.ev[slot as usize]))
+    }
 }
 
 impl Default for Scheduler {
@@ -93,7 +208,7 @@ impl Default for Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1 << 12), seq: 0, now: 0, popped: 0 }
+        Scheduler { heap: BinaryHeap::with_capacity(1 << 12), timers: TimerHeap::default(), seq: 0, now: 0, popped: 0 }
     }
     #[inline]
     pub fn now(&self) -> Time {
@@ -106,26 +221,63 @@ impl Scheduler {
         self.seq += 1;
         self.heap.push(Entry { time, seq: self.seq, ev });
     }
+    /// Take the insertion number the next scheduled event would get, for an event kept
+    /// outside the heap until it is the earliest of its line (see `at_seq`).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+    /// Schedule `ev` at `at` with an insertion number taken earlier by `reserve_seq`: it
+    /// fires exactly where it would have had it been scheduled when the number was taken.
+    #[inline]
+    pub fn at_seq(&mut self, at: Time, seq: u64, ev: Event) {
+        debug_assert!(at >= self.now);
+        self.heap.push(Entry { time: at, seq, ev });
+    }
     /// Schedule `ev` after `delay` nanoseconds.
     #[inline]
     pub fn after(&mut self, delay: Time, ev: Event) {
         self.at(self.now.saturating_add(delay), ev)
     }
+    /// Arm timer `slot` to fire `ev` at `at` (never before now), replacing whatever the
+    /// slot held; it takes the next insertion number, as `at` would.
+    #[inline]
+    pub fn set_timer(&mut self, slot: u32, at: Time, ev: Event) {
+        let time = at.max(self.now);
+        self.seq += 1;
+        self.timers.set(slot, time, self.seq, ev);
+    }
+    /// Disarm timer `slot` (nothing happens if it is not armed).
+    #[inline]
+    pub fn cancel_timer(&mut self, slot: u32) {
+        self.timers.remove(slot);
+    }
     /// Pop the next event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now);
-        self.now = e.time;
+        let timer_first = match (self.heap.peek(), self.timers.peek()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(h), Some(t)) => t < (h.time, h.seq),
+        };
+        let (time, ev) = if timer_first {
+            self.timers.pop()?
+        } else {
+            let e = self.heap.pop()?;
+            (e.time, e.ev)
+        };
+        debug_assert!(time >= self.now);
+        self.now = time;
         self.popped += 1;
-        Some(e.ev)
+        Some(ev)
     }
     /// Number of events processed so far.
     pub fn events(&self) -> u64 {
         self.popped
     }
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.timers.heap.len()
     }
 }
 
@@ -151,6 +303,56 @@ mod tests {
             ]
         );
         assert_eq!(s.events(), 4);
+    }
+
+    #[test]
+    fn timers_interleave_by_time_then_insertion_and_rearm_replaces() {
+        let mut s = Scheduler::new();
+        s.at(10, Event::Sample); // seq 1
+        s.set_timer(0, 10, Event::TcpTimer { ep: 0, gen: 1 }); // seq 2
+        s.set_timer(1, 30, Event::TcpTimer { ep: 1, gen: 1 }); // seq 3
+        s.at(10, Event::Stop); // seq 4
+        s.set_timer(1, 5, Event::TcpTimer { ep: 1, gen: 2 }); // re-armed earlier: seq 5
+        s.set_timer(2, 7, Event::DelAck { ep: 2, gen: 1 });
+        s.cancel_timer(2);
+        s.set_timer(3, 40, Event::TcpTimer { ep: 3, gen: 1 });
+        s.set_timer(3, 50, Event::TcpTimer { ep: 3, gen: 2 }); // re-armed later
+        let order: Vec<_> = std::iter::from_fn(|| s.pop().map(|e| (s.now(), e))).collect();
+        assert_eq!(
+            order,
+            vec![
+                (5, Event::TcpTimer { ep: 1, gen: 2 }),
+                (10, Event::Sample),
+                (10, Event::TcpTimer { ep: 0, gen: 1 }),
+                (10, Event::Stop),
+                (50, Event::TcpTimer { ep: 3, gen: 2 }),
+            ]
+        );
+    }
+
+    #[test]
+    fn timer_heap_matches_a_sorted_list_under_random_rearms() {
+        let mut s = Scheduler::new();
+        let mut rng = Rng::stream(7, "timer-test");
+        let mut want: Vec<Option<(Time, u64)>> = vec![None; 50];
+        for step in 0..5000u64 {
+            let slot = rng.below(50) as usize;
+            if rng.bernoulli(0.2) {
+                s.cancel_timer(slot as u32);
+                want[slot] = None;
+            } else {
+                let t = 1000 + rng.below(1000);
+                s.set_timer(slot as u32, t, Event::TcpTimer { ep: slot as u32, gen: step as u32 });
+                want[slot] = Some((t, s.seq));
+            }
+        }
+        let mut expect: Vec<(Time, u64, u32)> =
+            want.iter().enumerate().filter_map(|(i, w)| w.map(|(t, q)| (t, q, i as u32))).collect();
+        expect.sort();
+        let got: Vec<_> = std::iter::from_fn(|| s.pop().map(|e| (s.now(), e))).collect();
+        let expect: Vec<_> = expect.iter().map(|&(t, _, i)| (t, i)).collect();
+        let got: Vec<_> = got.iter().map(|&(t, e)| (t, match e { Event::TcpTimer { ep, .. } => ep, _ => 999 })).collect();
+        assert_eq!(got, expect);
     }
 
     #[test]
