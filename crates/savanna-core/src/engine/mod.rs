@@ -7,15 +7,15 @@
 //! the simulator keeps them in a per-link line and only the line's head sits in the heap,
 //! with the insertion number it was given when it was sent (`reserve_seq`, `at_seq`), so the
 //! order of events is exactly that of one heap holding them all, with a smaller heap.
-//! The heap is 4-ary (`dary_heap`): fewer levels per pop than a binary heap.
+//! The event heap is a 4-ary min-heap written here (`EventHeap`): fewer levels per pop than
+//! a binary heap, and its pop moves the last entry down through a hole instead of swapping it
+//! into the root and reading it back (measured: that read-back stalled the event loop).
 //! Every source of randomness draws from its own stream, derived from the scenario seed
 //! and a fixed stream name, so that the seed rule of `../shared/design.md` holds: changing
 //! the queue discipline changes no workload draw.
 
 pub mod rng;
 
-use std::cmp::Ordering;
-use dary_heap::QuaternaryHeap as BinaryHeap;
 
 pub use rng::Rng;
 
@@ -64,27 +64,85 @@ struct Entry {
     ev: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+impl Entry {
+    #[inline(always)]
+    fn key(&self) -> (Time, u64) {
+        (self.time, self.seq)
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
+
+/// A 4-ary min-heap of entries on (time, seq). Keys are unique (seq is), so any correct heap
+/// pops the same sequence; this one is just cheaper per pop than `std`'s binary heap here.
+struct EventHeap {
+    v: Vec<Entry>,
 }
-impl Ord for Entry {
-    // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+
+impl EventHeap {
+    fn with_capacity(n: usize) -> Self {
+        EventHeap { v: Vec::with_capacity(n) }
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+    #[inline]
+    fn peek(&self) -> Option<&Entry> {
+        self.v.first()
+    }
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let mut i = self.v.len();
+        self.v.push(e);
+        let k = e.key();
+        while i > 0 {
+            let p = (i - 1) / 4;
+            if self.v[p].key() <= k {
+                break;
+            }
+            self.v[i] = self.v[p];
+            i = p;
+        }
+        self.v[i] = e;
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        let n = self.v.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = self.v[0];
+        let k = last.key();
+        let mut i = 0;
+        loop {
+            let c0 = 4 * i + 1;
+            if c0 >= n {
+                break;
+            }
+            let end = (c0 + 4).min(n);
+            let mut best = c0;
+            let mut bk = self.v[c0].key();
+            for c in c0 + 1..end {
+                let ck = self.v[c].key();
+                if ck < bk {
+                    best = c;
+                    bk = ck;
+                }
+            }
+            if k <= bk {
+                break;
+            }
+            self.v[i] = self.v[best];
+            i = best;
+        }
+        self.v[i] = last;
+        Some(top)
     }
 }
 
 /// The event queue and the clock.
 pub struct Scheduler {
-    heap: BinaryHeap<Entry>,
+    heap: EventHeap,
     timers: TimerHeap,
     seq: u64,
     now: Time,
@@ -208,7 +266,7 @@ impl Default for Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1 << 12), timers: TimerHeap::default(), seq: 0, now: 0, popped: 0 }
+        Scheduler { heap: EventHeap::with_capacity(1 << 12), timers: TimerHeap::default(), seq: 0, now: 0, popped: 0 }
     }
     #[inline]
     pub fn now(&self) -> Time {
