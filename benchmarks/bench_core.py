@@ -6,8 +6,7 @@ Runs ``scenarios/dumbbell-droptail.toml`` (500 s simulated) with the native runn
 plus the same core), several times each, and prints wall seconds, packets forwarded per wall
 second, events per second and peak resident memory (the operating system's accounting, from
 ``wait4``'s rusage, the figure ``/usr/bin/time -v`` reports). The ns-3 side-by-side
-comparison lives in ``benchmarks/ns3/`` (a later issue); the reference figure there is
-ns-3 3.44 from pip taking about 54 s for this run on a 2-core machine of this project.
+comparison, measured in one run, is ``benchmarks/vs_ns3.py`` (``benchmarks/ns3/``).
 
 Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build]
 """
@@ -79,9 +78,7 @@ def main() -> int:
             core = summ["wall_seconds"]
             print(f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
                   f"{summ['events'] / med / 1e6:10.2f} {rss_kib / 1024:9.1f}")
-        native = rows[0][1]
-        print(f"\nns-3 3.44 (pip) reference for this run on this machine: ~54 s; "
-              f"54 / {native:.3f} = {54 / native:.0f}x (the measured side-by-side comparison is benchmarks/ns3/)")
+        print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
