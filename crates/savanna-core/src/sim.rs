@@ -321,8 +321,8 @@ impl World {
                     self.arrive(node, pkt)
                 }
                 Event::TxDone { link } => self.tx_done(link),
-                Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
-                Event::DelAck { ep, gen } => self.delack_timer(ep, gen),
+                Event::TcpTimer { ep } => self.fire_timer(ep, false),
+                Event::DelAck { ep } => self.fire_timer(ep, true),
                 Event::Traffic { src, arg } => self.traffic(src, arg),
                 Event::Classify { idx } => {
                     let now = self.sched.now();
@@ -604,23 +604,12 @@ impl World {
         self.after_tcp(ep, notice, "packet");
     }
 
-    fn tcp_timer(&mut self, ep: u32, gen: u32) {
-        self.fire_timer(ep, gen, false);
-    }
-
-    fn delack_timer(&mut self, ep: u32, gen: u32) {
-        self.fire_timer(ep, gen, true);
-    }
-
-    /// A timer event of an endpoint fired: ignore it if stale, act if its deadline has
-    /// come, or re-arm it if the deadline moved later since the event was scheduled.
-    fn fire_timer(&mut self, ep: u32, gen: u32, delack: bool) {
+    /// A timer of an endpoint fired (a cancelled or re-armed one never does): act if its
+    /// deadline has come, or re-arm it if the deadline moved later since it was armed.
+    fn fire_timer(&mut self, ep: u32, delack: bool) {
         let now = self.sched.now();
         let e = &mut self.eps[ep as usize];
-        let (cur_gen, deadline) = if delack { (e.delack_gen, e.delack_deadline) } else { (e.timer_gen, e.rto_deadline) };
-        if cur_gen != gen {
-            return; // stale
-        }
+        let deadline = if delack { e.delack_deadline } else { e.rto_deadline };
         if delack {
             e.delack_at = None;
         } else {
@@ -697,16 +686,14 @@ impl World {
         let e = &mut self.eps[ep as usize];
         if let Some(d) = e.rto_deadline {
             if e.timer_at.is_none_or(|t| d < t) {
-                e.timer_gen = e.timer_gen.wrapping_add(1);
                 e.timer_at = Some(d);
-                self.sched.set_timer(2 * ep, d, Event::TcpTimer { ep, gen: e.timer_gen });
+                self.sched.set_timer(2 * ep, d, Event::TcpTimer { ep });
             }
         }
         if let Some(d) = e.delack_deadline {
             if e.delack_at.is_none_or(|t| d < t) {
-                e.delack_gen = e.delack_gen.wrapping_add(1);
                 e.delack_at = Some(d);
-                self.sched.set_timer(2 * ep + 1, d, Event::DelAck { ep, gen: e.delack_gen });
+                self.sched.set_timer(2 * ep + 1, d, Event::DelAck { ep });
             }
         }
     }
@@ -720,8 +707,6 @@ impl World {
             let e = &mut self.eps[ep as usize];
             let receives_data = side as u8 == self.flows[flow as usize].data_to_side;
             add_stats(&mut self.flows[flow as usize].tcp, &e.stats, receives_data);
-            e.timer_gen = e.timer_gen.wrapping_add(1);
-            e.delack_gen = e.delack_gen.wrapping_add(1);
             e.timer_at = None;
             e.delack_at = None;
             self.sched.cancel_timer(2 * ep);

@@ -288,3 +288,55 @@ class Outcome:
     claims: List[Any]
     tables: List[Any] = field(default_factory=list)
     meta: Dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers the paper modules share: figure style and per-group confidence intervals
+
+
+def plot_style(
+    height: Optional[float] = 3.9,
+    linewidth: float = 1.5,
+    hashsalt: str = "savanna",
+    font_size: float = 9.5,
+    legend_font_size: float = 8.5,
+    marker_size: float = 4.5,
+):
+    """matplotlib (Agg backend) with the reports' look: light grid, no top/right spines,
+    constrained layout, 6.4 x ``height`` inch figures (``height=None`` keeps matplotlib's
+    default size), and a fixed SVG hash salt so that figures are byte-identical run to run.
+    Returns ``matplotlib.pyplot``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    params = {
+        "font.size": font_size, "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False,
+        "axes.spines.right": False, "legend.frameon": False, "legend.fontsize": legend_font_size,
+        "svg.hashsalt": hashsalt, "lines.linewidth": linewidth, "lines.markersize": marker_size,
+        "figure.constrained_layout.use": True,
+    }
+    if height is not None:
+        params["figure.figsize"] = (6.4, height)
+    plt.rcParams.update(params)
+    return plt
+
+
+def ci_frame(df: Any, by: List[str], value: str, keep_empty: bool = False) -> Any:
+    """Mean and 95% CI of ``value`` over replications, per group ``by``: a DataFrame with the
+    ``by`` columns, ``mean``, ``lo``, ``hi`` and ``n`` (``savanna.report.mean_ci``:
+    non-finite values are ignored, one replication gives lo = hi = mean). A group with no
+    finite value is left out, or kept with NaNs when ``keep_empty``."""
+    import pandas as pd
+
+    from savanna.report import mean_ci
+
+    rows = []
+    for key, g in df.groupby(by, sort=True):
+        m, lo, hi, n = mean_ci(g[value].to_numpy(dtype=float))
+        if n == 0 and not keep_empty:
+            continue
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(dict(zip(by, key), mean=m, lo=lo, hi=hi, n=n))
+    return pd.DataFrame(rows)

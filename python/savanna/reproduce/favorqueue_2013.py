@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, load_scenario, override, scenarios_dir, seeds
+from savanna.reproduce.common import Context, Outcome, ci_frame, load_scenario, override, plot_style, scenarios_dir, seeds
 
 KEY = "favorqueue-2013"
 TITLE = "FavorQueue (Anelli, Diana & Lochin 2013): reproduction"
@@ -390,37 +390,6 @@ def little_delay_ms(q: pd.DataFrame) -> float:
 # Plotting
 
 
-def _style():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "figure.figsize": (6.4, 3.9), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
-        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-        "legend.fontsize": 8.5, "svg.hashsalt": "savanna", "lines.linewidth": 1.6,
-        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
-    })
-    return plt
-
-
-def _ci_frame(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
-    """Mean and 95% CI of ``value`` over replications, per group ``by``."""
-    from savanna.analysis.stats import mean_ci
-
-    rows = []
-    for key, g in df.groupby(by, sort=True):
-        v = g[value].dropna().to_numpy(dtype=float)
-        if len(v) == 0:
-            continue
-        ci = mean_ci(v)
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append(dict(zip(by, key), mean=ci.mean, lo=ci.low if ci.n > 1 else ci.mean,
-                         hi=ci.high if ci.n > 1 else ci.mean, n=ci.n))
-    return pd.DataFrame(rows)
-
-
 def _ecdf(values, points: int = 1500):
     """Sorted values and their empirical CDF, thinned to about ``points`` points plus a
     geometric sample of the upper tail (so log-scale CCDFs keep their tail) for light SVGs."""
@@ -446,7 +415,7 @@ def _line_ci(ax, x, m, lo, hi, disc, label=None, ls="-"):
 def reproduce(ctx: Context) -> Outcome:
     from savanna.report import Table, judge, save_figure
 
-    plt = _style()
+    plt = plot_style(height=3.9, linewidth=1.6)
     p = plan(ctx.quick)
     samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
     notes: Dict[str, str] = {}
@@ -503,9 +472,9 @@ def reproduce(ctx: Context) -> Outcome:
     drp = f10.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     for d in DISC_10M:
-        c = _ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
+        c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
         _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = _ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
+        c = ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
         _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(a): latency, 10 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(a): drop ratio, 10 Mb/s")
@@ -810,9 +779,9 @@ def reproduce(ctx: Context) -> Outcome:
     rto, syn = pd.DataFrame(rto), pd.DataFrame(syn)
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     for d in (DT, FQ):
-        c = _ci_frame(rto[rto["qdisc"] == d], ["load"], "rto")
+        c = ci_frame(rto[rto["qdisc"] == d], ["load"], "rto")
         _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = _ci_frame(syn[syn["qdisc"] == d], ["load"], "syn")
+        c = ci_frame(syn[syn["qdisc"] == d], ["load"], "syn")
         _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
     a1.set(xlabel="load ρ", ylabel="T(ρ) (%)", title="Fig. 19: RTO ratio")
     a2.set(xlabel="load ρ", ylabel="SYN loss ratio (%)", title="§6.1: SYN loss ratio")
@@ -842,7 +811,7 @@ def reproduce(ctx: Context) -> Outcome:
         per_load.append({"qdisc": d, "load": load, "rep": r, "w": little_delay_ms(g)})
     per_load = pd.DataFrame(per_load)
     for d in (DT, FQ):
-        c = _ci_frame(per_load[per_load["qdisc"] == d], ["load"], "w")
+        c = ci_frame(per_load[per_load["qdisc"] == d], ["load"], "w")
         _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
     ys = [pushout_share(pfq[_in(pfq, bn)]) if _in(pfq, bn).sum() >= 5 else math.nan for bn in bins]
     a2.plot(xs, ys, color=COLORS[FQ], marker=MARKERS[FQ], label=NAMES[FQ])
@@ -870,9 +839,9 @@ def reproduce(ctx: Context) -> Outcome:
     drp = f100.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     for d in DISC_100M:
-        c = _ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
+        c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
         _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = _ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
+        c = ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
         _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(b): latency, 100 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(b): drop ratio, 100 Mb/s")
@@ -899,7 +868,7 @@ def reproduce(ctx: Context) -> Outcome:
         "GROUP BY f.qdisc, f.buffer_pkts, f.rep ORDER BY f.qdisc, f.buffer_pkts, f.rep")
     fg, ax = plt.subplots()
     for d in (DT, FQ):
-        c = _ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
+        c = ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
         _line_ci(ax, c["buffer_pkts"], c["mean"], c["lo"], c["hi"], d)
     ax.set(xscale="log", xlabel="buffer size (packets)", ylabel="mean latency (s)",
            title="Fig. 9: latency against buffer size")

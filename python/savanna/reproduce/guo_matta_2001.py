@@ -29,7 +29,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, load_scenario, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, load_scenario, plot_style, seeds
 
 KEY = "guo-matta-2001"
 TITLE = "The War Between Mice and Elephants (Guo & Matta 2001): reproduction"
@@ -418,36 +418,6 @@ def reduction(base: float, new: float) -> float:
 # Plotting
 
 
-def _style():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "figure.figsize": (6.4, 3.9), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
-        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-        "legend.fontsize": 8.5, "svg.hashsalt": "savanna-gm2001", "lines.linewidth": 1.5,
-        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
-    })
-    return plt
-
-
-def _ci_rows(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
-    from savanna.analysis.stats import mean_ci
-
-    rows = []
-    for key, g in df.groupby(by, sort=True):
-        v = g[value].replace([np.inf, -np.inf], np.nan).dropna().to_numpy(dtype=float)
-        if len(v) == 0:
-            continue
-        ci = mean_ci(v)
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append(dict(zip(by, key), mean=ci.mean, lo=ci.low if ci.n > 1 else ci.mean,
-                         hi=ci.high if ci.n > 1 else ci.mean, n=ci.n))
-    return pd.DataFrame(rows)
-
-
 def _log_y(ax) -> None:
     """A logarithmic y axis labelled with plain numbers (0.5, 1, 2, ...)."""
     from matplotlib.ticker import FormatStrFormatter, LogLocator
@@ -478,7 +448,7 @@ def _band(ax, x, m, lo, hi, color, label, marker=None, ls="-"):
 def reproduce(ctx: Context) -> Outcome:
     from savanna.report import judge, save_figure
 
-    plt = _style()
+    plt = plot_style(height=3.9, linewidth=1.5, hashsalt="savanna-gm2001")
     p = plan(ctx.quick)
     samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
     notes: Dict[str, str] = {}
@@ -587,7 +557,7 @@ def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
     fg, ax = plt.subplots()
     cmap = plt.get_cmap("viridis")
     for i, fs in enumerate(p.fs):
-        g = _ci_rows(c[c["fs_pkts"] == fs], ["loss_p"], "cov")
+        g = ci_frame(c[c["fs_pkts"] == fs], ["loss_p"], "cov")
         _band(ax, g["loss_p"], g["mean"], g["lo"], g["hi"], cmap(i / max(1, len(p.fs) - 1) * 0.85),
               f"FS = {fs:,} packets", marker="o")
     ax.set(xscale="log", xlabel="loss probability p", ylabel="C.O.V. of transmission time",
@@ -731,12 +701,12 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         rel["x"] = [math.sqrt(edges[i] * (edges[i + 1] - 1)) for i in rel["bin"]]
         ax.axhline(1.0, color=COLORS[RED], lw=1.0, label="RED (= 1)")
         for d in (DT, RIO):
-            c = _ci_rows(rel, ["x"], d)
+            c = ci_frame(rel, ["x"], d)
             _band(ax, c["x"], c["mean"], c["lo"], c["hi"], COLORS[d], NAMES[d], marker=MARKERS[d])
         ax.set(xscale="log", xlabel="object size (packets)", title=f"Fig. 7{lab}: ITO = {ito:g} s")
         ax.set_ylim(bottom=0)
-        c = _ci_rows(rel, ["bin"], RIO).set_index("bin")
-        cd = _ci_rows(rel, ["bin"], DT).set_index("bin")
+        c = ci_frame(rel, ["bin"], RIO).set_index("bin")
+        cd = ci_frame(rel, ["bin"], DT).set_index("bin")
         for i in c.index:
             dt_rel = float(cd.loc[i, "mean"]) if i in cd.index else None
             rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", dt_rel,

@@ -35,7 +35,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, load_scenario, override, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, seeds
 
 KEY = "matta-guo-2000"
 TITLE = "Differentiated Predictive Fair Service (Matta & Guo 2000): reproduction"
@@ -573,35 +573,11 @@ def _fairness_table(batch, params: List[str], sources: Sequence[str], duration_s
 # Plotting
 
 
-def _style():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "figure.figsize": (6.4, 3.9), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
-        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-        "legend.fontsize": 8.5, "svg.hashsalt": "savanna", "lines.linewidth": 1.5,
-        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
-    })
-    return plt
-
-
 def _ci(values) -> Tuple[float, float, float]:
     from savanna.report import mean_ci
 
     m, lo, hi, _ = mean_ci(values)
     return m, lo, hi
-
-
-def _ci_frame(df: pd.DataFrame, by: List[str], value: str) -> pd.DataFrame:
-    rows = []
-    for key, g in df.groupby(by, sort=True):
-        m, lo, hi = _ci(g[value])
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append(dict(zip(by, key), mean=m, lo=lo, hi=hi))
-    return pd.DataFrame(rows)
 
 
 def _ecdf(values):
@@ -620,7 +596,7 @@ def _jobs(ctx: Context, experiment: str, items) -> list:
 def reproduce(ctx: Context) -> Outcome:
     from savanna.report import Table, judge, save_figure
 
-    plt = _style()
+    plt = plot_style(height=3.9, linewidth=1.5)
     p = plan(ctx.quick)
     reps = list(range(1, p.reps + 1))
     seed_of = dict(zip(reps, seeds(p.reps)))
@@ -725,7 +701,7 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     xs = np.arange(len(POLICIES))
     for ax, what, label in ((axes[0], "avg", "average utilisation"), (axes[1], "dev", "deviation of utilisation")):
         for path, off, col in ((1, -0.2, "#e07b00"), (2, 0.2, "#1f5fbf")):
-            c = _ci_frame(st[st["path"] == path], ["policy"], what).set_index("policy").reindex(POLICIES)
+            c = ci_frame(st[st["path"] == path], ["policy"], what, keep_empty=True).set_index("policy").reindex(POLICIES)
             ax.bar(xs + off, c["mean"], 0.38, color=col, alpha=0.75, label=f"path {path}, ours",
                    yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
             paper = [_T2[pol][path - 1][0 if what == "avg" else 1] for pol in POLICIES]
@@ -972,14 +948,14 @@ def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=N
         for src, col, mk in (("short", "#e07b00", "o"), ("long", "#1f5fbf", "s")):
             g = m[(m["scheme"] == scheme) & (m["source"] == src)]
             lab = f"{src}, {NAMES[scheme]}"
-            c = _ci_frame(g, [x], "jain")
+            c = ci_frame(g, [x], "jain", keep_empty=True)
             a1.plot(c[x], c["mean"], ls, color=col, marker=mk, label=lab)
             a1.fill_between(c[x], c["lo"].clip(0, 1), c["hi"].clip(0, 1), color=col, alpha=0.12, linewidth=0)
-            c = _ci_frame(g, [x], "goodput_pkts_s")
+            c = ci_frame(g, [x], "goodput_pkts_s", keep_empty=True)
             a2.plot(c[x], c["mean"], ls, color=col, marker=mk, label=lab)
             a2.fill_between(c[x], c["lo"], c["hi"], color=col, alpha=0.12, linewidth=0)
         tot = m[m["scheme"] == scheme].groupby([x, "rep"])["goodput_pkts_s"].sum().reset_index()
-        c = _ci_frame(tot, [x], "goodput_pkts_s")
+        c = ci_frame(tot, [x], "goodput_pkts_s", keep_empty=True)
         a2.plot(c[x], c["mean"], ls, color="#3b3b3b", marker="^", label=f"total, {NAMES[scheme]}")
     a1.set(xlabel=xlabel, ylabel="Jain's fairness index", title=f"{title}(a) fairness index", ylim=(None, 1.02))
     a2.set(xlabel=xlabel, ylabel="goodput (packets/s)", title=f"{title}(b) throughput")
@@ -1171,7 +1147,7 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
                                 (axes[0, 1], "fg-short", "per_session_pkts_s", "(b) goodput, short connections"),
                                 (axes[1, 0], "fg-long", "jain", "(c) fairness index, long connections"),
                                 (axes[1, 1], "fg-long", "per_session_pkts_s", "(d) goodput, long connections")):
-        c = _ci_frame(m[m["source"] == cls], ["scheme"], val).set_index("scheme").reindex(WEB_SCHEMES)
+        c = ci_frame(m[m["source"] == cls], ["scheme"], val, keep_empty=True).set_index("scheme").reindex(WEB_SCHEMES)
         ax.bar(xs, c["mean"], 0.6, color=[COLORS[s] for s in WEB_SCHEMES], alpha=0.8,
                yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
         ax.set_xticks(xs, ["drop-tail\nload-bal.", "RED\nload-bal.", "size-based\nsplitting", "threshold\nsplitting"])

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, load_scenario, override, seeds
+from savanna.reproduce.common import Context, Outcome, load_scenario, override, plot_style, seeds
 
 KEY = "tokuda-2002"
 TITLE = "Fairness between long- and short-lived TCP connections (Tokuda, Hasegawa & Murata 2002): reproduction"
@@ -478,21 +478,6 @@ CLAIMS = _claims()
 # Plotting helpers
 
 
-def _style():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "figure.figsize": (6.4, 4.0), "font.size": 9.5, "axes.grid": True, "grid.alpha": 0.3,
-        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-        "legend.fontsize": 8.5, "svg.hashsalt": "savanna", "lines.linewidth": 1.6,
-        "lines.markersize": 4.5, "figure.constrained_layout.use": True,
-    })
-    return plt
-
-
 def _band(ax, x, lo, hi, color) -> None:
     """A 95% CI band on log axes: a bound at or below zero (few replications) is drawn
     as reaching below the axis rather than dropped."""
@@ -521,7 +506,7 @@ def _ci(values) -> Tuple[float, float, float]:
 def reproduce(ctx: Context) -> Outcome:
     from savanna.report import Table, judge, save_figure
 
-    plt = _style()
+    plt = plot_style(height=4.0, linewidth=1.6)
     p = plan(ctx.quick)
     samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
     notes: Dict[str, str] = {}

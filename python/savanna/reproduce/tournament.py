@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, load_scenario, override, seeds
+from savanna.reproduce.common import Context, Outcome, load_scenario, override, plot_style, seeds
 
 KEY = "tournament"
 TITLE = "Tournament: every queue discipline on common workloads, the papers' TCP against today's"
@@ -338,20 +338,6 @@ def ranking(s: pd.DataFrame, workload: str, load: float, tcp: str) -> pd.DataFra
 # Figures
 
 
-def _style():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "font.size": 9.0, "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False,
-        "axes.spines.right": False, "legend.frameon": False, "legend.fontsize": 9.0, "svg.hashsalt": "savanna",
-        "lines.linewidth": 1.5, "lines.markersize": 4.0, "figure.constrained_layout.use": True,
-    })
-    return plt
-
-
 TCP_STYLE = {"papers": dict(color="#1f5fbf", ls="-", marker="o"), "today": dict(color="#d1495b", ls="--", marker="s")}
 
 
@@ -497,7 +483,7 @@ def _jobs(ctx: Context, workload: str, loads: Sequence[float], reps: int, durati
 def reproduce(ctx: Context) -> Outcome:
     from savanna.report import Table, judge, save_figure
 
-    plt = _style()
+    plt = plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0)
     p = plan(ctx.quick)
     specs = {c.id: c for c in CLAIMS}  # declared before any run
     sc_p, sc_w = load_scenario(SC_PARETO), load_scenario(SC_WEB)

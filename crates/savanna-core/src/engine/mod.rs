@@ -1,8 +1,9 @@
 //! Engine: the integer-nanosecond clock, the event queue, and seeded RNG streams.
 //!
 //! One binary heap orders events by (time, insertion sequence), so two events at the same
-//! nanosecond fire in the order they were scheduled: runs are deterministic. Timers are
-//! cancelled lazily (an event carries a generation number its owner compares against).
+//! nanosecond fire in the order they were scheduled: runs are deterministic. Re-armable
+//! timers (`set_timer`, `cancel_timer`) sit in an indexed heap of their own, one slot each:
+//! re-arming replaces the slot's entry and cancelling removes it, so no stale timer fires.
 //! A link's propagation delay is constant, so its arrivals leave in the order they entered:
 //! the simulator keeps them in a per-link line and only the line's head sits in the heap,
 //! with the insertion number it was given when it was sent (`reserve_seq`, `at_seq`), so the
@@ -39,10 +40,10 @@ pub enum Event {
     TxDone { link: u32 },
     /// The packet at the head of `link`'s propagation line reaches the link's far end.
     Arrive { link: u32 },
-    /// Retransmission timer of a TCP endpoint (lazy: `gen` must match the endpoint's).
-    TcpTimer { ep: u32, gen: u32 },
-    /// Delayed-ACK timer of a TCP endpoint.
-    DelAck { ep: u32, gen: u32 },
+    /// Retransmission timer of a TCP endpoint (a timer slot: see `Scheduler::set_timer`).
+    TcpTimer { ep: u32 },
+    /// Delayed-ACK timer of a TCP endpoint (a timer slot).
+    DelAck { ep: u32 },
     /// Next action of a traffic generator (an arrival, a session step, a UDP packet).
     Traffic { src: u32, arg: u32 },
     /// Periodic work of an edge classifier (soft state, threshold control).
@@ -367,23 +368,23 @@ mod tests {
     fn timers_interleave_by_time_then_insertion_and_rearm_replaces() {
         let mut s = Scheduler::new();
         s.at(10, Event::Sample); // seq 1
-        s.set_timer(0, 10, Event::TcpTimer { ep: 0, gen: 1 }); // seq 2
-        s.set_timer(1, 30, Event::TcpTimer { ep: 1, gen: 1 }); // seq 3
+        s.set_timer(0, 10, Event::TcpTimer { ep: 0 }); // seq 2
+        s.set_timer(1, 30, Event::TcpTimer { ep: 1 }); // seq 3
         s.at(10, Event::Stop); // seq 4
-        s.set_timer(1, 5, Event::TcpTimer { ep: 1, gen: 2 }); // re-armed earlier: seq 5
-        s.set_timer(2, 7, Event::DelAck { ep: 2, gen: 1 });
+        s.set_timer(1, 5, Event::DelAck { ep: 1 }); // re-armed earlier, another event: seq 5
+        s.set_timer(2, 7, Event::DelAck { ep: 2 });
         s.cancel_timer(2);
-        s.set_timer(3, 40, Event::TcpTimer { ep: 3, gen: 1 });
-        s.set_timer(3, 50, Event::TcpTimer { ep: 3, gen: 2 }); // re-armed later
+        s.set_timer(3, 40, Event::TcpTimer { ep: 3 });
+        s.set_timer(3, 50, Event::DelAck { ep: 3 }); // re-armed later
         let order: Vec<_> = std::iter::from_fn(|| s.pop().map(|e| (s.now(), e))).collect();
         assert_eq!(
             order,
             vec![
-                (5, Event::TcpTimer { ep: 1, gen: 2 }),
+                (5, Event::DelAck { ep: 1 }),
                 (10, Event::Sample),
-                (10, Event::TcpTimer { ep: 0, gen: 1 }),
+                (10, Event::TcpTimer { ep: 0 }),
                 (10, Event::Stop),
-                (50, Event::TcpTimer { ep: 3, gen: 2 }),
+                (50, Event::DelAck { ep: 3 }),
             ]
         );
     }
@@ -400,7 +401,7 @@ mod tests {
                 want[slot] = None;
             } else {
                 let t = 1000 + rng.below(1000);
-                s.set_timer(slot as u32, t, Event::TcpTimer { ep: slot as u32, gen: step as u32 });
+                s.set_timer(slot as u32, t, Event::TcpTimer { ep: slot as u32 });
                 want[slot] = Some((t, s.seq));
             }
         }

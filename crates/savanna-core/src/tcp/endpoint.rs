@@ -94,7 +94,6 @@ pub struct TcpEndpoint {
     send_times: Vec<Time>,
     timed: Option<(u64, Time)>,
     pub rto_deadline: Option<Time>,
-    pub timer_gen: u32,
     pub timer_at: Option<Time>,
     hs_t0: Time,
     hs_retx: bool,
@@ -115,7 +114,6 @@ pub struct TcpEndpoint {
     ack_pending: bool,
     unacked: u32,
     pub delack_deadline: Option<Time>,
-    pub delack_gen: u32,
     pub delack_at: Option<Time>,
 
     pub rx_done: bool,
@@ -136,11 +134,7 @@ impl TcpEndpoint {
     pub fn reset(&mut self, flow: u32, side: u8, local: u32, remote: u32, cfg_idx: u16, cfg: &TcpConfig, snd_total: u64, rcv_total: u64) {
         let st = std::mem::take(&mut self.send_times);
         let ooo = std::mem::take(&mut self.ooo);
-        let (tg, dg) = (self.timer_gen, self.delack_gen);
         *self = Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, st, ooo);
-        // Generations keep counting so the previous user's pending timer events stay stale.
-        self.timer_gen = tg.wrapping_add(1);
-        self.delack_gen = dg.wrapping_add(1);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -189,7 +183,6 @@ impl TcpEndpoint {
             send_times,
             timed: None,
             rto_deadline: None,
-            timer_gen: 0,
             timer_at: None,
             hs_t0: 0,
             hs_retx: false,
@@ -205,7 +198,6 @@ impl TcpEndpoint {
             ack_pending: false,
             unacked: 0,
             delack_deadline: None,
-            delack_gen: 0,
             delack_at: None,
             rx_done: rcv_total == 0 && !cfg.teardown,
             tx_done: snd_total == 0,
