@@ -177,9 +177,10 @@ class _Batch:
 
 def test_fig2a_figure_and_exact_values(tmp_path, monkeypatch):
     from savanna.report import judge, save_figure
+    from savanna.reproduce.common import plot_style
 
     monkeypatch.setattr(gm, "latency_model", lambda: _fake_model)
-    plt = gm._style()
+    plt = plot_style()
     figs, samples, fixed = [], {c.id: [] for c in gm.CLAIMS}, {}
     gm._fig2a(plt, gm.plan(True), _Batch(), samples, fixed,
               lambda fg, i, t, c: figs.append(save_figure(fg, tmp_path, i, t, c)))
