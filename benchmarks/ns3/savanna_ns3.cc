@@ -152,6 +152,7 @@ struct Options
     int64_t traceFlow = -1;
     bool karnSynFix = true;
     std::string recovery = "classic";
+    std::string recoverRule = "ns3";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -174,6 +175,7 @@ Usage(const std::string& msg)
         << "usage: savanna-ns3 --flows FILE.csv --out FILE.csv [--queue droptail|red]\n"
            "         [--duration S] [--pairs N] [--seed N] [--compensate 0|1]\n"
            "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit]\n"
+           "         [--recover-rule ns3|rfc6582]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -287,6 +289,12 @@ ParseArgs(int argc, char** argv)
             if (val != "classic" && val != "dupack-credit")
                 Usage("--recovery: '" + val + "' is not one of classic, dupack-credit");
             o.recovery = val;
+        }
+        else if (key == "recover-rule")
+        {
+            if (val != "ns3" && val != "rfc6582")
+                Usage("--recover-rule: '" + val + "' is not one of ns3, rfc6582");
+            o.recoverRule = val;
         }
         else if (key == "trace-flow")
             o.traceFlow = int64_t(ParseUint(key, val));
@@ -451,6 +459,60 @@ class DupAckCreditRecovery : public TcpClassicRecovery
 };
 
 NS_OBJECT_ENSURE_REGISTERED(DupAckCreditRecovery);
+
+// A diagnostic, not the default (--recover-rule rfc6582). After a retransmission timeout
+// ns-3 3.44 sets its recovery point m_recover to HighTxMark (SND.NXT) and allows a new fast
+// retransmit once the cumulative ACK is >= m_recover (RFC 6675's rule for SACK senders:
+// HighACK >= RecoveryPoint). RFC 6582, which governs a NewReno sender without SACK, allows
+// it only when the ACK "covers more than recover" (recover = the highest sequence number
+// transmitted), i.e. ACK > SND.NXT at the timeout, as ns-2 and Savanna do. The two differ
+// exactly when the ACK lands on SND.NXT: after a timeout, go-back-N resends segments the
+// receiver already holds; once the last hole is filled the ACK jumps to SND.NXT and the
+// remaining resent copies each raise a duplicate ACK of that value. RFC 6582 ignores them
+// (that is what `recover` is for); ns-3 takes the third as a new loss, halves ssthresh again
+// and, without SACK, retransmits one in-flight segment per partial ACK for a whole window.
+// The same boundary applies after a fast recovery ends on an ACK equal to m_recover. This
+// socket moves the boundary by one byte in both cases, so a new fast retransmit needs an
+// ACK beyond the recovery point; everything else is ns-3's. Used to show how much of the
+// FCT gap this one rule explains; see benchmarks/ns3/README.md.
+class Rfc6582RecoverSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("savanna::Rfc6582RecoverSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<Rfc6582RecoverSocket>();
+        return tid;
+    }
+
+  protected:
+    void ReTxTimeout() override
+    {
+        TcpSocketBase::ReTxTimeout();
+        if (m_tcb->m_congState == TcpSocketState::CA_LOSS && m_recoverActive)
+        {
+            // ns-3 leaves CA_LOSS (ignoring duplicate ACKs until then) at an ACK >= m_recover.
+            m_recover = SequenceNumber32(m_recover.GetValue() + 1);
+        }
+    }
+
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        // A fast recovery that just ended on an ACK equal to m_recover: duplicates of that
+        // ACK must not start another one (RFC 6582 3.2 step 2).
+        auto st = m_tcb->m_congState.Get();
+        if ((st == TcpSocketState::CA_OPEN || st == TcpSocketState::CA_DISORDER) &&
+            m_recoverActive && m_highRxAckMark.Get() == m_recover)
+        {
+            m_recover = SequenceNumber32(m_recover.GetValue() + 1);
+        }
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(Rfc6582RecoverSocket);
 
 // ---------------------------------------------------------------- flows
 
@@ -620,6 +682,7 @@ uint64_t g_bnTxPackets = 0;
 uint64_t g_bnTxBytes = 0;
 uint32_t g_sndBuf = 0; // ns3::TcpSocket::SndBufSize
 int64_t g_traceFlow = -1;
+bool g_rfcRecover = false; // --recover-rule rfc6582
 bool g_karnSynFix = true;
 
 uint64_t
@@ -804,7 +867,29 @@ OnTxClose(Flow*, Ptr<Socket>)
 void
 StartFlow(Flow* f)
 {
-    Ptr<Socket> s = Socket::CreateSocket(g_senders.Get(f->pair), TcpSocketFactory::GetTypeId());
+    Ptr<Socket> s;
+    if (g_rfcRecover)
+    {
+        // What TcpL4Protocol::CreateSocket does, with the diagnostic socket class.
+        Ptr<Node> node = g_senders.Get(f->pair);
+        Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+        TypeIdValue recoveryType;
+        tcp->GetAttribute("RecoveryType", recoveryType);
+        ObjectFactory recoveryFactory;
+        recoveryFactory.SetTypeId(recoveryType.Get());
+        Ptr<Rfc6582RecoverSocket> rs = CreateObject<Rfc6582RecoverSocket>();
+        rs->SetNode(node);
+        rs->SetTcp(tcp);
+        rs->SetRtt(CreateObject<RttMeanDeviation>());
+        rs->SetCongestionControlAlgorithm(CreateObject<TcpNewReno>());
+        rs->SetRecoveryAlgorithm(recoveryFactory.Create<TcpRecoveryOps>());
+        tcp->AddSocket(rs);
+        s = rs;
+    }
+    else
+    {
+        s = Socket::CreateSocket(g_senders.Get(f->pair), TcpSocketFactory::GetTypeId());
+    }
     f->tx = s;
     if (g_karnSynFix)
     {
@@ -982,6 +1067,7 @@ main(int argc, char** argv)
     g_sndBuf = 2 * rcvBuf;
     g_traceFlow = o.traceFlow;
     g_karnSynFix = o.karnSynFix;
+    g_rfcRecover = o.recoverRule == "rfc6582";
 
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(g_sndBuf));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(o.ito)));
@@ -1203,6 +1289,7 @@ main(int argc, char** argv)
            << "  \"compensate_device_slot\": " << (o.compensate ? "true" : "false") << ",\n"
            << "  \"karn_syn_fix\": " << (o.karnSynFix ? "true" : "false") << ",\n"
            << "  \"recovery\": " << JsonStr(o.recovery) << ",\n"
+           << "  \"recover_rule\": " << JsonStr(o.recoverRule) << ",\n"
            << "  \"sim_seconds\": " << o.duration << ",\n"
            << "  \"wall_seconds\": " << wall << ",\n"
            << "  \"setup_seconds\": " << setup << ",\n"
