@@ -1,6 +1,7 @@
 //! Behavioural tests of the TCP model on small, fully controlled scenarios: slow-start
 //! timing against its closed form, the ITO and its backoff on SYN / first-packet loss,
-//! NewReno partial ACKs versus Reno, and a single long flow filling the bottleneck.
+//! NewReno partial ACKs versus Reno, no spurious fast retransmit from go-back-N duplicates after
+//! a timeout (RFC 6582's `recover`), and a single long flow filling the bottleneck.
 //! Losses are injected with `[[faults]]` so each test knows exactly which packet is lost.
 
 use savanna_core::api::{load, run, Format, RunOptions};
@@ -321,4 +322,62 @@ kind = "syn"
     assert_eq!(cw.first().copied(), Some(3.0));
     assert!(cw.windows(2).all(|w| w[1] == w[0] + 1.0), "{cw:?}");
     assert_eq!(cw.last().copied(), Some(22.0));
+}
+
+#[test]
+fn after_a_timeout_duplicates_of_resent_segments_do_not_start_a_fast_retransmit() {
+    // RFC 6582 section 3.2 step 2: after a timeout, `recover` is the highest segment sent, and
+    // three duplicate ACKs start a fast retransmit only if they cover MORE than it. Here the
+    // fifth slow-start round (seqs 30..61) loses 40, 42, 44 and 46, and the fast retransmission
+    // of 40 is lost too, so the timer repairs them. Go-back-N then resends 40 (cwnd 1), 42-43
+    // (cwnd 2), 44-46 (cwnd 3), and with 46 resends 47-49, which the receiver already holds:
+    // once 46 fills the last hole the ACK lands exactly on `recover`, and the copies of 47-49
+    // each raise a duplicate of it. Those duplicates say nothing about a new loss; a sender
+    // that accepts an ACK equal to `recover` (as ns-3 3.44 does) would halve its window again
+    // and start a spurious recovery.
+    let tcp = "variant = \"newreno\"\ninit_cwnd = 2\nmax_window = 1000";
+    let lose = |seq: u64, occurrence: u64| {
+        format!("[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = {seq}\noccurrence = {occurrence}\n\n")
+    };
+    let faults = [lose(40, 1), lose(40, 2), lose(42, 1), lose(44, 1), lose(46, 1)].concat();
+    let toml = format!(
+        r#"
+duration_s = 60.0
+[topology]
+type = "dumbbell"
+pairs = 1
+access_rate_mbps = 10000.0
+access_delay_ms = 1.0
+bottleneck_rate_mbps = 10000.0
+bottleneck_delay_ms = 48.0
+bottleneck_queue = {{ type = "droptail", limit_pkts = 1000 }}
+[tcp]
+{tcp}
+[[traffic]]
+type = "flows"
+flows = [{{ start_s = 0.0, size_pkts = 300, src = "src0", dst = "dst0" }}]
+[trace]
+flows = [0]
+{faults}
+"#
+    );
+    let out = sim(&toml);
+    let f = &out.flows[0];
+    assert!(f.fct_s.is_some());
+    assert_eq!(f.drops, 5, "{f:?}");
+    assert_eq!(f.timeouts, 1, "{f:?}");
+    assert_eq!(f.fast_retransmits, 1, "only the first loss starts a fast retransmit: {f:?}");
+
+    let sender: Vec<_> = out.traces.iter().filter(|t| t.side == 0).collect();
+    let at = sender.iter().position(|t| t.event == "timeout").expect("the lost retransmission times out");
+    let recover = sender[at].snd_max;
+    let after = &sender[at + 1..];
+    // The scenario does what it is for: at least three duplicate ACKs of exactly `recover`.
+    let first = after.iter().position(|t| t.snd_una == recover).expect("the ACK reaches recover");
+    let dups = after[first + 1..].iter().take_while(|t| t.event == "packet" && t.snd_una == recover).count();
+    assert!(dups >= 3, "{dups} duplicate ACKs of recover = {recover}");
+    assert!(after.iter().all(|t| !t.in_recovery), "no recovery after the timeout");
+    // ssthresh was set once by the fast retransmit and once by the timeout, never again.
+    let ss_after = after.iter().map(|t| t.ssthresh_pkts).fold(f64::NAN, f64::min);
+    assert_eq!(ss_after, sender[at].ssthresh_pkts, "ssthresh not halved again by the duplicates");
 }
