@@ -223,7 +223,7 @@ def main() -> int:
             sv_w, ns_w, sv_m, ns_m, sv_ev, ns_ev, sv_pk = [], [], [], [], [], [], []
             sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop, sv_fin, ns_fin = [], [], [], [], [], [], 0, 0
             rfc_flows, rfc_util, rfc_drop, rfc_fin = [], [], [], 0
-            credit_flows = {}
+            credit_flows, credit_link = {}, {}
             for seed in range(1, args.seeds + 1):
                 sc = scenario(base, load, seed, args.duration)
                 tag = f"{Path(base).stem}-{load}-{seed}"
@@ -248,8 +248,10 @@ def main() -> int:
                 ns_flows.append(res)
                 if args.recovery_check:
                     for key, extra in DIAGNOSTICS.items():
-                        credit_flows.setdefault(key, []).append(
-                            run_ns3(sc, fl, tmp / f"{tag}-ns3{key.lower()}.csv", extra=extra)[3])
+                        _, _, sd, rd = run_ns3(sc, fl, tmp / f"{tag}-ns3{key.lower()}.csv", extra=extra)
+                        credit_flows.setdefault(key, []).append(rd)
+                        vb = sd["bottleneck"]
+                        credit_link.setdefault(key, []).append((vb["utilisation"], vb["dropped"] / max(1, vb["arrivals"])))
             svf = pd.concat(sv_flows); nsf = pd.concat(ns_flows); rff = pd.concat(rfc_flows)
             name = f"{Path(base).stem} load {load}"
             sw, nw = statistics.median(sv_w), statistics.median(ns_w)
@@ -292,6 +294,18 @@ def main() -> int:
                                  + " | ".join(fmt(tabs[k][i]['median_ns3']) for k in keys)
                                  + f" | {pct(r['median_diff'])} | " + " | ".join(pct(tabs[k][i]['median_diff']) for k in keys)
                                  + f" | {pct(rb['median_diff'])} | " + " | ".join(pct(tabs_b[k][i]['median_diff']) for k in keys) + " |")
+                lines += ["", "| | ns-3 | " + " | ".join(f"ns-3 {k}" for k in keys) + " | B vs ns-3 | "
+                          + " | ".join(f"B vs {k}" for k in keys) + " |", "|---" * (2 + 2 * len(keys) + 1) + "|"]
+                for j, what in ((0, "bottleneck utilisation"), (1, "bottleneck drop rate")):
+                    base_v = mu(ns_util) if j == 0 else mu(ns_drop)
+                    own = mu(rfc_util) if j == 0 else mu(rfc_drop)
+                    vals = {k: mu([x[j] for x in v]) for k, v in credit_link.items()}
+                    if j == 0:
+                        diff = lambda ref: f"{100 * (own - ref):+.2f} points"
+                    else:
+                        diff = lambda ref: pct((own - ref) / max(1e-12, ref))
+                    lines.append(f"| {what} | {base_v:.4f} | " + " | ".join(f"{vals[k]:.4f}" for k in keys)
+                                 + f" | {diff(base_v)} | " + " | ".join(diff(vals[k]) for k in keys) + " |")
                 def retx(df):
                     d = df[(df["start_s"] >= args.warmup) & (df["size_pkts"] > 100)]
                     return int(d["retransmits"].sum())

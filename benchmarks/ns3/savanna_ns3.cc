@@ -68,8 +68,14 @@
 //     its partial ACK returns; the column timeouts_in_recovery counts these.
 //   - connections end with FIN / FIN+ACK / ACK (about 4 small packets per flow, two of them
 //     through the forward bottleneck queue, where they take a slot of the packet-counted
-//     buffer); Savanna models no teardown.
+//     buffer); vs_ns3.py turns on Savanna's `teardown`, which models the same exchange.
 //   - PPP framing (2 B per packet, see SegmentSize above).
+//   - two departures from RFC 6582 in NewReno without SACK, each with a diagnostic switch
+//     that restores the RFC's rule (not used for the headline comparison):
+//     fast recovery credits fewer duplicate ACKs (--recovery dupack-credit, class
+//     DupAckCreditRecovery), and a new fast retransmit may start on duplicate ACKs equal to
+//     the recovery point instead of beyond it (--recover-rule rfc6582, class
+//     Rfc6582RecoverSocket). benchmarks/ns3/README.md gives both with their effect on FCT.
 //
 // Flows. At start_s the sender opens a socket (Bind, Connect: the first SYN leaves at that
 // instant = start). Once connected it hands size_pkts * 1460 bytes to the socket (refilling
