@@ -16,6 +16,13 @@ fn sim(toml: &str) -> RunOutput {
 /// One host pair, 10 Gb/s everywhere (serialisation ~1.2 us per hop, negligible), base RTT
 /// `rtt_ms` (access 1 ms each side), one flow of `size` packets at t = 0.
 fn one_flow(rtt_ms: f64, size: u64, tcp: &str, faults: &str) -> FlowRecord {
+    let out = one_flow_run(rtt_ms, size, tcp, faults);
+    assert_eq!(out.flows.len(), 1);
+    out.flows[0].clone()
+}
+
+/// `one_flow`'s scenario with `extra` (faults, a trace section) appended; the whole output.
+fn one_flow_run(rtt_ms: f64, size: u64, tcp: &str, extra: &str) -> RunOutput {
     let bn = rtt_ms / 2.0 - 2.0;
     let toml = format!(
         r#"
@@ -33,12 +40,10 @@ bottleneck_queue = {{ type = "droptail", limit_pkts = 1000 }}
 [[traffic]]
 type = "flows"
 flows = [{{ start_s = 0.0, size_pkts = {size}, src = "src0", dst = "dst0" }}]
-{faults}
+{extra}
 "#
     );
-    let out = sim(&toml);
-    assert_eq!(out.flows.len(), 1);
-    out.flows[0].clone()
+    sim(&toml)
 }
 
 /// Slow start from initial window w, one ACK per segment, cwnd += 1 per ACK: round k
@@ -340,28 +345,7 @@ fn after_a_timeout_duplicates_of_resent_segments_do_not_start_a_fast_retransmit(
         format!("[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = {seq}\noccurrence = {occurrence}\n\n")
     };
     let faults = [lose(40, 1), lose(40, 2), lose(42, 1), lose(44, 1), lose(46, 1)].concat();
-    let toml = format!(
-        r#"
-duration_s = 60.0
-[topology]
-type = "dumbbell"
-pairs = 1
-access_rate_mbps = 10000.0
-access_delay_ms = 1.0
-bottleneck_rate_mbps = 10000.0
-bottleneck_delay_ms = 48.0
-bottleneck_queue = {{ type = "droptail", limit_pkts = 1000 }}
-[tcp]
-{tcp}
-[[traffic]]
-type = "flows"
-flows = [{{ start_s = 0.0, size_pkts = 300, src = "src0", dst = "dst0" }}]
-[trace]
-flows = [0]
-{faults}
-"#
-    );
-    let out = sim(&toml);
+    let out = one_flow_run(100.0, 300, tcp, &format!("[trace]\nflows = [0]\n{faults}"));
     let f = &out.flows[0];
     assert!(f.fct_s.is_some());
     assert_eq!(f.drops, 5, "{f:?}");
