@@ -55,7 +55,10 @@ pub fn run_to_dir(
 ) -> Result<RunSummary> {
     let sc = load(text, format, base_dir, opts)?;
     output::check_writable(out_dir)?;
-    let out = run(&sc)?;
-    output::write_run(out_dir, &out)?;
+    // Flow records go to the staging directory's flows.parquet as they are built (one row
+    // group at a time), so a run's memory does not grow with a second copy of every flow.
+    let out = output::write_run_streamed(out_dir, |staging| {
+        crate::sim::run_streamed(&sc, &staging.join(output::FLOWS_FILE))
+    })?;
     Ok(out.summary)
 }

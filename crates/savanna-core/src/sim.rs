@@ -38,6 +38,21 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
     w.finish(wall)
 }
 
+/// Run a scenario and write its flow records to `flows_path` (flows.parquet) as they are
+/// built, one row group at a time, so they are never all in memory; the returned output
+/// holds everything else and no flow records.
+pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
+    let plan = crate::scenario::resolve(sc)?;
+    let mut w = World::new(plan);
+    let t0 = Instant::now();
+    w.run();
+    let wall = t0.elapsed().as_secs_f64();
+    let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
+    let out = w.finish_with(wall, &mut |rows| fw.write(rows))?;
+    fw.finish()?;
+    Ok(out)
+}
+
 /// Per-queue counters, by class where it matters.
 #[derive(Clone, Default)]
 pub struct QStats {
@@ -1149,7 +1164,26 @@ impl World {
     }
 
     /// Build the run's records.
-    pub fn finish(mut self, wall_seconds: f64) -> Result<RunOutput> {
+    /// End the run: totals, summary and every flow's record in `RunOutput::flows`.
+    pub fn finish(self, wall_seconds: f64) -> Result<RunOutput> {
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut out = self.finish_with(wall_seconds, &mut |rows| {
+            flows.extend_from_slice(rows);
+            Ok(())
+        })?;
+        out.flows = flows;
+        Ok(out)
+    }
+
+    /// `finish`, handing the flow records to `emit` in flow order, at most
+    /// `FLOW_ROW_GROUP_ROWS` at a time (one row group of flows.parquet), instead of keeping
+    /// them; `RunOutput::flows` is left empty. The run's consistency checks come first, so
+    /// nothing is emitted for a run that fails them.
+    pub fn finish_with(
+        mut self,
+        wall_seconds: f64,
+        emit: &mut dyn FnMut(&[FlowRecord]) -> Result<()>,
+    ) -> Result<RunOutput> {
         let end = self.sched.now().max(self.end_ns.min(self.sched.now()));
         // Fold the counters of still-open endpoints into their flows.
         for fi in 0..self.flows.len() {
@@ -1219,56 +1253,51 @@ impl World {
         }
         let _ = (in_queues, in_tx);
         let names = &self.plan.topo.node_names;
-        let flows: Vec<FlowRecord> = self
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let t = &self.plan.traffic[f.traffic as usize];
-                let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
-                let path = match f.path {
-                    [NO_PATH, _] => String::new(),
-                    [a, b] => {
-                        // The policy that chose it is the one on the flow's path.
-                        let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
-                        match pol {
-                            Some(p) if a == b => p.hop_names[a as usize].clone(),
-                            Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
-                            None => String::new(),
-                        }
+        let record = |i: usize, f: &Flow| {
+            let t = &self.plan.traffic[f.traffic as usize];
+            let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
+            let path = match f.path {
+                [NO_PATH, _] => String::new(),
+                [a, b] => {
+                    // The policy that chose it is the one on the flow's path.
+                    let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
+                    match pol {
+                        Some(p) if a == b => p.hop_names[a as usize].clone(),
+                        Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
+                        None => String::new(),
                     }
-                };
-                FlowRecord {
-                    flow_id: i as u64,
-                    src: names[f.src as usize].clone(),
-                    dst: names[f.dst as usize].clone(),
-                    kind: if f.udp { "udp" } else { "tcp" },
-                    source: t.name.clone(),
-                    tag: t.tag.clone(),
-                    start_s: ns_to_secs(f.start),
-                    end_s: f.end.map(ns_to_secs),
-                    size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),
-                    size_pkts: f.size,
-                    fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
-                    data_pkts_sent: f.tcp.data_pkts_sent,
-                    retransmits: f.tcp.retransmits,
-                    timeouts: f.tcp.timeouts,
-                    fast_retransmits: f.tcp.fast_retransmits,
-                    drops: f.drops,
-                    ecn_marks: f.tcp.ecn_marks,
-                    syn_drops: f.syn_drops,
-                    first_data_drop: f.first_data_drop,
-                    favored_pkts: f.favored,
-                    class_at_end: f.class_at_end,
-                    path,
-                    base_rtt_s: ns_to_secs(f.base_rtt),
-                    delivered_pkts: f.tcp.delivered,
-                    syn_sent: f.tcp.syn_sent,
-                    synack_drops: f.synack_drops,
-                    pushed_out: f.pushed_out,
                 }
-            })
-            .collect();
+            };
+            FlowRecord {
+                flow_id: i as u64,
+                src: names[f.src as usize].clone(),
+                dst: names[f.dst as usize].clone(),
+                kind: if f.udp { "udp" } else { "tcp" },
+                source: t.name.clone(),
+                tag: t.tag.clone(),
+                start_s: ns_to_secs(f.start),
+                end_s: f.end.map(ns_to_secs),
+                size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),
+                size_pkts: f.size,
+                fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
+                data_pkts_sent: f.tcp.data_pkts_sent,
+                retransmits: f.tcp.retransmits,
+                timeouts: f.tcp.timeouts,
+                fast_retransmits: f.tcp.fast_retransmits,
+                drops: f.drops,
+                ecn_marks: f.tcp.ecn_marks,
+                syn_drops: f.syn_drops,
+                first_data_drop: f.first_data_drop,
+                favored_pkts: f.favored,
+                class_at_end: f.class_at_end,
+                path,
+                base_rtt_s: ns_to_secs(f.base_rtt),
+                delivered_pkts: f.tcp.delivered,
+                syn_sent: f.tcp.syn_sent,
+                synack_drops: f.synack_drops,
+                pushed_out: f.pushed_out,
+            }
+        };
         let summary = RunSummary {
             savanna_version: crate::VERSION.to_string(),
             scenario: self.plan.name.clone(),
@@ -1289,8 +1318,16 @@ impl World {
         if summary.packets_created != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end {
             return Err(Error::Internal("packet conservation failed".into()));
         }
+        let group = crate::metrics::parquet::FLOW_ROW_GROUP_ROWS;
+        let mut rows = Vec::with_capacity(group.min(self.flows.len()));
+        for (start, chunk) in self.flows.chunks(group).enumerate() {
+            rows.clear();
+            rows.extend(chunk.iter().enumerate().map(|(j, f)| record(start * group + j, f)));
+            emit(&rows)?;
+        }
+        drop(rows);
         Ok(RunOutput {
-            flows,
+            flows: Vec::new(),
             queues: std::mem::take(&mut self.samples),
             queue_sampling: self.sample_ns > 0,
             classifiers: std::mem::take(&mut self.classifier_samples),

@@ -7,6 +7,11 @@
 //! the Parquet files are renamed next, and summary.json is renamed last, so the presence of
 //! summary.json means the directory holds one complete run. On error the staging directory
 //! is removed, as are any directories this call created (if still empty).
+//!
+//! `write_run_streamed` is the same protocol for a run that writes its own flows.parquet
+//! into the staging directory while it finishes (`api::run_to_dir` does this, so a run
+//! never holds all its flow records at once); the staging directory then exists for the
+//! whole run.
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Write};
@@ -57,6 +62,11 @@ pub fn write_run(out_dir: &Path, out: &RunOutput) -> Result<()> {
 /// `write_run` uses this to fill its staging directory.
 pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
     write_flows(&dir.join(FLOWS_FILE), &out.flows)?;
+    write_files_after_flows(dir, out)
+}
+
+/// Everything `write_run_files` writes after flows.parquet.
+fn write_files_after_flows(dir: &Path, out: &RunOutput) -> Result<()> {
     if out.queue_sampling {
         write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
         write_network(&dir.join(NETWORK_FILE), &out.network)?;
@@ -73,16 +83,39 @@ pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
     write_summary(&dir.join(SUMMARY_FILE), out)
 }
 
+/// Like `write_run`, for a run that writes its own flows.parquet while it finishes:
+/// `produce` gets the staging directory, must write `FLOWS_FILE` there and return the rest
+/// of the output (its `flows` are not written again). The same guarantees as `write_run`:
+/// nothing appears in `out_dir` unless the whole run succeeded, and a failed run leaves
+/// behind no staging directory and no directory this call created.
+pub fn write_run_streamed(out_dir: &Path, produce: impl FnOnce(&Path) -> Result<RunOutput>) -> Result<RunOutput> {
+    let mut result = None;
+    write_run_staged(out_dir, |staging| {
+        let out = produce(staging)?;
+        write_files_after_flows(staging, &out)?;
+        commit(staging, out_dir, &out)?;
+        result = Some(out);
+        Ok(())
+    })?;
+    result.ok_or_else(|| Error::Internal("streamed run produced no output".into()))
+}
+
 /// `write_run` with the staging writer as a parameter (tests inject failures here).
 fn write_run_with(
     out_dir: &Path,
     out: &RunOutput,
     write_files: impl FnOnce(&Path, &RunOutput) -> Result<()>,
 ) -> Result<()> {
+    write_run_staged(out_dir, |staging| write_files(staging, out).and_then(|()| commit(staging, out_dir, out)))
+}
+
+/// Create `out_dir` and a staging directory in it, let `fill_and_commit` write the files
+/// there and move them into place, then remove the staging directory; on failure also
+/// remove the directories this call created.
+fn write_run_staged(out_dir: &Path, fill_and_commit: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let created = create_out_dir(out_dir)?;
     let result = make_staging(out_dir).and_then(|staging| {
-        let r =
-            write_files(&staging, out).and_then(|()| commit(&staging, out_dir, out));
+        let r = fill_and_commit(&staging);
         // On success the staging directory is empty; on failure it may hold partial files.
         let _ = fs::remove_dir_all(&staging);
         r
@@ -394,6 +427,57 @@ mod tests {
         // The old summary is gone (the directory no longer claims a complete run) and no
         // staging directory remains.
         assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE]);
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn streamed_run_writes_the_same_files_as_write_run() {
+        let a = scratch("stream-a");
+        let b = scratch("stream-b");
+        write_run(&a, &run(5, true)).unwrap();
+        let out = write_run_streamed(&b, |staging| {
+            let full = run(5, true);
+            let mut fw = crate::metrics::parquet::FlowWriter::create(&staging.join(FLOWS_FILE))?;
+            fw.write(&full.flows[..2])?;
+            fw.write(&full.flows[2..])?;
+            fw.finish()?;
+            Ok(RunOutput { flows: Vec::new(), ..full })
+        })
+        .unwrap();
+        assert!(out.flows.is_empty());
+        assert_eq!(entries(&a), entries(&b));
+        for f in entries(&a) {
+            if f != FLOWS_FILE {
+                assert_eq!(fs::read(a.join(&f)).unwrap(), fs::read(b.join(&f)).unwrap(), "{f}");
+            }
+        }
+        // Two writes of 2 and 3 rows: two row groups where write_run makes one.
+        assert_eq!(flow_rows(&b.join(FLOWS_FILE)), 5);
+        fs::remove_dir_all(&a).unwrap();
+        fs::remove_dir_all(&b).unwrap();
+    }
+
+    #[test]
+    fn streamed_run_that_fails_leaves_nothing_and_keeps_previous_run() {
+        let base = scratch("stream-fail");
+        let out = base.join("new").join("out");
+        let err = write_run_streamed(&out, |staging| {
+            let mut fw = crate::metrics::parquet::FlowWriter::create(&staging.join(FLOWS_FILE))?;
+            fw.write(&run(3, false).flows)?;
+            Err(Error::Internal("injected failure mid-run".into()))
+        })
+        .unwrap_err();
+        assert!(matches!(err, Error::Internal(_)));
+        assert!(entries(&base).is_empty(), "{:?}", entries(&base));
+
+        let out = scratch("stream-keep");
+        write_run(&out, &run(3, true)).unwrap();
+        let before = fs::read(out.join(FLOWS_FILE)).unwrap();
+        let r = write_run_streamed(&out, |_| Err(Error::io("injected", "boom")));
+        assert!(r.is_err());
+        assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE, SUMMARY_FILE]);
+        assert_eq!(fs::read(out.join(FLOWS_FILE)).unwrap(), before);
+        fs::remove_dir_all(&base).unwrap();
         fs::remove_dir_all(&out).unwrap();
     }
 }
