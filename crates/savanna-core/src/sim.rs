@@ -30,11 +30,7 @@ const NONE: u32 = u32::MAX;
 
 /// Run a scenario to completion and return its records.
 pub fn run(sc: &Scenario) -> Result<RunOutput> {
-    let plan = crate::scenario::resolve(sc)?;
-    let mut w = World::new(plan);
-    let t0 = Instant::now();
-    w.run();
-    let wall = t0.elapsed().as_secs_f64();
+    let (w, wall) = simulate(sc)?;
     w.finish(wall)
 }
 
@@ -42,15 +38,30 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
 /// built, one row group at a time, so they are never all in memory; the returned output
 /// holds everything else and no flow records.
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
-    let plan = crate::scenario::resolve(sc)?;
-    let mut w = World::new(plan);
-    let t0 = Instant::now();
-    w.run();
-    let wall = t0.elapsed().as_secs_f64();
+    let (w, wall) = simulate(sc)?;
     let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
     let out = w.finish_with(wall, &mut |rows| fw.write(rows))?;
     fw.finish()?;
     Ok(out)
+}
+
+/// Build the world and run its event loop to the end; the wall seconds of the loop alone.
+fn simulate(sc: &Scenario) -> Result<(World, f64)> {
+    let plan = crate::scenario::resolve(sc)?;
+    let mut w = World::new(plan);
+    let t0 = Instant::now();
+    w.run();
+    Ok((w, t0.elapsed().as_secs_f64()))
+}
+
+/// Timer slots of endpoint `ep` in the scheduler: its retransmission and delayed-ACK timers.
+#[inline]
+fn rto_slot(ep: u32) -> u32 {
+    2 * ep
+}
+#[inline]
+fn delack_slot(ep: u32) -> u32 {
+    2 * ep + 1
 }
 
 /// Per-queue counters, by class where it matters.
@@ -702,13 +713,13 @@ impl World {
         if let Some(d) = e.rto_deadline {
             if e.timer_at.is_none_or(|t| d < t) {
                 e.timer_at = Some(d);
-                self.sched.set_timer(2 * ep, d, Event::TcpTimer { ep });
+                self.sched.set_timer(rto_slot(ep), d, Event::TcpTimer { ep });
             }
         }
         if let Some(d) = e.delack_deadline {
             if e.delack_at.is_none_or(|t| d < t) {
                 e.delack_at = Some(d);
-                self.sched.set_timer(2 * ep + 1, d, Event::DelAck { ep });
+                self.sched.set_timer(delack_slot(ep), d, Event::DelAck { ep });
             }
         }
     }
@@ -724,8 +735,8 @@ impl World {
             add_stats(&mut self.flows[flow as usize].tcp, &e.stats, receives_data);
             e.timer_at = None;
             e.delack_at = None;
-            self.sched.cancel_timer(2 * ep);
-            self.sched.cancel_timer(2 * ep + 1);
+            self.sched.cancel_timer(rto_slot(ep));
+            self.sched.cancel_timer(delack_slot(ep));
             self.flows[flow as usize].ep[side] = NONE;
             self.free_eps.push(ep);
         }
@@ -1163,12 +1174,11 @@ impl World {
         }
     }
 
-    /// Build the run's records.
     /// End the run: totals, summary and every flow's record in `RunOutput::flows`.
     pub fn finish(self, wall_seconds: f64) -> Result<RunOutput> {
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut out = self.finish_with(wall_seconds, &mut |rows| {
-            flows.extend_from_slice(rows);
+            flows.append(rows);
             Ok(())
         })?;
         out.flows = flows;
@@ -1177,12 +1187,13 @@ impl World {
 
     /// `finish`, handing the flow records to `emit` in flow order, at most
     /// `FLOW_ROW_GROUP_ROWS` at a time (one row group of flows.parquet), instead of keeping
-    /// them; `RunOutput::flows` is left empty. The run's consistency checks come first, so
-    /// nothing is emitted for a run that fails them.
+    /// them; `RunOutput::flows` is left empty. `emit` may take the records out of the
+    /// batch (the in-memory `finish` moves them); whatever it leaves is dropped. The run's
+    /// consistency checks come first, so nothing is emitted for a run that fails them.
     pub fn finish_with(
         mut self,
         wall_seconds: f64,
-        emit: &mut dyn FnMut(&[FlowRecord]) -> Result<()>,
+        emit: &mut dyn FnMut(&mut Vec<FlowRecord>) -> Result<()>,
     ) -> Result<RunOutput> {
         let end = self.sched.now().max(self.end_ns.min(self.sched.now()));
         // Fold the counters of still-open endpoints into their flows.
@@ -1323,9 +1334,8 @@ impl World {
         for (start, chunk) in self.flows.chunks(group).enumerate() {
             rows.clear();
             rows.extend(chunk.iter().enumerate().map(|(j, f)| record(start * group + j, f)));
-            emit(&rows)?;
+            emit(&mut rows)?;
         }
-        drop(rows);
         Ok(RunOutput {
             flows: Vec::new(),
             queues: std::mem::take(&mut self.samples),

@@ -394,7 +394,7 @@ mod tests {
         let mut s = Scheduler::new();
         let mut rng = Rng::stream(7, "timer-test");
         let mut want: Vec<Option<(Time, u64)>> = vec![None; 50];
-        for step in 0..5000u64 {
+        for _ in 0..5000 {
             let slot = rng.below(50) as usize;
             if rng.bernoulli(0.2) {
                 s.cancel_timer(slot as u32);

@@ -89,15 +89,12 @@ fn write_files_after_flows(dir: &Path, out: &RunOutput) -> Result<()> {
 /// nothing appears in `out_dir` unless the whole run succeeded, and a failed run leaves
 /// behind no staging directory and no directory this call created.
 pub fn write_run_streamed(out_dir: &Path, produce: impl FnOnce(&Path) -> Result<RunOutput>) -> Result<RunOutput> {
-    let mut result = None;
     write_run_staged(out_dir, |staging| {
         let out = produce(staging)?;
         write_files_after_flows(staging, &out)?;
         commit(staging, out_dir, &out)?;
-        result = Some(out);
-        Ok(())
-    })?;
-    result.ok_or_else(|| Error::Internal("streamed run produced no output".into()))
+        Ok(out)
+    })
 }
 
 /// `write_run` with the staging writer as a parameter (tests inject failures here).
@@ -112,7 +109,7 @@ fn write_run_with(
 /// Create `out_dir` and a staging directory in it, let `fill_and_commit` write the files
 /// there and move them into place, then remove the staging directory; on failure also
 /// remove the directories this call created.
-fn write_run_staged(out_dir: &Path, fill_and_commit: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+fn write_run_staged<T>(out_dir: &Path, fill_and_commit: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
     let created = create_out_dir(out_dir)?;
     let result = make_staging(out_dir).and_then(|staging| {
         let r = fill_and_commit(&staging);
@@ -310,6 +307,11 @@ mod tests {
         }
     }
 
+    fn flow_row_groups(path: &Path) -> usize {
+        use ::parquet::file::reader::{FileReader, SerializedFileReader};
+        SerializedFileReader::new(File::open(path).unwrap()).unwrap().metadata().num_row_groups()
+    }
+
     fn flow_rows(path: &Path) -> i64 {
         use ::parquet::file::reader::{FileReader, SerializedFileReader};
         let r = SerializedFileReader::new(File::open(path).unwrap()).unwrap();
@@ -453,6 +455,8 @@ mod tests {
         }
         // Two writes of 2 and 3 rows: two row groups where write_run makes one.
         assert_eq!(flow_rows(&b.join(FLOWS_FILE)), 5);
+        assert_eq!(flow_row_groups(&a.join(FLOWS_FILE)), 1);
+        assert_eq!(flow_row_groups(&b.join(FLOWS_FILE)), 2);
         fs::remove_dir_all(&a).unwrap();
         fs::remove_dir_all(&b).unwrap();
     }
