@@ -204,8 +204,8 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns3-"))
     report = ["# Savanna vs ns-3 3.44", "",
-              f"Command: `python3 benchmarks/vs_ns3.py{' --quick' if args.quick else ''}` "
-              f"{' --recovery-check' if args.recovery_check else ''} ({args.duration:g} s simulated, {args.seeds} seed(s), loads {args.loads}; FCT statistics over flows "
+              f"Command: `python3 benchmarks/vs_ns3.py{' --quick' if args.quick else ''}"
+              f"{' --recovery-check' if args.recovery_check else ''}` ({args.duration:g} s simulated, {args.seeds} seed(s), loads {args.loads}; FCT statistics over flows "
               f"starting after {args.warmup:g} s, pooled over seeds). Same flows in both: ns-3 replays the flow list "
               "Savanna generated.", ""]
     speed_rows, fid_sections, plots = [], [], {}
@@ -223,7 +223,7 @@ def main() -> int:
             sv_w, ns_w, sv_m, ns_m, sv_ev, ns_ev, sv_pk = [], [], [], [], [], [], []
             sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop, sv_fin, ns_fin = [], [], [], [], [], [], 0, 0
             rfc_flows, rfc_util, rfc_drop, rfc_fin = [], [], [], 0
-            credit_flows, credit_link = {}, {}
+            diag_flows, diag_link = {}, {}
             for seed in range(1, args.seeds + 1):
                 sc = scenario(base, load, seed, args.duration)
                 tag = f"{Path(base).stem}-{load}-{seed}"
@@ -249,9 +249,9 @@ def main() -> int:
                 if args.recovery_check:
                     for key, extra in DIAGNOSTICS.items():
                         _, _, sd, rd = run_ns3(sc, fl, tmp / f"{tag}-ns3{key.lower()}.csv", extra=extra)
-                        credit_flows.setdefault(key, []).append(rd)
+                        diag_flows.setdefault(key, []).append(rd)
                         vb = sd["bottleneck"]
-                        credit_link.setdefault(key, []).append((vb["utilisation"], vb["dropped"] / max(1, vb["arrivals"])))
+                        diag_link.setdefault(key, []).append((vb["utilisation"], vb["dropped"] / max(1, vb["arrivals"])))
             svf = pd.concat(sv_flows); nsf = pd.concat(ns_flows); rff = pd.concat(rfc_flows)
             name = f"{Path(base).stem} load {load}"
             sw, nw = statistics.median(sv_w), statistics.median(ns_w)
@@ -276,9 +276,9 @@ def main() -> int:
                 lines.append(f"| {r['bucket']} | {r['n_savanna']} / {r['n_ns3']} | {fmt(r['median_savanna'])} | {fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | "
                              f"{pct(r['median_diff'])} | {pct(rb['median_diff'])} | {fmt(r['mean_savanna'])} | {fmt(rb['mean_savanna'])} | {fmt(r['mean_ns3'])} | "
                              f"{pct(r['mean_diff'])} | {pct(rb['mean_diff'])} |")
-            if credit_flows:
-                tabs = {k: fct_table(svf, pd.concat(v), args.warmup) for k, v in credit_flows.items()}
-                tabs_b = {k: fct_table(rff, pd.concat(v), args.warmup) for k, v in credit_flows.items()}
+            if diag_flows:
+                tabs = {k: fct_table(svf, pd.concat(v), args.warmup) for k, v in diag_flows.items()}
+                tabs_b = {k: fct_table(rff, pd.concat(v), args.warmup) for k, v in diag_flows.items()}
                 keys = list(tabs)
                 lines += ["", "Recovery check: ns-3 run again with the RFC 6582 rules it departs from restored, one at "
                           "a time and together (diagnostics, not ns-3 as shipped): C gives fast recovery the "
@@ -296,22 +296,19 @@ def main() -> int:
                                  + f" | {pct(rb['median_diff'])} | " + " | ".join(pct(tabs_b[k][i]['median_diff']) for k in keys) + " |")
                 lines += ["", "| | ns-3 | " + " | ".join(f"ns-3 {k}" for k in keys) + " | B vs ns-3 | "
                           + " | ".join(f"B vs {k}" for k in keys) + " |", "|---" * (2 + 2 * len(keys) + 1) + "|"]
-                for j, what in ((0, "bottleneck utilisation"), (1, "bottleneck drop rate")):
-                    base_v = mu(ns_util) if j == 0 else mu(ns_drop)
-                    own = mu(rfc_util) if j == 0 else mu(rfc_drop)
-                    vals = {k: mu([x[j] for x in v]) for k, v in credit_link.items()}
-                    if j == 0:
-                        diff = lambda ref: f"{100 * (own - ref):+.2f} points"
-                    else:
-                        diff = lambda ref: pct((own - ref) / max(1e-12, ref))
-                    lines.append(f"| {what} | {base_v:.4f} | " + " | ".join(f"{vals[k]:.4f}" for k in keys)
-                                 + f" | {diff(base_v)} | " + " | ".join(diff(vals[k]) for k in keys) + " |")
+                points = lambda own, ref: f"{100 * (own - ref):+.2f} points"
+                relative = lambda own, ref: pct((own - ref) / max(1e-12, ref))
+                for j, what, ns_v, own, diff in ((0, "bottleneck utilisation", mu(ns_util), mu(rfc_util), points),
+                                                 (1, "bottleneck drop rate", mu(ns_drop), mu(rfc_drop), relative)):
+                    vals = {k: mu([x[j] for x in v]) for k, v in diag_link.items()}
+                    lines.append(f"| {what} | {ns_v:.4f} | " + " | ".join(f"{vals[k]:.4f}" for k in keys)
+                                 + f" | {diff(own, ns_v)} | " + " | ".join(diff(own, vals[k]) for k in keys) + " |")
                 def retx(df):
                     d = df[(df["start_s"] >= args.warmup) & (df["size_pkts"] > 100)]
                     return int(d["retransmits"].sum())
                 lines += ["", "Retransmissions by flows of more than 100 packets (summed over seeds): "
                           f"A {retx(svf):,}, B {retx(rff):,}, ns-3 {retx(nsf):,}, "
-                          + ", ".join(f"{k} {retx(pd.concat(v)):,}" for k, v in credit_flows.items()) + "."]
+                          + ", ".join(f"{k} {retx(pd.concat(v)):,}" for k, v in diag_flows.items()) + "."]
             fid_sections.append("\n".join(lines) + "\n")
             plots[name] = tab
             print("\n".join(lines), flush=True)
@@ -323,7 +320,7 @@ def main() -> int:
     for r in speed_rows:
         head.append(f"| {r[0]} | {r[1]:.3f} | {r[2]:.2f} | {r[3]:.0f}x | {r[4] / 1e6:.1f} M | {r[5] / 1e6:.2f} M | {r[6] / 1e6:.1f} M "
                     f"| {r[7]:.1f} | {r[8]:.1f} | {r[7] / r[8]:.2f} | {r[9]:.1f} | {r[10]:.1f} | {r[7] - r[9]:.1f} | {r[8] - r[10]:.1f} |")
-    head += ["", "Peak MiB is the peak resident set of the whole process (`/usr/bin/time`), the longest of the seeds. "
+    head += ["", "Peak MiB is the peak resident set of the whole process (`/usr/bin/time`), the largest over the seeds. "
              "The 1 s run is the same program on the same scenario for 1 simulated second: its peak is the fixed "
              "footprint (code and shared libraries paged in, start-up state); growth = peak - that footprint, the "
              "memory the run itself adds (per-flow state and records, queues, events)."]

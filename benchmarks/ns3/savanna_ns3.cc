@@ -369,6 +369,20 @@ ParseArgs(int argc, char** argv)
     return o;
 }
 
+// ---------------------------------------------------------------- this program's ns-3 classes
+
+// The TypeId of one of the classes below: group "Internet", default constructor.
+template <class T, class Parent>
+TypeId
+SavannaTypeId(const char* name)
+{
+    TypeId tid(name);
+    tid.SetParent<Parent>();
+    tid.SetGroupName("Internet");
+    tid.template AddConstructor<T>();
+    return tid;
+}
+
 // ---------------------------------------------------------------- RTT estimator
 
 // RttMeanDeviation that can be told to drop the next sample. ns-3 3.44 breaks Karn's rule
@@ -382,10 +396,7 @@ class KarnSynRtt : public RttMeanDeviation
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("savanna::KarnSynRtt")
-                                .SetParent<RttMeanDeviation>()
-                                .SetGroupName("Internet")
-                                .AddConstructor<KarnSynRtt>();
+        static TypeId tid = SavannaTypeId<KarnSynRtt, RttMeanDeviation>("savanna::KarnSynRtt");
         return tid;
     }
 
@@ -415,17 +426,14 @@ NS_OBJECT_ENSURE_REGISTERED(KarnSynRtt);
 // duplicate ACK (cwnd = ssthresh + 3 SMSS, + 1 SMSS per further one) and, at a partial ACK,
 // deflates by the data acknowledged and adds back one SMSS. This class adds those credits
 // to cWnd (2 segments at entry, 1 per partial ACK), so that ns-3 sends what RFC 6582 allows;
-// ns-3 sets cWnd to ssthresh on leaving recovery. Used to show that this accounting is what
-// separates the two simulators' FCTs; see benchmarks/results/vs_ns3.md.
+// ns-3 sets cWnd to ssthresh on leaving recovery. Used to measure how much of the FCT gap
+// this accounting explains; see benchmarks/ns3/README.md.
 class DupAckCreditRecovery : public TcpClassicRecovery
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("savanna::DupAckCreditRecovery")
-                                .SetParent<TcpClassicRecovery>()
-                                .SetGroupName("Internet")
-                                .AddConstructor<DupAckCreditRecovery>();
+        static TypeId tid = SavannaTypeId<DupAckCreditRecovery, TcpClassicRecovery>("savanna::DupAckCreditRecovery");
         return tid;
     }
 
@@ -486,10 +494,7 @@ class Rfc6582RecoverSocket : public TcpSocketBase
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("savanna::Rfc6582RecoverSocket")
-                                .SetParent<TcpSocketBase>()
-                                .SetGroupName("Internet")
-                                .AddConstructor<Rfc6582RecoverSocket>();
+        static TypeId tid = SavannaTypeId<Rfc6582RecoverSocket, TcpSocketBase>("savanna::Rfc6582RecoverSocket");
         return tid;
     }
 
@@ -870,32 +875,42 @@ OnTxClose(Flow*, Ptr<Socket>)
 {
 }
 
+// An object of the type a TcpL4Protocol attribute names (SocketType, RecoveryType, ...).
+template <class Base>
+Ptr<Base>
+FromTcpAttribute(Ptr<TcpL4Protocol> tcp, const std::string& attribute)
+{
+    TypeIdValue type;
+    tcp->GetAttribute(attribute, type);
+    ObjectFactory factory;
+    factory.SetTypeId(type.Get());
+    return factory.Create<Base>();
+}
+
+// What TcpL4Protocol::CreateSocket (3.44) does, with socket class T in place of
+// TcpSocketBase, which that function hard-codes: RTT estimator, congestion control and
+// recovery come from the protocol's attributes as for every other socket.
+template <class T>
+Ptr<T>
+CreateTcpSocket(Ptr<Node> node)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    Ptr<T> s = CreateObject<T>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(FromTcpAttribute<RttEstimator>(tcp, "RttEstimatorType"));
+    s->SetCongestionControlAlgorithm(FromTcpAttribute<TcpCongestionOps>(tcp, "SocketType"));
+    s->SetRecoveryAlgorithm(FromTcpAttribute<TcpRecoveryOps>(tcp, "RecoveryType"));
+    tcp->AddSocket(s);
+    return s;
+}
+
 void
 StartFlow(Flow* f)
 {
-    Ptr<Socket> s;
-    if (g_rfcRecover)
-    {
-        // What TcpL4Protocol::CreateSocket does, with the diagnostic socket class.
-        Ptr<Node> node = g_senders.Get(f->pair);
-        Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
-        TypeIdValue recoveryType;
-        tcp->GetAttribute("RecoveryType", recoveryType);
-        ObjectFactory recoveryFactory;
-        recoveryFactory.SetTypeId(recoveryType.Get());
-        Ptr<Rfc6582RecoverSocket> rs = CreateObject<Rfc6582RecoverSocket>();
-        rs->SetNode(node);
-        rs->SetTcp(tcp);
-        rs->SetRtt(CreateObject<RttMeanDeviation>());
-        rs->SetCongestionControlAlgorithm(CreateObject<TcpNewReno>());
-        rs->SetRecoveryAlgorithm(recoveryFactory.Create<TcpRecoveryOps>());
-        tcp->AddSocket(rs);
-        s = rs;
-    }
-    else
-    {
-        s = Socket::CreateSocket(g_senders.Get(f->pair), TcpSocketFactory::GetTypeId());
-    }
+    Ptr<Node> node = g_senders.Get(f->pair);
+    Ptr<Socket> s = g_rfcRecover ? Ptr<Socket>(CreateTcpSocket<Rfc6582RecoverSocket>(node))
+                                 : Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
     f->tx = s;
     if (g_karnSynFix)
     {
