@@ -12,7 +12,9 @@
 //! thresholds; forced drop above max_th, or 2 max_th with `gentle`), then tail drop.
 //!
 //! Our readings: the comparison is by flow id only (a TCP connection); a matched pair does
-//! not touch RED's count (as Linux `sch_choke`); forced drops are drops, never marks (as
+//! not touch RED's count (as Linux `sch_choke`); RED's part keeps ns-2's guard (no early or
+//! average-forced drop of an arrival finding at most one packet queued, `redmath`), while
+//! the draw itself follows the CHOKe paper (any arrival finding the average above min_th); forced drops are drops, never marks (as
 //! `red.rs`). Parameters: FavorQueue says only "the parameters proposed by their authors";
 //! the CHOKe paper's simulations set min_th = buffer / 3 and max_th = 2 min_th (100 and 200
 //! of 300 packets), so by default min_th and max_th are one and two thirds of `limit_pkts`;
@@ -157,7 +159,7 @@ impl Qdisc for Choke {
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
         let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
         if avg <= self.p.min_th {
-            self.count.reset();
+            self.count.below();
         } else {
             // CHOKe: compare the arrival with one queued packet drawn uniformly at random.
             if !self.rf.q.is_empty() {
@@ -171,11 +173,16 @@ impl Qdisc for Choke {
                 }
             }
             // Not matched: RED decides for the arrival.
-            if !red_verdict(self.curve.region(avg), 1.0, &mut self.count, self.p.ecn, id, cx) {
+            let region = self.curve.region_at(avg, self.rf.q.len() as u64);
+            if !red_verdict(region, 1.0, &mut self.count, self.p.ecn, id, cx) {
                 return false;
             }
         }
-        self.rf.admit(id, cx)
+        if !self.rf.admit(id, cx) {
+            self.count.forced();
+            return false;
+        }
+        true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
         self.rf.pop(cx)
@@ -313,10 +320,29 @@ mod tests {
         // ECN: an ECT unmatched arrival in the early region is marked, not dropped.
         let mut q = Choke::new(ChokeParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() });
         fill(&mut b, &mut q, &[1, 1]);
+        // The first arrival in the early region only starts RED's count (ns-2's `old`).
+        let first = b.pkt(3, 0, ClassMark::None, Ecn::Ect);
+        assert_eq!(b.offer(&mut q, first), (true, vec![]));
+        assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
         let x = b.pkt(2, 0, ClassMark::None, Ecn::Ect);
         let (ok, drops) = b.offer(&mut q, x);
         assert!(ok && drops.is_empty());
         assert_eq!(b.pkts.get(x).ecn, Ecn::Ce);
+    }
+
+    #[test]
+    fn red_part_spares_an_arrival_at_a_nearly_empty_queue() {
+        // ns-2's guard: the average far above 2 max_th, but one packet queued: the
+        // (unmatched) arrival is neither force-dropped nor early-dropped; with two queued it
+        // is force-dropped.
+        let mut b = Bench::new(5);
+        let mut q = Choke::new(ChokeParams { w_q: 0.002, ..params() });
+        q.rf.avg.avg = 100.0;
+        fill(&mut b, &mut q, &[1]);
+        let x = b.pkt(2, 0, ClassMark::None, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, x), (true, vec![]));
+        let y = b.pkt(3, 0, ClassMark::None, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, y), (false, vec![(y, DropReason::Forced)]));
     }
 
     #[test]

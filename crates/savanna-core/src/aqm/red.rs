@@ -5,7 +5,9 @@
 //! marking of ECT packets instead of early drops (RFC 3168; not-ECT packets such as SYNs
 //! are dropped), forced drops above the hard threshold, and tail drop when the buffer is
 //! full. Thresholds are in packets; in byte mode the probability of a packet is scaled by
-//! its size over the mean packet size (ns-2 `bytes_`).
+//! its size over the mean packet size (ns-2 `bytes_`). As in ns-2 (and ns-3), an arrival
+//! that finds at most one packet queued (one byte in byte mode) is never dropped early or
+//! by the average, and a tail drop restarts the count as a forced drop does.
 
 use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
 use super::{QCtx, Qdisc};
@@ -51,12 +53,17 @@ impl Qdisc for Red {
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
         let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
         let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
-        let region = self.curve.region(avg);
+        let queued = if self.p.byte_mode { self.rf.q.bytes() } else { self.rf.q.len() as u64 };
+        let region = self.curve.region_at(avg, queued);
         let scale = if self.p.byte_mode { cx.pkts.get(id).size as f64 / self.p.mean_pkt_bytes } else { 1.0 };
         if !red_verdict(region, scale, &mut self.count, self.p.ecn, id, cx) {
             return false;
         }
-        self.rf.admit(id, cx)
+        if !self.rf.admit(id, cx) {
+            self.count.forced();
+            return false;
+        }
+        true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
         self.rf.pop(cx)
@@ -181,14 +188,125 @@ mod tests {
             let x = b.pkt(0, i, ClassMark::None, Ecn::Ect);
             b.offer(&mut q, x);
         }
+        // The first arrival in the early region only starts the count (ns-2's `old`).
+        let first = b.pkt(0, 2, ClassMark::None, Ecn::Ect);
+        assert_eq!(b.offer(&mut q, first), (true, vec![]));
+        assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
         let ect = b.pkt(1, 0, ClassMark::None, Ecn::Ect);
         let (ok, drops) = b.offer(&mut q, ect);
         assert!(ok && drops.is_empty());
         assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
         assert_eq!(b.out.marks, 1);
+        // Serve one so the queue (= average) stays below 2 max_th, in the early region.
+        let served = b.take(&mut q).unwrap();
+        b.pkts.free(served);
         let syn = b.pkt(2, 0, ClassMark::None, Ecn::NotEct);
         let (ok, drops) = b.offer(&mut q, syn);
         assert!(!ok);
         assert_eq!(drops, vec![(syn, DropReason::Early)]);
+    }
+
+    /// A RED queue holding `level` packets, its average preset to `avg` (w_q small, so
+    /// one arrival barely moves it).
+    fn preset(p: RedParams, b: &mut Bench, level: usize, avg: f64) -> Red {
+        let mut q = Red::new(RedParams { w_q: 0.002, ..p });
+        for i in 0..level {
+            let x = b.pkt(0, i as u32, ClassMark::None, Ecn::NotEct);
+            q.rf.q.push(x, &b.pkts);
+        }
+        q.rf.avg.avg = avg;
+        q
+    }
+
+    #[test]
+    fn no_drop_by_the_average_while_at_most_one_packet_is_queued() {
+        // ns-2's guard: the average far above 2 max_th (forced region), but the arrival finds
+        // the queue empty, then holding one packet: both are queued; the next, finding two,
+        // is force-dropped.
+        let mut b = Bench::new(11);
+        let mut q = preset(params(true, true, false), &mut b, 0, 100.0);
+        for i in 0..2 {
+            let x = b.pkt(1, i, ClassMark::None, Ecn::NotEct);
+            assert_eq!(b.offer(&mut q, x), (true, vec![]), "arrival {i} finding {i} queued");
+        }
+        let x = b.pkt(1, 2, ClassMark::None, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, x), (false, vec![(x, DropReason::Forced)]));
+        // In the early region too: a queue that never holds more than one packet loses
+        // nothing, however high the average (p_b = 0.05 at avg 20: about 1 in 20 otherwise).
+        let mut q = preset(params(false, false, false), &mut b, 0, 20.0);
+        for i in 0..2000 {
+            let x = b.pkt(2, i, ClassMark::None, Ecn::NotEct);
+            assert!(b.offer(&mut q, x).0, "arrival {i} dropped");
+            let out = b.take(&mut q).unwrap();
+            b.pkts.free(out);
+        }
+        // In byte mode the guard counts bytes (ns-2 `qib_`): one queued packet is enough.
+        let mut q = preset(RedParams { byte_mode: true, ..params(false, false, false) }, &mut b, 1, 100.0);
+        let x = b.pkt(3, 0, ClassMark::None, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, x), (false, vec![(x, DropReason::Forced)]));
+    }
+
+    #[test]
+    fn first_arrival_in_the_early_region_only_starts_the_count() {
+        // w_q = 1, min_th 10, max_th 30, max_p 1: at avg 25, p_b = 0.75, so p_a(1) = 3 and
+        // p_a(2) = 1 (both certain drops) without `wait`. ns-2: the first arrival after the
+        // average crosses min_th sets count = 1 and is queued; the ones after are dropped.
+        let mut b = Bench::new(12);
+        let mut q = Red::new(RedParams { max_p: 1.0, ..params(false, false, false) });
+        let set_level = |q: &mut Red, b: &mut Bench, level: usize| {
+            while q.rf.q.len() > level {
+                let out = b.take(q).unwrap();
+                b.pkts.free(out);
+            }
+            while q.rf.q.len() < level {
+                let x = b.pkt(0, 0, ClassMark::None, Ecn::NotEct);
+                q.rf.q.push(x, &b.pkts);
+            }
+        };
+        for round in 0..3 {
+            set_level(&mut q, &mut b, 5);
+            let x = b.pkt(1, round, ClassMark::None, Ecn::NotEct);
+            assert!(b.offer(&mut q, x).0, "below min_th");
+            set_level(&mut q, &mut b, 25);
+            let first = b.pkt(2, round, ClassMark::None, Ecn::NotEct);
+            assert_eq!(b.offer(&mut q, first), (true, vec![]), "round {round}: first arrival above min_th");
+            for k in 0..3 {
+                set_level(&mut q, &mut b, 25);
+                let x = b.pkt(3, k, ClassMark::None, Ecn::NotEct);
+                assert_eq!(b.offer(&mut q, x), (false, vec![(x, DropReason::Early)]), "round {round}, arrival {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tail_drop_restarts_the_count() {
+        // The buffer is full (25 packets) and the average (w_q = 1) is 25: p_b = 0.45. The
+        // first arrival starts the count (count = 1) and is tail-dropped, which restarts the
+        // count (ns-2: a forced drop sets count = 0). The second then has count 1 and
+        // p_a = 0.45 / 0.55 = 0.82: 18% of the time it passes RED and is tail-dropped too.
+        // Without the restart it would have count 2, p_a = 1, and always be an early drop.
+        let trials = 400;
+        let mut overflow = 0;
+        for seed in 0..trials {
+            let mut b = Bench::new(seed);
+            let mut q = Red::new(RedParams { limit_pkts: 25, max_p: 0.6, ..params(false, false, false) });
+            for i in 0..25 {
+                let x = b.pkt(0, i, ClassMark::None, Ecn::NotEct);
+                q.rf.q.push(x, &b.pkts);
+            }
+            let a1 = b.pkt(1, 0, ClassMark::None, Ecn::NotEct);
+            assert_eq!(b.offer(&mut q, a1), (false, vec![(a1, DropReason::Overflow)]));
+            let a2 = b.pkt(1, 1, ClassMark::None, Ecn::NotEct);
+            let (ok, drops) = b.offer(&mut q, a2);
+            assert!(!ok);
+            match drops[..] {
+                [(p, DropReason::Overflow)] if p == a2 => overflow += 1,
+                [(p, DropReason::Early)] if p == a2 => {}
+                _ => panic!("{drops:?}"),
+            }
+        }
+        let f = overflow as f64 / trials as f64;
+        let want = 1.0 - 0.45 / 0.55;
+        assert!((f - want).abs() < 0.06, "second arrival tail-dropped in {f} of trials, want {want}");
     }
 }

@@ -32,6 +32,8 @@
 //!   included, since the paper speaks of arriving packets; before the window has filled,
 //!   among the arrivals so far). The arrival being judged is counted first, so a long
 //!   arrival always sees a_l > 0;
+//! - as RED in ns-2, no early or forced drop of an arrival that finds at most one packet
+//!   queued (`redmath::Curve::region_at`);
 //! - tail drop (`Overflow`) when `limit_pkts` packets are queued.
 
 use super::redmath::{Curve, RedFifo, Region};
@@ -329,7 +331,7 @@ impl Qdisc for RedDiff {
         }
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
         let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
-        match self.curve.region(avg) {
+        match self.curve.region_at(avg, self.rf.q.len() as u64) {
             Region::Below => {}
             Region::Forced => {
                 cx.drop(id, DropReason::Forced);
@@ -577,5 +579,20 @@ mod tests {
         let s: RedDiffSpec = toml::from_str(text).unwrap();
         let e = s.resolved("q", &sizes).unwrap_err().to_string();
         assert!(e.starts_with("q.a_long_from.k.size: not allowed"), "{e}");
+    }
+
+    #[test]
+    fn no_drop_while_at_most_one_packet_is_queued() {
+        // As RED in ns-2: the average far above max_th, but the arrival finds at most one
+        // packet queued: it is queued, long or not; finding two, it is force-dropped.
+        let mut b = Bench::new(14);
+        let mut q = RedDiff::new(RedDiffParams { w_q: 0.002, ..params(Some(0.5)) });
+        q.rf.avg.avg = 100.0;
+        for i in 0..2 {
+            let x = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
+            assert_eq!(b.offer(&mut q, x), (true, vec![]), "arrival finding {i} queued");
+        }
+        let x = b.pkt(1, 2, ClassMark::Short, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, x), (false, vec![(x, DropReason::Forced)]));
     }
 }

@@ -6,7 +6,11 @@
 //! - `curve`: the drop-probability curve p_b(avg) (linear from 0 at min_th to max_p at
 //!   max_th; with gentle, linear from max_p to 1 between max_th and 2 max_th);
 //! - `RedCount`: the count-based spreading of drops, so the number of packets between two
-//!   drops is uniform on [1, 1/p_b] (or on [1/p_b, 2/p_b] with `wait`).
+//!   drops is uniform on [1, 1/p_b] (or on [1/p_b, 2/p_b] with `wait`);
+//! - ns-2's guard (`red.cc`, `qavg >= th_min && qlen > 1`; ns-3's RED has it too): no early
+//!   or average-forced drop for an arrival that finds at most one packet (or byte, in byte
+//!   mode) queued, and the first arrival after the average crosses min_th, or after such a
+//!   nearly empty spell, only starts the count (`Curve::region_at`, `RedCount`).
 
 use super::{DropReason, Fifo, QCtx};
 use crate::engine::{Rng, Time};
@@ -45,6 +49,18 @@ impl Curve {
             Region::Forced
         }
     }
+    /// The region for an arrival that finds `queued` packets (or bytes) queued: as `region`,
+    /// but `Below` while at most one is queued. This is ns-2's guard (and ns-3's): RED makes
+    /// no early or average-forced drop at a queue that has drained, however high the slow
+    /// average still is after a busy period.
+    #[inline]
+    pub fn region_at(&self, avg: f64, queued: u64) -> Region {
+        if queued <= 1 {
+            Region::Below
+        } else {
+            self.region(avg)
+        }
+    }
 }
 
 /// EWMA queue average with idle-time decay.
@@ -81,17 +97,22 @@ impl RedAvg {
     }
 }
 
-/// Count-based drop spreading (F&J section 7), with ns-2's `wait_` variant.
+/// Count-based drop spreading (F&J section 7), with ns-2's `wait_` variant and its `old`
+/// flag: the first arrival in the early region after a spell below it only sets the count
+/// to 1 (ns-2 `red.cc`: "the average queue size has just crossed the threshold").
 #[derive(Clone, Debug)]
 pub struct RedCount {
-    /// Packets since the last early drop or mark while the average was above min_th.
+    /// Packets since the last early drop or mark, or since the average entered the early
+    /// region.
     pub count: u64,
     pub wait: bool,
+    /// The previous arrival was judged in the early or forced region (ns-2 `old`).
+    old: bool,
 }
 
 impl RedCount {
     pub fn new(wait: bool) -> Self {
-        RedCount { count: 0, wait }
+        RedCount { count: 0, wait, old: false }
     }
     /// The actual drop probability p_a for base probability `pb` given the current count.
     pub fn p_a(&self, pb: f64) -> f64 {
@@ -113,6 +134,11 @@ impl RedCount {
     /// Decide for one arrival in the early region: true means drop (or mark) it.
     #[inline]
     pub fn decide(&mut self, pb: f64, rng: &mut Rng) -> bool {
+        if !self.old {
+            self.old = true;
+            self.count = 1;
+            return false;
+        }
         self.count += 1;
         let pa = self.p_a(pb);
         if rng.uniform() < pa {
@@ -122,15 +148,22 @@ impl RedCount {
             false
         }
     }
-    /// The average left the early region (below min_th): restart the count.
+    /// The arrival was judged below min_th (or at a nearly empty queue): the next one in
+    /// the early region starts a new count.
     #[inline]
-    pub fn reset(&mut self) {
+    pub fn below(&mut self) {
+        self.old = false;
+    }
+    /// A forced drop (average above the hard threshold, or a full buffer) restarts the
+    /// count, as ns-2 does.
+    #[inline]
+    pub fn forced(&mut self) {
         self.count = 0;
     }
 }
 
 /// RED's verdict on one arrival whose average sits in `region` (F&J section 7): below
-/// min_th the count restarts; in the forced region the packet is dropped; in the early
+/// min_th the count stops (the next early-region arrival restarts it); in the forced region the packet is dropped; in the early
 /// region the count-spread decision drops it, or marks it when `ecn` is on and the packet is
 /// ECT (RFC 3168). `pb_scale` multiplies p_b (byte mode: size / mean size; else 1). Returns
 /// false when the packet was dropped (the drop is reported through `cx`).
@@ -138,11 +171,11 @@ impl RedCount {
 pub fn red_verdict(region: Region, pb_scale: f64, count: &mut RedCount, ecn: bool, id: PktId, cx: &mut QCtx) -> bool {
     match region {
         Region::Below => {
-            count.reset();
+            count.below();
             true
         }
         Region::Forced => {
-            count.reset();
+            count.forced();
             cx.drop(id, DropReason::Forced);
             false
         }

@@ -13,7 +13,10 @@
 //!   under the backlog of both classes;
 //! - each curve uses ns-2's `gentle_` variant (Guo & Matta: "we use the gentle_ variant")
 //!   when `gentle` is set, and ns-2's count-based spreading with `wait_` (one count per
-//!   class, reset when that class's average falls below its min_th);
+//!   class, restarted when that class's average falls below its min_th, or after a forced
+//!   or tail drop of that class);
+//! - ns-2's guard (`rio.cc`): an In packet is never dropped early or by the average while
+//!   at most one In packet is queued, an Out packet while at most one packet is queued;
 //! - with `ecn`, ECT packets are marked instead of early-dropped (not-ECT ones are
 //!   dropped); above the hard threshold (max_th, or 2 max_th with gentle) packets are
 //!   force-dropped; a full buffer (`limit_pkts`) tail-drops.
@@ -123,15 +126,18 @@ impl Qdisc for Rio {
             self.avg_short.on_arrival(self.in_queued as f64, cx.now, 0.0);
         }
         let q_total = self.avg_total.on_arrival(self.q.len() as f64, cx.now, 0.0);
+        // ns-2's guard: In packets are judged only while more than one In packet is queued,
+        // Out packets while more than one packet of either class is.
         let (region, count) = if inp {
-            (self.curve_in.region(self.avg_short.avg), &mut self.count_in)
+            (self.curve_in.region_at(self.avg_short.avg, self.in_queued as u64), &mut self.count_in)
         } else {
-            (self.curve_out.region(q_total), &mut self.count_out)
+            (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out)
         };
         if !red_verdict(region, 1.0, count, self.p.ecn, id, cx) {
             return false;
         }
         if self.q.len() >= self.p.limit_pkts {
+            count.forced();
             cx.drop(id, DropReason::Overflow);
             return false;
         }
@@ -282,11 +288,18 @@ mod tests {
             let x = b.pkt(0, i, ClassMark::Short, Ecn::Ect);
             assert!(b.offer(&mut q, x).0);
         }
+        // The first Out arrival in the early region only starts the Out count.
+        let first = b.pkt(1, 1, ClassMark::Long, Ecn::Ect);
+        assert_eq!(b.offer(&mut q, first), (true, vec![]));
+        assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
         let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
         let (ok, drops) = b.offer(&mut q, ect);
         assert!(ok && drops.is_empty());
         assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
         assert_eq!(b.out.marks, 1);
+        // Serve one so the queue (= average) stays below 2 max_th, in the early region.
+        let served = b.take(&mut q).unwrap();
+        b.pkts.free(served);
         let syn = b.pkt(2, 0, ClassMark::Long, Ecn::NotEct);
         let (ok, drops) = b.offer(&mut q, syn);
         assert!(!ok);
@@ -311,5 +324,34 @@ mod tests {
         assert!(b.offer(&mut q, p).0);
         assert!((q.avg().unwrap() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
         assert!((q.avg_short() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn guard_counts_in_packets_for_in_and_all_packets_for_out() {
+        // ns-2's RIO guard: an In arrival is judged only while more than one In packet is
+        // queued, an Out arrival while more than one packet is. Both averages preset far
+        // above 2 max_th (the forced region); w_q small so arrivals barely move them.
+        let mut b = Bench::new(13);
+        let small = |c: RioClass| RioClass { w_q: 0.002, ..c };
+        let mut q = Rio::new(RioParams { short: small(params(false).short), long: small(params(false).long), ..params(false) });
+        q.avg_short.avg = 100.0;
+        q.avg_total.avg = 100.0;
+        // An Out arrival at an empty queue, then at one packet: queued. One In packet queued.
+        for i in 0..2 {
+            let x = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
+            assert_eq!(b.offer(&mut q, x), (true, vec![]), "Out arrival {i}");
+        }
+        let s0 = b.pkt(2, 0, ClassMark::Short, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, s0), (true, vec![]), "In arrival finding no In packet");
+        // Three packets queued now: Out arrivals are forced out.
+        let x = b.pkt(1, 9, ClassMark::Long, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, x), (false, vec![(x, DropReason::Forced)]));
+        // An In arrival finding one In packet (among three) is still spared ...
+        let s1 = b.pkt(2, 1, ClassMark::Short, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, s1), (true, vec![]), "In arrival finding one In packet");
+        // ... and one finding two is forced out.
+        let s2 = b.pkt(2, 2, ClassMark::Short, Ecn::NotEct);
+        assert_eq!(b.offer(&mut q, s2), (false, vec![(s2, DropReason::Forced)]));
+        assert_eq!(q.in_queued, 2);
     }
 }
