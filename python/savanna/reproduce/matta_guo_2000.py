@@ -573,13 +573,6 @@ def _fairness_table(batch, params: List[str], sources: Sequence[str], duration_s
 # Plotting
 
 
-def _ci(values) -> Tuple[float, float, float]:
-    from savanna.report import mean_ci
-
-    m, lo, hi, _ = mean_ci(values)
-    return m, lo, hi
-
-
 def _ecdf(values):
     v = np.sort(np.asarray(values, dtype=float))
     return v, (np.arange(1, len(v) + 1) / len(v)) if len(v) else np.array([])
