@@ -337,6 +337,12 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep"))
     return done.merge(ok, on=keys + ["flow_id"], how="inner")
 
 
+# The mean FCT of a group, in SQL, summed exactly (as integer nanoseconds): a float sum in a
+# multi-threaded store depends on the order the threads meet, and the report would change
+# in its last digits from one run of the same data to the next.
+_EXACT_MEAN_FCT = "avg(CAST(round(f.fct_s * 1e9) AS BIGINT)) / 1e9"
+
+
 def pushout_share(g: pd.DataFrame) -> float:
     """Share (%) of the flows' lost data packets that a later arrival pushed out of a queue
     (FavorQueue Fig. 22), from the per-flow ``pushed_out`` and ``drops`` counts."""
@@ -832,11 +838,21 @@ def reproduce(ctx: Context) -> Outcome:
         samples["pushout-short-long"].append(pushout_share(g[_in(g, SHORT)]) - pushout_share(g[_in(g, LONG)]))
 
     # ---- 100 Mb/s ----------------------------------------------------------------------
-    a100 = b100.query(cols, where="source = 'forward'")
-    f100 = a100[a100["start_s"] >= p.warmup_100_s]
-    cf = common_finished(f100, DISC_100M)
-    lat = cf.groupby(["qdisc", "load", "rep"])["fct_s"].mean().rename("lat").reset_index()
-    drp = f100.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
+    # Computed in the store: these runs hold the most flows (25 million in full mode, about
+    # 15 GB as a DataFrame), and only per-run means and ratios are needed.
+    discs = ", ".join(f"'{d}'" for d in DISC_100M)
+    fwd = f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_100_s}"
+    lat = b100.sql(
+        f"WITH f AS (SELECT qdisc, load, rep, flow_id, fct_s FROM flows WHERE {fwd} "
+        f"AND fct_s IS NOT NULL AND qdisc IN ({discs})), "
+        "ok AS (SELECT load, rep, flow_id FROM f GROUP BY load, rep, flow_id "
+        f"HAVING count(DISTINCT qdisc) = {len(DISC_100M)}) "
+        f"SELECT f.qdisc, f.load, f.rep, {_EXACT_MEAN_FCT} AS lat FROM f JOIN ok USING (load, rep, flow_id) "
+        "GROUP BY f.qdisc, f.load, f.rep ORDER BY f.qdisc, f.load, f.rep")
+    drp = b100.sql(
+        "SELECT qdisc, load, rep, CASE WHEN sum(data_pkts_sent) > 0 "
+        "THEN 100.0 * sum(drops) / sum(data_pkts_sent) END AS \"drop\" "
+        f"FROM flows WHERE {fwd} GROUP BY qdisc, load, rep ORDER BY qdisc, load, rep")
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     for d in DISC_100M:
         c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
@@ -864,7 +880,7 @@ def reproduce(ctx: Context) -> Outcome:
         f"AND source = 'forward' AND start_s >= {p.warmup_s} AND fct_s IS NOT NULL), "
         "ok AS (SELECT buffer_pkts, load, rep, flow_id FROM f GROUP BY buffer_pkts, load, rep, flow_id "
         "HAVING count(DISTINCT qdisc) = 2) "
-        "SELECT f.qdisc, f.buffer_pkts, f.rep, avg(f.fct_s) AS lat FROM f JOIN ok USING (buffer_pkts, load, rep, flow_id) "
+        f"SELECT f.qdisc, f.buffer_pkts, f.rep, {_EXACT_MEAN_FCT} AS lat FROM f JOIN ok USING (buffer_pkts, load, rep, flow_id) "
         "GROUP BY f.qdisc, f.buffer_pkts, f.rep ORDER BY f.qdisc, f.buffer_pkts, f.rep")
     fg, ax = plt.subplots()
     for d in (DT, FQ):
