@@ -337,10 +337,28 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep"))
     return done.merge(ok, on=keys + ["flow_id"], how="inner")
 
 
-# The mean FCT of a group, in SQL, summed exactly (as integer nanoseconds): a float sum in a
-# multi-threaded store depends on the order the threads meet, and the report would change
-# in its last digits from one run of the same data to the next.
-_EXACT_MEAN_FCT = "avg(CAST(round(f.fct_s * 1e9) AS BIGINT)) / 1e9"
+def _common_mean_fct(batch, keys: List[str], discs: Sequence[str], where: str) -> pd.DataFrame:
+    """Per (qdisc, *keys, rep): the mean FCT (``lat``, s) of the flows that finished under
+    every discipline of ``discs`` in the same (*keys, rep) group (``common_finished``),
+    computed in the store one replication at a time, so that memory stays that of one
+    replication's flows. ``where`` selects the flows (``{runs}`` stands for the batch's
+    runs). Also returns the exact sum (``fct_ns``, integer nanoseconds) and count (``n``)
+    behind each mean: a float sum in the multi-threaded store would depend on the order its
+    threads meet, and the report would change in its last digits between runs."""
+    names = ", ".join("'" + d.replace("'", "''") + "'" for d in discs)
+    k = ", ".join(keys)
+    parts = []
+    for (rep,) in batch.sql("SELECT DISTINCT rep FROM flows WHERE {runs} ORDER BY rep").itertuples(index=False):
+        parts.append(batch.sql(
+            f"WITH f AS (SELECT qdisc, {k}, flow_id, CAST(round(fct_s * 1e9) AS BIGINT) AS ns FROM flows "
+            f"WHERE {where} AND rep = {int(rep)} AND fct_s IS NOT NULL AND qdisc IN ({names})), "
+            f"ok AS (SELECT {k}, flow_id FROM f GROUP BY {k}, flow_id HAVING count(*) = {len(discs)}) "
+            f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, "
+            "CAST(sum(f.ns) AS BIGINT) AS fct_ns, count(*) AS n "
+            f"FROM f JOIN ok USING ({k}, flow_id) GROUP BY ALL"))
+    out = pd.concat(parts, ignore_index=True).sort_values(["qdisc"] + keys + ["rep"], ignore_index=True)
+    out["lat"] = out["fct_ns"] / out["n"] / 1e9
+    return out
 
 
 def pushout_share(g: pd.DataFrame) -> float:
@@ -840,15 +858,8 @@ def reproduce(ctx: Context) -> Outcome:
     # ---- 100 Mb/s ----------------------------------------------------------------------
     # Computed in the store: these runs hold the most flows (25 million in full mode, about
     # 15 GB as a DataFrame), and only per-run means and ratios are needed.
-    discs = ", ".join(f"'{d}'" for d in DISC_100M)
     fwd = f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_100_s}"
-    lat = b100.sql(
-        f"WITH f AS (SELECT qdisc, load, rep, flow_id, fct_s FROM flows WHERE {fwd} "
-        f"AND fct_s IS NOT NULL AND qdisc IN ({discs})), "
-        "ok AS (SELECT load, rep, flow_id FROM f GROUP BY load, rep, flow_id "
-        f"HAVING count(DISTINCT qdisc) = {len(DISC_100M)}) "
-        f"SELECT f.qdisc, f.load, f.rep, {_EXACT_MEAN_FCT} AS lat FROM f JOIN ok USING (load, rep, flow_id) "
-        "GROUP BY f.qdisc, f.load, f.rep ORDER BY f.qdisc, f.load, f.rep")
+    lat = _common_mean_fct(b100, ["load"], DISC_100M, fwd)
     drp = b100.sql(
         "SELECT qdisc, load, rep, CASE WHEN sum(data_pkts_sent) > 0 "
         "THEN 100.0 * sum(drops) / sum(data_pkts_sent) END AS \"drop\" "
@@ -875,13 +886,10 @@ def reproduce(ctx: Context) -> Outcome:
     # ---- buffer sizes (Fig. 9) -----------------------------------------------------------
     # Mean latency over the flows finished under both queues, computed in the store: this
     # experiment has the most runs, and only the means are needed.
-    lb = bq.sql(
-        "WITH f AS (SELECT qdisc, buffer_pkts, load, rep, flow_id, fct_s FROM flows WHERE {runs} "
-        f"AND source = 'forward' AND start_s >= {p.warmup_s} AND fct_s IS NOT NULL), "
-        "ok AS (SELECT buffer_pkts, load, rep, flow_id FROM f GROUP BY buffer_pkts, load, rep, flow_id "
-        "HAVING count(DISTINCT qdisc) = 2) "
-        f"SELECT f.qdisc, f.buffer_pkts, f.rep, {_EXACT_MEAN_FCT} AS lat FROM f JOIN ok USING (buffer_pkts, load, rep, flow_id) "
-        "GROUP BY f.qdisc, f.buffer_pkts, f.rep ORDER BY f.qdisc, f.buffer_pkts, f.rep")
+    lb = _common_mean_fct(bq, ["buffer_pkts", "load"], (DT, FQ),
+                          f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_s}")
+    lb = lb.groupby(["qdisc", "buffer_pkts", "rep"], as_index=False)[["fct_ns", "n"]].sum()
+    lb["lat"] = lb["fct_ns"] / lb["n"] / 1e9
     fg, ax = plt.subplots()
     for d in (DT, FQ):
         c = ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
