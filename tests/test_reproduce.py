@@ -274,3 +274,27 @@ def test_a_core_rebuilt_during_a_reproduction_stops_it(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "_CORE_STAT", (-1, -1))  # as if the file on disk changed
     with pytest.raises(RunFailed, match="rebuilt"):
         ctx.run("exp", jobs)
+
+
+def test_store_side_common_mean_fct_matches_the_pandas_definition(quick_run):
+    # _common_mean_fct (the 100 Mb/s and buffer-size figures, aggregated in DuckDB one
+    # replication at a time) must give the mean FCT of exactly the flows common_finished
+    # keeps, per (qdisc, load, rep).
+    from savanna import store
+    from savanna.reproduce.common import Batch
+
+    out, proc = quick_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ds = out / "runs" / "loads-100mbps"
+    ids = sorted(store.query(ds, "SELECT DISTINCT run_id FROM flows")["run_id"])
+    batch = Batch("loads-100mbps", ds, ids)
+    warm = fq.plan(True).warmup_100_s
+    got = fq._common_mean_fct(batch, ["load"], fq.DISC_100M,
+                              f"{{runs}} AND source = 'forward' AND start_s >= {warm}")
+    f = store.query(ds, "SELECT qdisc, load, rep, flow_id, fct_s, start_s FROM flows WHERE source = 'forward'")
+    want = (fq.common_finished(f[f["start_s"] >= warm], fq.DISC_100M)
+            .groupby(["qdisc", "load", "rep"])["fct_s"].agg(["mean", "size"]).reset_index())
+    m = want.merge(got, on=["qdisc", "load", "rep"], how="outer", indicator=True)
+    assert (m["_merge"] == "both").all() and len(m) == len(fq.DISC_100M) * len(set(f["load"])) * len(set(f["rep"]))
+    assert (m["size"] == m["n"]).all()
+    assert np.allclose(m["mean"], m["lat"], rtol=1e-12, atol=0)
