@@ -15,11 +15,12 @@
 //! not touch RED's count (as Linux `sch_choke`); RED's part keeps ns-2's guard (no early or
 //! average-forced drop of an arrival finding at most one packet queued, `redmath`), while
 //! the draw itself follows the CHOKe paper (any arrival finding the average above min_th);
-//! forced drops are drops, never marks (as `red.rs`). Parameters: FavorQueue says only
-//! "the parameters proposed by their authors"; the CHOKe paper's simulations set min_th = buffer / 3 and max_th = 2 min_th (100 and 200
-//! of 300 packets), so by default min_th and max_th are one and two thirds of `limit_pkts`;
-//! max_p = 0.1, w_q = 0.002, wait on and gentle off are ns-2's RED defaults of 2000 (the
-//! CHOKe paper and FavorQueue both used ns-2; Floyd kept `gentle_` off by default then).
+//! forced drops are drops, never marks (as `red.rs`). Parameters: FavorQueue says only "the
+//! parameters proposed by their authors"; the CHOKe paper's simulations set min_th = buffer
+//! / 3 and max_th = 2 min_th (100 and 200 of 300 packets), so by default min_th and max_th
+//! are one and two thirds of `limit_pkts`; max_p = 0.1, w_q = 0.002, wait on and gentle off
+//! are ns-2's RED defaults of 2000 (the CHOKe paper and FavorQueue both used ns-2; Floyd
+//! kept `gentle_` off by default then).
 
 use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
 use super::{DropReason, QCtx, Qdisc};
