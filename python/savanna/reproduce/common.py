@@ -323,6 +323,15 @@ def plot_style(
     return plt
 
 
+def exact_seconds_sum(col: str) -> str:
+    """SQL for the sum of a column of seconds (such as ``fct_s``), added up exactly as
+    integer nanoseconds and returned in seconds. A float sum in the multi-threaded store
+    depends on the order its threads meet, so the same data could give a report that
+    differs in its last digits from one analysis to the next; the simulator's times are
+    whole nanoseconds, so nothing is lost."""
+    return f"(CAST(sum(CAST(round({col} * 1e9) AS BIGINT)) AS DOUBLE) / 1e9)"
+
+
 def ci_frame(df: Any, by: List[str], value: str, keep_empty: bool = False) -> Any:
     """Mean and 95% CI of ``value`` over replications, per group ``by``: a DataFrame with the
     ``by`` columns, ``mean``, ``lo``, ``hi`` and ``n`` (``savanna.report.mean_ci``:

@@ -29,7 +29,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, load_scenario, plot_style, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, exact_seconds_sum, load_scenario, plot_style, seeds
 
 KEY = "guo-matta-2001"
 TITLE = "The War Between Mice and Elephants (Guo & Matta 2001): reproduction"
@@ -523,7 +523,8 @@ def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
                           "(rebuild it with make build), so Fig. 2(a) is left out.")
         return
     cur = fig2a_curves(model)
-    sim = b.query("fs_pkts, loss_p, avg(fct_s) AS t", where="fct_s IS NOT NULL", group_by="fs_pkts, loss_p")
+    sim = b.query(f"fs_pkts, loss_p, {exact_seconds_sum('fct_s')} / count(*) AS t", where="fct_s IS NOT NULL",
+                  group_by="fs_pkts, loss_p")
     fg, ax = plt.subplots(figsize=(6.8, 4.2))
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(FIG2A_SIZES):
@@ -673,8 +674,9 @@ def _obj_sums(b: Batch, warmup_s: float, group: Sequence[str], source: str = "we
                    WHERE {{runs}} AND source = '{source}' AND start_s >= {warmup_s}),
              ok AS (SELECT {g}, flow_id FROM f WHERE fct_s IS NOT NULL
                     GROUP BY {g}, flow_id HAVING count(*) = {len(SCHEMES)})
-        SELECT qdisc, {g}, size_pkts, sum(fct_s) AS t, count(*) AS n
-        FROM f JOIN ok USING ({g}, flow_id) GROUP BY qdisc, {g}, size_pkts""")
+        SELECT qdisc, {g}, size_pkts, {exact_seconds_sum('f.fct_s')} AS t, count(*) AS n
+        FROM f JOIN ok USING ({g}, flow_id) GROUP BY qdisc, {g}, size_pkts
+        ORDER BY qdisc, {g}, size_pkts""")
 
 
 def _range_mean(s: pd.DataFrame, lo: float, hi: float, by: List[str]) -> pd.Series:
