@@ -298,3 +298,21 @@ def test_store_side_common_mean_fct_matches_the_pandas_definition(quick_run):
     assert (m["_merge"] == "both").all() and len(m) == len(fq.DISC_100M) * len(set(f["load"])) * len(set(f["rep"]))
     assert (m["size"] == m["n"]).all()
     assert np.allclose(m["mean"], m["lat"], rtol=1e-12, atol=0)
+
+
+
+def test_reproductions_query_the_store_deterministically(quick_run):
+    # Byte-identical claims from the same runs need float aggregates added in one order
+    # (one DuckDB thread: with several, the full-mode claims changed in their last digits
+    # between analyses) and grouped rows in one order (pandas sums over them later).
+    from savanna import store
+    from savanna.reproduce.common import Batch, query_store
+
+    out, proc = quick_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ds = out / "runs" / "loads-10mbps"
+    assert int(query_store(ds, "SELECT current_setting('threads') AS t")["t"][0]) == 1
+    ids = sorted(store.query(ds, "SELECT DISTINCT run_id FROM flows")["run_id"])
+    g = Batch("loads-10mbps", ds, ids).query("qdisc, load, rep, count(*) AS n", group_by="qdisc, load, rep")
+    assert len(g) > 1
+    assert g.equals(g.sort_values(["qdisc", "load", "rep"]).reset_index(drop=True))

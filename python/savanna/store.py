@@ -377,12 +377,17 @@ def connect(out_dir: PathLike):
     return con
 
 
-def query(out_dir: PathLike, sql: str):
+def query(out_dir: PathLike, sql: str, threads: Optional[int] = None):
     """Run ``sql`` over the dataset at ``out_dir`` (views as in ``connect``) and return a
-    pandas DataFrame. Raises ``StoreError`` for a missing dataset or a SQL error."""
+    pandas DataFrame. Raises ``StoreError`` for a missing dataset or a SQL error.
+    ``threads``: DuckDB's worker threads (default: one per core). With one, float
+    aggregates are added in the same order every time, so the same data gives the same
+    bits; with several, their last digits can differ from one call to the next."""
     import duckdb
 
     con = connect(out_dir)
+    if threads is not None:
+        con.execute(f"SET threads TO {int(threads)}")
     if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
         con.close()
         raise StoreError(f"{out_dir}: no completed runs yet")

@@ -180,6 +180,15 @@ def _file_refs(x: Any) -> Iterable[str]:
 # The context a paper module works in
 
 
+def query_store(dataset: Path, sql: str) -> "Any":
+    """``store.query`` for the reproductions: one DuckDB thread, so every float aggregate
+    is added in the same order and the same runs give byte-identical claims and reports
+    (with several threads the last digits can change from one analysis to the next)."""
+    from savanna import store
+
+    return store.query(dataset, sql, threads=1)
+
+
 @dataclass
 class Batch:
     """The runs of one experiment: where they are and which run ids belong to it."""
@@ -194,12 +203,13 @@ class Batch:
     def query(self, sql_select: str, table: str = "flows", where: str = "", group_by: str = "") -> "Any":
         """``SELECT <sql_select> FROM <table> WHERE run_id IN (this batch) [AND <where>]
         [GROUP BY <group_by>]`` as a pandas DataFrame (parameter columns and ``run_id`` are
-        available)."""
-        from savanna import store
-
+        available). Grouped rows come ordered by the grouping columns: the store returns
+        groups in whatever order its threads finish, and float sums over the rows later
+        would then differ in their last digits from one analysis of the same runs to the
+        next."""
         cond = self.runs_filter() + (f" AND ({where})" if where else "")
-        group = f" GROUP BY {group_by}" if group_by else ""
-        return store.query(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
+        group = f" GROUP BY {group_by} ORDER BY {group_by}" if group_by else ""
+        return query_store(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
 
     def runs_filter(self) -> str:
         """The SQL condition selecting this batch's runs: ``run_id IN (...)``."""
@@ -209,9 +219,7 @@ class Batch:
     def sql(self, query: str) -> "Any":
         """Run a full SQL ``query`` over the batch's store, with ``{runs}`` standing for
         the condition that selects this batch's runs; a pandas DataFrame."""
-        from savanna import store
-
-        return store.query(self.dataset, query.replace("{runs}", self.runs_filter()))
+        return query_store(self.dataset, query.replace("{runs}", self.runs_filter()))
 
 
 @dataclass

@@ -374,10 +374,7 @@ def run_exp2(ctx: Context, p: Plan) -> Batch:
 
 def _sql(b: Batch, sql: str) -> pd.DataFrame:
     """Run ``sql`` over ``b``'s dataset; ``{runs}`` in it becomes the batch's run-id filter."""
-    from savanna import store
-
-    ids = ", ".join("'" + r.replace("'", "''") + "'" for r in b.run_ids)
-    return store.query(b.dataset, sql.replace("{runs}", f"run_id IN ({ids})"))
+    return b.sql(sql)
 
 
 # ---------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, query_store, seeds
 
 KEY = "matta-guo-2000"
 TITLE = "Differentiated Predictive Fair Service (Matta & Guo 2000): reproduction"
@@ -527,9 +527,7 @@ def _runs(batch) -> str:
 
 def _sql(batch, sql: str) -> pd.DataFrame:
     """Run ``sql`` over a batch's dataset; ``{runs}`` becomes the batch's run ids."""
-    from savanna import store
-
-    return store.query(batch.dataset, sql.replace("{runs}", _runs(batch)))
+    return query_store(batch.dataset, sql.replace("{runs}", _runs(batch)))
 
 
 def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
