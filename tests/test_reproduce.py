@@ -300,7 +300,6 @@ def test_store_side_common_mean_fct_matches_the_pandas_definition(quick_run):
     assert np.allclose(m["mean"], m["lat"], rtol=1e-12, atol=0)
 
 
-
 def test_reproductions_query_the_store_deterministically(quick_run):
     # Byte-identical claims from the same runs need float aggregates added in one order
     # (one DuckDB thread: with several, the full-mode claims changed in their last digits

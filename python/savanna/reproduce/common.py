@@ -203,10 +203,8 @@ class Batch:
     def query(self, sql_select: str, table: str = "flows", where: str = "", group_by: str = "") -> "Any":
         """``SELECT <sql_select> FROM <table> WHERE run_id IN (this batch) [AND <where>]
         [GROUP BY <group_by>]`` as a pandas DataFrame (parameter columns and ``run_id`` are
-        available). Grouped rows come ordered by the grouping columns: the store returns
-        groups in whatever order its threads finish, and float sums over the rows later
-        would then differ in their last digits from one analysis of the same runs to the
-        next."""
+        available). Grouped rows come ordered by the grouping columns, so that sums taken
+        over them afterwards (in pandas) add in one order whatever the store's internals."""
         cond = self.runs_filter() + (f" AND ({where})" if where else "")
         group = f" GROUP BY {group_by} ORDER BY {group_by}" if group_by else ""
         return query_store(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
@@ -329,15 +327,6 @@ def plot_style(
         params["figure.figsize"] = (6.4, height)
     plt.rcParams.update(params)
     return plt
-
-
-def exact_seconds_sum(col: str) -> str:
-    """SQL for the sum of a column of seconds (such as ``fct_s``), added up exactly as
-    integer nanoseconds and returned in seconds. A float sum in the multi-threaded store
-    depends on the order its threads meet, so the same data could give a report that
-    differs in its last digits from one analysis to the next; the simulator's times are
-    whole nanoseconds, so nothing is lost."""
-    return f"(CAST(sum(CAST(round({col} * 1e9) AS BIGINT)) AS DOUBLE) / 1e9)"
 
 
 def ci_frame(df: Any, by: List[str], value: str, keep_empty: bool = False) -> Any:

@@ -340,24 +340,22 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep"))
 def _common_mean_fct(batch, keys: List[str], discs: Sequence[str], where: str) -> pd.DataFrame:
     """Per (qdisc, *keys, rep): the mean FCT (``lat``, s) of the flows that finished under
     every discipline of ``discs`` in the same (*keys, rep) group (``common_finished``),
-    computed in the store one replication at a time, so that memory stays that of one
+    with the sum (``t``, s) and count (``n``) behind it, so callers can pool groups.
+    Computed in the store one replication at a time, so that memory stays that of one
     replication's flows. ``where`` selects the flows (``{runs}`` stands for the batch's
-    runs). Also returns the exact sum (``fct_ns``, integer nanoseconds) and count (``n``)
-    behind each mean: a float sum in the multi-threaded store would depend on the order its
-    threads meet, and the report would change in its last digits between runs."""
+    runs)."""
     names = ", ".join("'" + d.replace("'", "''") + "'" for d in discs)
     k = ", ".join(keys)
     parts = []
     for (rep,) in batch.sql("SELECT DISTINCT rep FROM flows WHERE {runs} ORDER BY rep").itertuples(index=False):
         parts.append(batch.sql(
-            f"WITH f AS (SELECT qdisc, {k}, flow_id, CAST(round(fct_s * 1e9) AS BIGINT) AS ns FROM flows "
+            f"WITH f AS (SELECT qdisc, {k}, flow_id, fct_s FROM flows "
             f"WHERE {where} AND rep = {int(rep)} AND fct_s IS NOT NULL AND qdisc IN ({names})), "
             f"ok AS (SELECT {k}, flow_id FROM f GROUP BY {k}, flow_id HAVING count(*) = {len(discs)}) "
-            f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, "
-            "CAST(sum(f.ns) AS BIGINT) AS fct_ns, count(*) AS n "
+            f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, sum(f.fct_s) AS t, count(*) AS n "
             f"FROM f JOIN ok USING ({k}, flow_id) GROUP BY ALL"))
     out = pd.concat(parts, ignore_index=True).sort_values(["qdisc"] + keys + ["rep"], ignore_index=True)
-    out["lat"] = out["fct_ns"] / out["n"] / 1e9
+    out["lat"] = out["t"] / out["n"]
     return out
 
 
@@ -888,8 +886,8 @@ def reproduce(ctx: Context) -> Outcome:
     # experiment has the most runs, and only the means are needed.
     lb = _common_mean_fct(bq, ["buffer_pkts", "load"], (DT, FQ),
                           f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_s}")
-    lb = lb.groupby(["qdisc", "buffer_pkts", "rep"], as_index=False)[["fct_ns", "n"]].sum()
-    lb["lat"] = lb["fct_ns"] / lb["n"] / 1e9
+    lb = lb.groupby(["qdisc", "buffer_pkts", "rep"], as_index=False)[["t", "n"]].sum()
+    lb["lat"] = lb["t"] / lb["n"]
     fg, ax = plt.subplots()
     for d in (DT, FQ):
         c = ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")

@@ -29,7 +29,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, exact_seconds_sum, load_scenario, plot_style, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, load_scenario, plot_style, seeds
 
 KEY = "guo-matta-2001"
 TITLE = "The War Between Mice and Elephants (Guo & Matta 2001): reproduction"
@@ -372,11 +372,6 @@ def run_exp2(ctx: Context, p: Plan) -> Batch:
     return ctx.run("exp2", jobs)
 
 
-def _sql(b: Batch, sql: str) -> pd.DataFrame:
-    """Run ``sql`` over ``b``'s dataset; ``{runs}`` in it becomes the batch's run-id filter."""
-    return b.sql(sql)
-
-
 # ---------------------------------------------------------------------------------------
 # Metrics
 
@@ -520,8 +515,7 @@ def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
                           "(rebuild it with make build), so Fig. 2(a) is left out.")
         return
     cur = fig2a_curves(model)
-    sim = b.query(f"fs_pkts, loss_p, {exact_seconds_sum('fct_s')} / count(*) AS t", where="fct_s IS NOT NULL",
-                  group_by="fs_pkts, loss_p")
+    sim = b.query("fs_pkts, loss_p, avg(fct_s) AS t", where="fct_s IS NOT NULL", group_by="fs_pkts, loss_p")
     fg, ax = plt.subplots(figsize=(6.8, 4.2))
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(FIG2A_SIZES):
@@ -666,12 +660,12 @@ def _obj_sums(b: Batch, warmup_s: float, group: Sequence[str], source: str = "we
     of the objects of traffic block ``source`` that started after the warm-up and finished
     under every scheme (the same objects, by the seed rule)."""
     g = ", ".join(group)
-    return _sql(b, f"""
+    return b.sql(f"""
         WITH f AS (SELECT qdisc, {g}, flow_id, size_pkts, fct_s FROM flows
                    WHERE {{runs}} AND source = '{source}' AND start_s >= {warmup_s}),
              ok AS (SELECT {g}, flow_id FROM f WHERE fct_s IS NOT NULL
                     GROUP BY {g}, flow_id HAVING count(*) = {len(SCHEMES)})
-        SELECT qdisc, {g}, size_pkts, {exact_seconds_sum('f.fct_s')} AS t, count(*) AS n
+        SELECT qdisc, {g}, size_pkts, sum(fct_s) AS t, count(*) AS n
         FROM f JOIN ok USING ({g}, flow_id) GROUP BY qdisc, {g}, size_pkts
         ORDER BY qdisc, {g}, size_pkts""")
 
@@ -740,7 +734,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
                 "marks_long, departures_none, departures_short, departures_long, len_none, len_short, len_long",
                 table="queues", where="ito = 3.0 AND queue = 'n3->n1'")
     split = _fig8(plt, p, q, samples, fig)
-    to = _sql(b, f"""SELECT qdisc, avg(CASE WHEN timeouts > 0 THEN 100.0 ELSE 0.0 END) AS pct FROM flows
+    to = b.sql(f"""SELECT qdisc, avg(CASE WHEN timeouts > 0 THEN 100.0 ELSE 0.0 END) AS pct FROM flows
                      WHERE {{runs}} AND ito = 3.0 AND source = 'web' AND start_s >= {W}
                      AND size_pkts <= {SHORT_OBJ[1]} GROUP BY qdisc""").set_index("qdisc")["pct"]
     why7 = (f"Under RED our bottleneck drops {split[RED][0]:.2f}% of arriving packets and marks {split[RED][1]:.2f}% "
@@ -911,9 +905,9 @@ def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
 
 
 def _table4(p: Plan, b1: Batch, b2: Batch, samples, tables) -> None:
-    g1 = _sql(b1, f"SELECT qdisc, ito, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
+    g1 = b1.sql(f"SELECT qdisc, ito, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
                   f"AND t_s > {p.exp1_warmup_s} GROUP BY qdisc, ito, rep")
-    g2 = _sql(b2, f"SELECT qdisc, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
+    g2 = b2.sql(f"SELECT qdisc, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
                   f"AND t_s > {p.exp2_warmup_s} GROUP BY qdisc, rep")
     span1 = p.exp1_duration_s - p.exp1_warmup_s
     span2 = p.exp2_duration_s - p.exp2_warmup_s
