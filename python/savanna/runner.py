@@ -291,7 +291,11 @@ def load_result(
 
     flows_path = out_dir / FLOWS_FILE
     if flows_path.is_file():
+        # The core writes rows as flows retire (see docs/output.md); a Result lists them
+        # in flow order, row i being flow i.
         flows = pq.read_table(flows_path).to_pandas()
+        if "flow_id" in flows.columns:
+            flows = flows.sort_values("flow_id", kind="stable", ignore_index=True)
     else:
         warnings.warn(
             f"the simulator wrote no {FLOWS_FILE} in {out_dir}; Result.flows is empty",

@@ -402,7 +402,8 @@ def query(out_dir: PathLike, sql: str, threads: Optional[int] = None):
 def load(out_dir: PathLike, table: str = "flows"):
     """One table of the dataset as a pandas DataFrame: the rows of every completed run,
     with one column per parameter and ``run_id`` first, ordered by the parameters, then
-    run, then row within the run.
+    run, then ``flow_id`` (flows; the core writes them in retirement order) or row
+    within the run (other tables).
 
     ``table``: ``flows``, ``queues``, ``summaries``, ``summary_queues``, or any other
     table the runs wrote (``classifiers``, ``traces``)."""
@@ -416,12 +417,13 @@ def load(out_dir: PathLike, table: str = "flows"):
     manifest = read_manifest(out) or {"params": []}
     keys = [p["name"] for p in manifest["params"]] + [RUN_KEY]
     order = ", ".join(_sql_ident(k) for k in keys)
+    within = "flow_id, file_row_number" if table == "flows" else "file_row_number"
     return query(
         out,
         f"SELECT {order}, * EXCLUDE ({order}, file_row_number) FROM ("
         f"SELECT * FROM read_parquet({_sql_str(str((out / RUNS_DIR).resolve() / '**' / (table + '.parquet')))}, "
         f"hive_partitioning = true, union_by_name = true, file_row_number = true, "
-        f"hive_types = {_hive_types(manifest)})) ORDER BY {order}, file_row_number",
+        f"hive_types = {_hive_types(manifest)})) ORDER BY {order}, {within}",
     )
 
 

@@ -17,7 +17,7 @@ use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, GoodputSample, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
+use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, FlowSink, GoodputSample, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
@@ -28,30 +28,36 @@ use crate::tcp::{TcpConfig, TcpEndpoint, TcpIo, TcpNotice};
 
 const NONE: u32 = u32::MAX;
 
-/// Run a scenario to completion and return its records.
+/// Run a scenario to completion and return its records, flows in flow order.
 pub fn run(sc: &Scenario) -> Result<RunOutput> {
-    let (w, wall) = simulate(sc)?;
-    w.finish(wall)
+    let mut flows = Vec::new();
+    let mut out = run_into(sc, &mut flows)?;
+    // In memory, `flows[i]` is flow i (flows.parquet has them in retirement order).
+    flows.sort_unstable_by_key(|f| f.flow_id);
+    out.flows = flows;
+    Ok(out)
 }
 
-/// Run a scenario and write its flow records to `flows_path` (flows.parquet) as they are
-/// built, one row group at a time, so they are never all in memory; the returned output
+/// Run a scenario and write its flow records to `flows_path` (flows.parquet) while it
+/// runs, one row group at a time, so they are never all in memory; the returned output
 /// holds everything else and no flow records.
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
-    let (w, wall) = simulate(sc)?;
     let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
-    let out = w.finish_with(wall, &mut |rows| fw.write(rows))?;
+    let out = run_into(sc, &mut fw)?;
     fw.finish()?;
     Ok(out)
 }
 
-/// Build the world and run its event loop to the end; the wall seconds of the loop alone.
-fn simulate(sc: &Scenario) -> Result<(World, f64)> {
+/// Build the world, run its event loop to the end and finish it, handing every flow
+/// record to `sink` in flow order. `wall_seconds` is the event loop's (with the records
+/// of the flows it retires on the way).
+fn run_into(sc: &Scenario, sink: &mut dyn FlowSink) -> Result<RunOutput> {
     let plan = crate::scenario::resolve(sc)?;
     let mut w = World::new(plan);
     let t0 = Instant::now();
-    w.run();
-    Ok((w, t0.elapsed().as_secs_f64()))
+    w.run(sink)?;
+    let wall = t0.elapsed().as_secs_f64();
+    w.finish(wall, sink)
 }
 
 /// Timer slots of endpoint `ep` in the scheduler: its retransmission and delayed-ACK timers.
@@ -109,7 +115,7 @@ pub struct Link {
     tx_memo: (u32, Time),
 }
 
-/// Compact per-flow state kept for every flow of the run.
+/// Compact per-flow state, kept from a flow's start until it is retired (see `World::retire`).
 #[derive(Clone)]
 pub struct Flow {
     pub traffic: u16,
@@ -147,6 +153,11 @@ pub struct Flow {
     /// since (it is then on the goodput list).
     pub gp_last: u64,
     pub gp_dirty: bool,
+    /// Packets of the flow in the network (created, not yet delivered or dropped).
+    pub in_net: u32,
+    pub id: u32,
+    /// Queued for retirement (`World::check_retire`).
+    pub retiring: bool,
 }
 
 const NO_PATH: u8 = u8::MAX;
@@ -179,7 +190,24 @@ pub struct World {
     pub links: Vec<Link>,
     routes: Vec<u32>,
     n_nodes: usize,
-    pub flows: Vec<Flow>,
+    /// Live flows (started, not yet retired) in reusable slots; `slot_of[id - flow_base]`
+    /// is flow `id`'s slot, or NONE once it is retired. The window `slot_of` starts at the
+    /// oldest flow still live (compacted as the oldest retire), so a run holds the live
+    /// flows plus four bytes per flow since the oldest live one, not every flow it started.
+    flows: Vec<Flow>,
+    free_flows: Vec<u32>,
+    slot_of: Vec<u32>,
+    flow_base: u32,
+    /// Index in `slot_of` of the oldest flow that may still be live.
+    slot_front: usize,
+    /// Flows found retirable, waiting for `retire` (in the order they became so).
+    to_retire: Vec<u32>,
+    /// Records of retired flows not yet handed to the sink (less than one row group).
+    rows: Vec<FlowRecord>,
+    /// Tests only: retire nothing, keep every flow to the end (the reference that
+    /// retirement must not change).
+    #[cfg(test)]
+    keep_all: bool,
     eps: Vec<TcpEndpoint>,
     free_eps: Vec<u32>,
     traffic_rng: Vec<Rng>,
@@ -278,6 +306,14 @@ impl World {
             links,
             routes,
             flows: Vec::new(),
+            free_flows: Vec::new(),
+            slot_of: Vec::new(),
+            flow_base: 0,
+            slot_front: 0,
+            to_retire: Vec::new(),
+            #[cfg(test)]
+            keep_all: false,
+            rows: Vec::new(),
             eps: Vec::new(),
             free_eps: Vec::new(),
             traffic_rng,
@@ -334,7 +370,9 @@ impl World {
         w
     }
 
-    pub fn run(&mut self) {
+    /// Run the event loop to the end, handing the records of retired flows to `sink` one
+    /// row group at a time.
+    pub fn run(&mut self, sink: &mut dyn FlowSink) -> Result<()> {
         while let Some(ev) = self.sched.pop() {
             match ev {
                 Event::Arrive { link } => {
@@ -349,7 +387,10 @@ impl World {
                 Event::TxDone { link } => self.tx_done(link),
                 Event::TcpTimer { ep } => self.fire_timer(ep, false),
                 Event::DelAck { ep } => self.fire_timer(ep, true),
-                Event::Traffic { src, arg } => self.traffic(src, arg),
+                Event::Traffic { src, arg } => {
+                    self.traffic(src, arg);
+                    self.retire(sink)?;
+                }
                 Event::Classify { idx } => {
                     let now = self.sched.now();
                     let c = &mut self.classifiers[idx as usize];
@@ -374,6 +415,71 @@ impl World {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Slot in `flows` of live flow `id`.
+    #[inline]
+    fn fi(&self, id: u32) -> usize {
+        let slot = self.slot_of[(id - self.flow_base) as usize];
+        debug_assert!(slot != NONE, "flow {id} is retired");
+        slot as usize
+    }
+
+    /// Whether nothing can change this flow's record any more: its endpoints are released
+    /// (a UDP flow: its sender is done), none of its packets is in the network, and it is
+    /// not waiting for its goodput record.
+    fn retirable(f: &Flow) -> bool {
+        let ends_done = if f.udp { f.end.is_some() } else { f.ep == [NONE, NONE] };
+        ends_done && f.in_net == 0 && !f.gp_dirty
+    }
+
+    /// Queue the flow in slot `fi` for retirement if it has become retirable. Called
+    /// wherever one of the conditions can turn true: endpoints released, last packet
+    /// delivered or dropped, goodput recorded, UDP sender done.
+    #[inline]
+    fn check_retire(&mut self, fi: usize) {
+        #[cfg(test)]
+        if self.keep_all {
+            return;
+        }
+        let f = &mut self.flows[fi];
+        if !f.retiring && Self::retirable(f) {
+            f.retiring = true;
+            self.to_retire.push(f.id);
+        }
+    }
+
+    /// Retire the flows found retirable, in the order they became so: each one's record
+    /// goes out (to `sink` whenever a row group is full) and its slot is reused. The
+    /// rows of flows.parquet are therefore in retirement order, deterministic for a
+    /// scenario and seed; the flows still live at the end follow in flow order.
+    fn retire(&mut self, sink: &mut dyn FlowSink) -> Result<()> {
+        let group = crate::metrics::parquet::FLOW_ROW_GROUP_ROWS;
+        for k in 0..self.to_retire.len() {
+            let id = self.to_retire[k];
+            let fi = self.fi(id);
+            let rec = self.record(id, &self.flows[fi]);
+            self.rows.push(rec);
+            self.slot_of[(id - self.flow_base) as usize] = NONE;
+            self.free_flows.push(fi as u32);
+            if self.rows.len() == group {
+                sink.take(&mut self.rows)?;
+                self.rows.clear();
+            }
+        }
+        self.to_retire.clear();
+        // Drop the retired prefix of the window once it is at least half of it
+        // (amortised O(1) per flow).
+        while self.slot_front < self.slot_of.len() && self.slot_of[self.slot_front] == NONE {
+            self.slot_front += 1;
+        }
+        if self.slot_front >= 1024 && 2 * self.slot_front >= self.slot_of.len() {
+            self.slot_of.drain(..self.slot_front);
+            self.flow_base += self.slot_front as u32;
+            self.slot_front = 0;
+        }
+        Ok(())
     }
 
     // ------------------------------------------------------------------ forwarding
@@ -409,8 +515,8 @@ impl World {
         // are neither counted nor marked.
         let c = self.node_classifier[node as usize];
         if c != NONE && self.link_to_router[l as usize] {
+            let size = self.flows[self.fi(self.pkts.get(id).flow)].size;
             let p = self.pkts.get_mut(id);
-            let size = self.flows.get(p.flow as usize).and_then(|f| f.size);
             self.classifiers[c as usize].classify(p, self.sched.now(), size);
         }
         self.enqueue(l, id);
@@ -423,13 +529,14 @@ impl World {
         let p = &self.plan.policies[pi];
         let (flow, dst) = {
             let pk = self.pkts.get(id);
-            (pk.flow as usize, pk.dst as usize)
+            (pk.flow, pk.dst as usize)
         };
         let c = &p.cands[dst];
-        if c.is_empty() || flow >= self.flows.len() {
+        if c.is_empty() {
             return NO_ROUTE;
         }
-        let f = &mut self.flows[flow];
+        let fi = self.fi(flow);
+        let f = &mut self.flows[fi];
         let pos = match p.kind {
             PolicyKind::LoadBalanced => {
                 if f.path[1] == NO_PATH {
@@ -468,10 +575,8 @@ impl World {
             link.stats.enqueued[class] += 1;
             link.stats.occupancy[class] += 1;
             if self.qout.favored {
-                let f = self.pkts.get(id).flow as usize;
-                if let Some(f) = self.flows.get_mut(f) {
-                    f.favored += 1;
-                }
+                let fi = self.fi(self.pkts.get(id).flow);
+                self.flows[fi].favored += 1;
             }
         }
         self.account_qout(l, Some(id));
@@ -576,21 +681,25 @@ impl World {
         let p = *self.pkts.get(id);
         self.pkts.free(id);
         self.packets_dropped += 1;
-        if let Some(f) = self.flows.get_mut(p.flow as usize) {
-            if why == DropReason::PushOut {
-                f.pushed_out += 1;
-            }
-            match p.kind {
-                PktKind::Data | PktKind::Udp => {
-                    f.drops += 1;
-                    if p.seq == 0 && p.to_side == f.data_to_side && p.flags & FLAG_RETX == 0 {
-                        f.first_data_drop = true;
-                    }
+        let fi = self.fi(p.flow);
+        let f = &mut self.flows[fi];
+        f.in_net -= 1;
+        if why == DropReason::PushOut {
+            f.pushed_out += 1;
+        }
+        match p.kind {
+            PktKind::Data | PktKind::Udp => {
+                f.drops += 1;
+                if p.seq == 0 && p.to_side == f.data_to_side && p.flags & FLAG_RETX == 0 {
+                    f.first_data_drop = true;
                 }
-                PktKind::Syn => f.syn_drops += 1,
-                PktKind::SynAck => f.synack_drops += 1,
-                PktKind::Ack | PktKind::Fin => f.ack_drops += 1,
             }
+            PktKind::Syn => f.syn_drops += 1,
+            PktKind::SynAck => f.synack_drops += 1,
+            PktKind::Ack | PktKind::Fin => f.ack_drops += 1,
+        }
+        if f.in_net == 0 {
+            self.check_retire(fi);
         }
     }
 
@@ -600,13 +709,18 @@ impl World {
         let p = *self.pkts.get(id);
         self.pkts.free(id);
         self.packets_delivered += 1;
-        let f = &mut self.flows[p.flow as usize];
+        let fi = self.fi(p.flow);
+        let f = &mut self.flows[fi];
+        f.in_net -= 1;
         if p.kind == PktKind::Udp {
             f.tcp.delivered += 1;
             f.class_at_end = p.class;
             if !f.gp_dirty && self.plan.goodput_ns > 0 {
                 f.gp_dirty = true;
                 self.gp_list.push(p.flow);
+            }
+            if f.in_net == 0 {
+                self.check_retire(fi);
             }
             return;
         }
@@ -620,6 +734,9 @@ impl World {
         let ep = f.ep[p.to_side as usize];
         if ep == NONE {
             self.late_packets += 1;
+            if f.in_net == 0 {
+                self.check_retire(fi);
+            }
             return;
         }
         let e = &mut self.eps[ep as usize];
@@ -661,15 +778,18 @@ impl World {
     /// Inject what an endpoint sent, react to its notices, and arm its timers.
     fn after_tcp(&mut self, ep: u32, notice: TcpNotice, event: &'static str) {
         let node = self.eps[ep as usize].local;
+        let flow = self.eps[ep as usize].flow;
+        let side = self.eps[ep as usize].side;
+        let fi = self.fi(flow);
         let mut buf = std::mem::take(&mut self.tx_buf);
         for p in buf.drain(..) {
+            debug_assert_eq!(p.flow, flow);
+            self.flows[fi].in_net += 1;
             let id = self.pkts.alloc(p);
             self.forward(node, id);
         }
         self.tx_buf = buf;
-        let flow = self.eps[ep as usize].flow;
-        let side = self.eps[ep as usize].side;
-        if self.flows[flow as usize].traced {
+        if self.flows[fi].traced {
             let e = &self.eps[ep as usize];
             self.traces.push(TraceSample {
                 t_s: ns_to_secs(self.sched.now()),
@@ -686,7 +806,7 @@ impl World {
                 timeouts: e.stats.timeouts,
             });
         }
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.flows[fi];
         if notice.rx_complete && side == f.data_to_side && f.end.is_none() {
             f.end = Some(self.sched.now());
             self.flows_finished += 1;
@@ -696,7 +816,7 @@ impl World {
                 self.session_done(t as usize, session);
             }
         }
-        let f = &mut self.flows[flow as usize];
+        let f = &self.flows[fi];
         let (a, b) = (f.ep[0], f.ep[1]);
         let done = |e: &TcpEndpoint| e.rx_done && e.tx_done && e.response_pkts.is_none();
         if a != NONE && b != NONE && done(&self.eps[a as usize]) && done(&self.eps[b as usize]) {
@@ -725,21 +845,23 @@ impl World {
     }
 
     fn release(&mut self, flow: u32) {
+        let fi = self.fi(flow);
         for side in 0..2 {
-            let ep = self.flows[flow as usize].ep[side];
+            let ep = self.flows[fi].ep[side];
             if ep == NONE {
                 continue;
             }
             let e = &mut self.eps[ep as usize];
-            let receives_data = side as u8 == self.flows[flow as usize].data_to_side;
-            add_stats(&mut self.flows[flow as usize].tcp, &e.stats, receives_data);
+            let receives_data = side as u8 == self.flows[fi].data_to_side;
+            add_stats(&mut self.flows[fi].tcp, &e.stats, receives_data);
             e.timer_at = None;
             e.delack_at = None;
             self.sched.cancel_timer(rto_slot(ep));
             self.sched.cancel_timer(delack_slot(ep));
-            self.flows[flow as usize].ep[side] = NONE;
+            self.flows[fi].ep[side] = NONE;
             self.free_eps.push(ep);
         }
+        self.check_retire(fi);
     }
 
     fn new_endpoint(&mut self, flow: u32, side: u8, local: u32, remote: u32, cfg: u16, snd: u64, rcv: u64) -> u32 {
@@ -912,7 +1034,8 @@ impl World {
                 let (s, d) = (sess.src, sess.dst);
                 let n = size.sample(&mut self.session_rng[t][arg as usize]);
                 let f = self.start_flow(src as u16, tcp, mode, s, d, Some(n));
-                self.flows[f as usize].session = arg;
+                let fi = self.fi(f);
+                self.flows[fi].session = arg;
             }
             TrafficKind::Udp { interarrival, lifetime, initial, ends, stop, gap_ns, .. } => {
                 if now >= *stop {
@@ -954,9 +1077,9 @@ impl World {
 
     fn new_flow(&mut self, traffic: u16, mode: Mode, s: u32, d: u32, size: Option<u64>, udp: bool) -> u32 {
         let now = self.sched.now();
-        let flow = self.flows.len() as u32;
+        let flow = self.flow_base + self.slot_of.len() as u32;
         let base_rtt = self.path_delay(s, d) + self.path_delay(d, s);
-        self.flows.push(Flow {
+        let f = Flow {
             traffic,
             mode,
             src: s,
@@ -983,7 +1106,21 @@ impl World {
             policy_seen: 0,
             gp_last: 0,
             gp_dirty: false,
-        });
+            in_net: 0,
+            id: flow,
+            retiring: false,
+        };
+        let slot = match self.free_flows.pop() {
+            Some(i) => {
+                self.flows[i as usize] = f;
+                i
+            }
+            None => {
+                self.flows.push(f);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        self.slot_of.push(slot);
         flow
     }
 
@@ -1012,7 +1149,8 @@ impl World {
             TrafficKind::Udp { gap_ns, pkt_bytes, poisson, stop, .. } => (*gap_ns, *pkt_bytes, *poisson, *stop),
             _ => unreachable!("UDP sources belong to udp blocks"),
         };
-        let (s, d) = (self.flows[u.flow as usize].src, self.flows[u.flow as usize].dst);
+        let fi = self.fi(u.flow);
+        let (s, d) = (self.flows[fi].src, self.flows[fi].dst);
         let id = self.pkts.alloc(Packet {
             flow: u.flow,
             seq: u.sent as u32,
@@ -1031,11 +1169,13 @@ impl World {
         });
         let sent = u.sent + 1;
         self.udp[idx as usize].sent = sent;
-        self.flows[u.flow as usize].tcp.data_pkts_sent += 1;
+        self.flows[fi].tcp.data_pkts_sent += 1;
+        self.flows[fi].in_net += 1;
         self.forward(s, id);
         let done = u.total.is_some_and(|n| sent >= n) || now >= stop;
         if done {
-            self.flows[u.flow as usize].end = Some(now);
+            self.flows[fi].end = Some(now);
+            self.check_retire(fi);
             self.udp_finished += 1;
             self.flows_finished += 1;
             self.free_udp.push(idx);
@@ -1076,7 +1216,8 @@ impl World {
         if !cfg.handshake {
             self.eps[se as usize].accept_without_handshake(cfg);
         }
-        self.flows[flow as usize].ep = [ce, se];
+        let fi = self.fi(flow);
+        self.flows[fi].ep = [ce, se];
         let e = &mut self.eps[ce as usize];
         let mut io = TcpIo { now, cfg, out: &mut self.tx_buf, notice: TcpNotice::default() };
         e.open(&mut io);
@@ -1151,7 +1292,7 @@ impl World {
         let t = ns_to_secs(now);
         let mut list = std::mem::take(&mut self.gp_list);
         for &fi in &list {
-            let f = &self.flows[fi as usize];
+            let f = &self.flows[self.fi(fi)];
             let mut total = f.tcp.delivered;
             if !f.udp {
                 let ep = f.ep[f.data_to_side as usize];
@@ -1159,12 +1300,14 @@ impl World {
                     total += self.eps[ep as usize].stats.delivered;
                 }
             }
-            let f = &mut self.flows[fi as usize];
+            let i = self.fi(fi);
+            let f = &mut self.flows[i];
             if total > f.gp_last {
                 self.goodput.push(GoodputSample { t_s: t, flow_id: fi as u64, delivered_pkts: total - f.gp_last });
             }
             f.gp_last = total;
             f.gp_dirty = false;
+            self.check_retire(i);
         }
         list.clear();
         self.gp_list = list;
@@ -1174,30 +1317,68 @@ impl World {
         }
     }
 
-    /// End the run: totals, summary and every flow's record in `RunOutput::flows`.
-    pub fn finish(self, wall_seconds: f64) -> Result<RunOutput> {
-        let mut flows = Vec::with_capacity(self.flows.len());
-        let mut out = self.finish_with(wall_seconds, &mut |rows| {
-            flows.append(rows);
-            Ok(())
-        })?;
-        out.flows = flows;
-        Ok(out)
+    /// The flows.parquet record of flow `id`.
+    fn record(&self, id: u32, f: &Flow) -> FlowRecord {
+        let names = &self.plan.topo.node_names;
+        let t = &self.plan.traffic[f.traffic as usize];
+        let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
+        let path = match f.path {
+            [NO_PATH, _] => String::new(),
+            [a, b] => {
+                // The policy that chose it is the one on the flow's path.
+                let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
+                match pol {
+                    Some(p) if a == b => p.hop_names[a as usize].clone(),
+                    Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
+                    None => String::new(),
+                }
+            }
+        };
+        FlowRecord {
+            flow_id: id as u64,
+            src: names[f.src as usize].clone(),
+            dst: names[f.dst as usize].clone(),
+            kind: if f.udp { "udp" } else { "tcp" },
+            source: t.name.clone(),
+            tag: t.tag.clone(),
+            start_s: ns_to_secs(f.start),
+            end_s: f.end.map(ns_to_secs),
+            size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),
+            size_pkts: f.size,
+            fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
+            data_pkts_sent: f.tcp.data_pkts_sent,
+            retransmits: f.tcp.retransmits,
+            timeouts: f.tcp.timeouts,
+            fast_retransmits: f.tcp.fast_retransmits,
+            drops: f.drops,
+            ecn_marks: f.tcp.ecn_marks,
+            syn_drops: f.syn_drops,
+            first_data_drop: f.first_data_drop,
+            favored_pkts: f.favored,
+            class_at_end: f.class_at_end,
+            path,
+            base_rtt_s: ns_to_secs(f.base_rtt),
+            delivered_pkts: f.tcp.delivered,
+            syn_sent: f.tcp.syn_sent,
+            synack_drops: f.synack_drops,
+            pushed_out: f.pushed_out,
+        }
     }
 
-    /// `finish`, handing the flow records to `emit` in flow order, at most
-    /// `FLOW_ROW_GROUP_ROWS` at a time (one row group of flows.parquet), instead of keeping
-    /// them; `RunOutput::flows` is left empty. `emit` may take the records out of the
-    /// batch (the in-memory `finish` moves them); whatever it leaves is dropped. The run's
-    /// consistency checks come first, so nothing is emitted for a run that fails them.
-    pub fn finish_with(
-        mut self,
-        wall_seconds: f64,
-        emit: &mut dyn FnMut(&mut Vec<FlowRecord>) -> Result<()>,
-    ) -> Result<RunOutput> {
+    /// End the run: totals and summary; the records of the flows still live go to `sink`
+    /// after those retired (see `retire`), in flow order, and in row groups of
+    /// `FLOW_ROW_GROUP_ROWS` (the last one shorter). `RunOutput::flows` is left empty. A
+    /// run that fails its consistency checks returns the error; what the sink got by then
+    /// is the caller's to discard (`run_streamed` writes into a staging directory that is
+    /// then removed).
+    pub fn finish(mut self, wall_seconds: f64, sink: &mut dyn FlowSink) -> Result<RunOutput> {
         let end = self.sched.now().max(self.end_ns.min(self.sched.now()));
         // Fold the counters of still-open endpoints into their flows.
-        for fi in 0..self.flows.len() {
+        for k in self.slot_front..self.slot_of.len() {
+            let fi = self.slot_of[k] as usize;
+            if fi == NONE as usize {
+                continue;
+            }
             for side in 0..2 {
                 let ep = self.flows[fi].ep[side];
                 if ep != NONE {
@@ -1263,52 +1444,6 @@ impl World {
             });
         }
         let _ = (in_queues, in_tx);
-        let names = &self.plan.topo.node_names;
-        let record = |i: usize, f: &Flow| {
-            let t = &self.plan.traffic[f.traffic as usize];
-            let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
-            let path = match f.path {
-                [NO_PATH, _] => String::new(),
-                [a, b] => {
-                    // The policy that chose it is the one on the flow's path.
-                    let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
-                    match pol {
-                        Some(p) if a == b => p.hop_names[a as usize].clone(),
-                        Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
-                        None => String::new(),
-                    }
-                }
-            };
-            FlowRecord {
-                flow_id: i as u64,
-                src: names[f.src as usize].clone(),
-                dst: names[f.dst as usize].clone(),
-                kind: if f.udp { "udp" } else { "tcp" },
-                source: t.name.clone(),
-                tag: t.tag.clone(),
-                start_s: ns_to_secs(f.start),
-                end_s: f.end.map(ns_to_secs),
-                size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),
-                size_pkts: f.size,
-                fct_s: f.end.map(|e| ns_to_secs(e - f.start)),
-                data_pkts_sent: f.tcp.data_pkts_sent,
-                retransmits: f.tcp.retransmits,
-                timeouts: f.tcp.timeouts,
-                fast_retransmits: f.tcp.fast_retransmits,
-                drops: f.drops,
-                ecn_marks: f.tcp.ecn_marks,
-                syn_drops: f.syn_drops,
-                first_data_drop: f.first_data_drop,
-                favored_pkts: f.favored,
-                class_at_end: f.class_at_end,
-                path,
-                base_rtt_s: ns_to_secs(f.base_rtt),
-                delivered_pkts: f.tcp.delivered,
-                syn_sent: f.tcp.syn_sent,
-                synack_drops: f.synack_drops,
-                pushed_out: f.pushed_out,
-            }
-        };
         let summary = RunSummary {
             savanna_version: crate::VERSION.to_string(),
             scenario: self.plan.name.clone(),
@@ -1322,19 +1457,29 @@ impl World {
             packets_dropped: self.packets_dropped,
             packets_in_network_at_end: self.pkts.live(),
             link_losses: self.link_losses,
-            flows_started: self.flows.len() as u64,
+            flows_started: self.flow_base as u64 + self.slot_of.len() as u64,
             flows_finished: self.flows_finished,
             queues,
         };
         if summary.packets_created != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end {
             return Err(Error::Internal("packet conservation failed".into()));
         }
+        self.retire(sink)?;
         let group = crate::metrics::parquet::FLOW_ROW_GROUP_ROWS;
-        let mut rows = Vec::with_capacity(group.min(self.flows.len()));
-        for (start, chunk) in self.flows.chunks(group).enumerate() {
-            rows.clear();
-            rows.extend(chunk.iter().enumerate().map(|(j, f)| record(start * group + j, f)));
-            emit(&mut rows)?;
+        let mut rows = std::mem::take(&mut self.rows);
+        for k in self.slot_front..self.slot_of.len() {
+            let fi = self.slot_of[k];
+            if fi == NONE {
+                continue;
+            }
+            rows.push(self.record(self.flow_base + k as u32, &self.flows[fi as usize]));
+            if rows.len() == group {
+                sink.take(&mut rows)?;
+                rows.clear();
+            }
+        }
+        if !rows.is_empty() {
+            sink.take(&mut rows)?;
         }
         Ok(RunOutput {
             flows: Vec::new(),
@@ -1371,4 +1516,66 @@ fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats, receives
         into.delivered += s.delivered;
     }
     into.syn_sent += s.syn_sent;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Format;
+    use crate::scenario::parse;
+
+    fn scenario(file: &str, secs: f64) -> Scenario {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text = text.lines().filter(|l| !l.starts_with("duration_s")).collect::<Vec<_>>().join("\n");
+        text = format!("duration_s = {secs}\n{text}\n");
+        parse(&text, Format::Toml, path.parent().unwrap()).unwrap()
+    }
+
+    /// Run `sc`; the records in flow order and the most flows held at once.
+    fn records(sc: &Scenario, keep_all: bool) -> (Vec<FlowRecord>, usize) {
+        let mut w = World::new(crate::scenario::resolve(sc).unwrap());
+        w.keep_all = keep_all;
+        let mut rows = Vec::new();
+        w.run(&mut rows).unwrap();
+        let held = w.flows.len();
+        let out = w.finish(0.0, &mut rows).unwrap();
+        assert_eq!(rows.len() as u64, out.summary.flows_started);
+        rows.sort_by_key(|f| f.flow_id);
+        (rows, held)
+    }
+
+    #[test]
+    fn retiring_flows_early_changes_no_record() {
+        // Drop-tail (late packets of closed connections, dropped or delivered) and RED
+        // dumbbells with goodput windows, UDP flows, web sessions over a path policy:
+        // every record written as its flow retires equals the one written at the end
+        // with every flow kept.
+        let cases = [
+            ("dumbbell-droptail.toml", 150.0),
+            ("dumbbell-red.toml", 150.0),
+            ("matta-guo-2000-table2-udp.toml", 30.0),
+            ("matta-guo-2000-fig10-web.toml", 30.0),
+        ];
+        for (file, secs) in cases {
+            let sc = scenario(file, secs);
+            let (kept, held_all) = records(&sc, true);
+            let (retired, _) = records(&sc, false);
+            assert_eq!(held_all, kept.len(), "{file}");
+            assert_eq!(kept.len(), retired.len(), "{file}");
+            for (a, b) in kept.iter().zip(&retired) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{file}: flow {}", a.flow_id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_holds_only_the_flows_live_at_once() {
+        // About 3,300 flows over 150 s, a few dozen open at a time: the state held is
+        // bounded by the flows live together, not by the flows started.
+        let sc = scenario("dumbbell-droptail.toml", 150.0);
+        let (recs, held) = records(&sc, false);
+        assert!(recs.len() > 3000, "{} flows", recs.len());
+        assert!(held * 20 < recs.len(), "held {held} flow states for {} flows", recs.len());
+    }
 }

@@ -1,7 +1,8 @@
-//! `run_to_dir` writes flows.parquet while the run finishes, one row group at a time
-//! (`FlowWriter`), instead of collecting every flow record first. These tests check that
-//! the file is exactly what the in-memory path writes for the same run and that its row
-//! groups stay bounded (output.rs tests that a failing streamed run leaves nothing behind).
+//! `run_to_dir` writes flows.parquet while the run goes on, one row group at a time
+//! (`FlowWriter`), as flows retire, instead of collecting every flow record first. These
+//! tests check that the file holds exactly the records of the in-memory path for the same
+//! run (in retirement order) and that its row groups stay bounded (output.rs tests that a
+//! failing streamed run leaves nothing behind).
 
 use savanna_core::api::{load, run, run_to_dir, Format, RunOptions};
 use savanna_core::metrics::parquet::{write_flows, FLOW_ROW_GROUP_ROWS};
@@ -32,13 +33,20 @@ fn streamed_flows_file_is_the_in_memory_one_byte_for_byte() {
     let sc = load(&text, Format::Toml, Path::new("."), &opts).unwrap();
     let out = run(&sc).unwrap();
     assert_eq!(out.flows.len() as u64, summary.flows_started);
-    write_flows(&dir.join("memory.parquet"), &out.flows).unwrap();
+    // In memory, row i is flow i; the file has the rows in the order flows retired.
+    assert!(out.flows.iter().enumerate().all(|(i, f)| f.flow_id == i as u64));
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::RowAccessor;
+    let reader = SerializedFileReader::new(fs::File::open(dir.join("run").join("flows.parquet")).unwrap()).unwrap();
+    let order: Vec<usize> = reader.get_row_iter(None).unwrap().map(|r| r.unwrap().get_long(0).unwrap() as usize).collect();
+    assert_eq!(order.len(), out.flows.len());
+    assert!(order.windows(2).any(|w| w[0] > w[1]), "rows in flow order: were they written only at the end?");
+    let in_file_order: Vec<_> = order.iter().map(|&i| out.flows[i].clone()).collect();
+    write_flows(&dir.join("memory.parquet"), &in_file_order).unwrap();
     let streamed = fs::read(dir.join("run").join("flows.parquet")).unwrap();
     let memory = fs::read(dir.join("memory.parquet")).unwrap();
     assert!(streamed == memory, "flows.parquet differs between run_to_dir and run + write_flows");
 
-    use parquet::file::reader::{FileReader, SerializedFileReader};
-    let reader = SerializedFileReader::new(fs::File::open(dir.join("run").join("flows.parquet")).unwrap()).unwrap();
     let meta = reader.metadata();
     let want_groups = (out.flows.len()).div_ceil(FLOW_ROW_GROUP_ROWS);
     assert_eq!(meta.num_row_groups(), want_groups);

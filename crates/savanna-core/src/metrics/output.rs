@@ -9,9 +9,9 @@
 //! is removed, as are any directories this call created (if still empty).
 //!
 //! `write_run_streamed` is the same protocol for a run that writes its own flows.parquet
-//! into the staging directory while it finishes (`api::run_to_dir` does this, so a run
-//! never holds all its flow records at once); the staging directory then exists for the
-//! whole run.
+//! into the staging directory while it runs (`api::run_to_dir` does this: rows go out as
+//! flows retire, so a run never holds all its flow records at once); the staging
+//! directory then exists for the whole run.
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Write};
