@@ -195,6 +195,19 @@ def test_flows_columns(scenario_path):
 
 
 @pytest.mark.needs_core
+def test_result_lists_flows_in_flow_order_though_the_file_has_them_as_they_retired(scenario_path, tmp_path):
+    out = tmp_path / "run"
+    r = savanna.run(scenario_path, duration_s=20.0, out=out)
+    assert len(r.flows) > 100
+    assert list(r.flows["flow_id"]) == list(range(len(r.flows)))
+    on_disk = pd.read_parquet(out / "flows.parquet")
+    assert sorted(on_disk["flow_id"]) == list(r.flows["flow_id"])
+    # Short flows that started after a long one retire before it.
+    assert not on_disk["flow_id"].is_monotonic_increasing
+    pd.testing.assert_frame_equal(on_disk.sort_values("flow_id", ignore_index=True), r.flows)
+
+
+@pytest.mark.needs_core
 def test_summary_keys(scenario_path):
     r = savanna.run(scenario_path, seed=11, duration_s=SHORT_S)
     missing = SUMMARY_KEYS - set(r.summary)
