@@ -4,8 +4,8 @@
 Runs ``scenarios/dumbbell-droptail.toml`` (500 s simulated) with the native runner
 ``savanna-native`` (the Rust core alone) and with the ``savanna`` command (Python front end
 plus the same core), several times each, and prints wall seconds, packets forwarded per wall
-second, events per second and peak resident memory (the operating system's accounting, from
-``wait4``'s rusage, the figure ``/usr/bin/time -v`` reports). The ns-3 side-by-side
+second, events per second and peak resident memory (the operating system's accounting, as
+``/usr/bin/time`` reports it). The ns-3 side-by-side
 comparison, measured in one run, is ``benchmarks/vs_ns3.py`` (``benchmarks/ns3/``).
 
 Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build]
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -24,21 +23,22 @@ import tempfile
 import time
 from pathlib import Path
 
+import native
+
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE = ROOT / "target" / "dist" / "savanna-native"
 SAVANNA = ROOT / ".venv" / "bin" / "savanna"
 
 
 def run_once(cmd: list[str]) -> tuple[float, int]:
-    """Run a command; return (wall seconds, peak RSS in KiB) of the child."""
+    """Run a command; return (wall seconds, peak RSS in KiB) of the child. The peak comes
+    from /usr/bin/time (a small process that forks the command): this Python process's own
+    wait4 would also count the forked copy of the interpreter before it exec'd."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, rusage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"benchmark run failed: {' '.join(cmd)}\n{err}")
-    return wall, rusage.ru_maxrss
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark run failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+    return wall, int(proc.stderr.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -48,8 +48,8 @@ def main() -> int:
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
     args = ap.parse_args()
 
-    if not args.no_build:
-        subprocess.run(["cargo", "build", "--profile", "dist", "-q", "-p", "savanna-core", "--bin", "savanna-native"], cwd=ROOT, check=True)
+    NATIVE, kind = native.existing() if args.no_build else native.build()
+    print(f"core binary: {native.describe(kind)}")
     tmp = Path(tempfile.mkdtemp(prefix="savanna-bench-"))
     try:
         rows = []
