@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use ::parquet::basic::Compression;
 use ::parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
-use ::parquet::file::properties::WriterProperties;
+use ::parquet::file::properties::{EnabledStatistics, WriterProperties};
 use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use ::parquet::schema::parser::parse_message_type;
 
@@ -273,10 +273,16 @@ pub fn write_queues(path: &Path, samples: &[QueueSample]) -> Result<()> {
     write_table(path, "queues", queue_columns(), samples)
 }
 
+/// Snappy; min/max statistics per column chunk (what row-group pruning uses) but no page
+/// index: a flows.parquet chunk is a single page, so the index would only repeat the chunk
+/// statistics, and the writer keeps it for every row group until the file is closed
+/// (about 20 KB per group of 1024 flows, 4 MB for a 1 Gb/s dumbbell's 222,000 flows).
 fn writer_properties() -> WriterProperties {
     WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_created_by(CREATED_BY.to_string())
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
         .build()
 }
 
