@@ -6,9 +6,10 @@
 //! packet propagates for the link delay (or is lost with the link's Bernoulli probability)
 //! and arrives at the next node, until the destination host hands it to the endpoint.
 //!
-//! The hot loop allocates nothing once pools have grown (packets, endpoints and scratch
-//! buffers are reused) and looks nothing up by name: nodes, links, flows and endpoints are
-//! plain indices.
+//! The hot loop allocates nothing once pools have grown (packets, endpoints, flow slots and
+//! scratch buffers are reused) and looks nothing up by name: nodes, links, flows and
+//! endpoints are plain indices. A flow's state lives from its start until its record is
+//! final; then the record is built (once per flow) and written, and the slot reused.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -49,8 +50,8 @@ pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOu
 }
 
 /// Build the world, run its event loop to the end and finish it, handing every flow
-/// record to `sink` in flow order. `wall_seconds` is the event loop's (with the records
-/// of the flows it retires on the way).
+/// record to `sink` as the flow retires (see `World::retire`). `wall_seconds` is the
+/// event loop's, with the records of the flows it retires on the way.
 fn run_into(sc: &Scenario, sink: &mut dyn FlowSink) -> Result<RunOutput> {
     let plan = crate::scenario::resolve(sc)?;
     let mut w = World::new(plan);

@@ -9,8 +9,8 @@ pub mod output;
 
 pub use records::*;
 
-/// Where a run hands its flow records, in flow order, at most one row group
-/// (`parquet::FLOW_ROW_GROUP_ROWS`) at a time, while it runs: a `Vec` keeps them (the
+/// Where a run hands its flow records, as flows retire, one row group
+/// (`parquet::FLOW_ROW_GROUP_ROWS`) at a time (the last one shorter), while it runs: a `Vec` keeps them (the
 /// in-memory `sim::run`), a `FlowWriter` writes them to flows.parquet (`sim::run_streamed`).
 pub trait FlowSink {
     /// Take the records in `rows`; whatever is left in `rows` afterwards is dropped.
