@@ -1111,16 +1111,7 @@ impl World {
             id: flow,
             retiring: false,
         };
-        let slot = match self.free_flows.pop() {
-            Some(i) => {
-                self.flows[i as usize] = f;
-                i
-            }
-            None => {
-                self.flows.push(f);
-                (self.flows.len() - 1) as u32
-            }
-        };
+        let slot = slab_insert(&mut self.flows, &mut self.free_flows, f);
         self.slot_of.push(slot);
         flow
     }
@@ -1130,16 +1121,7 @@ impl World {
         let flow = self.new_flow(block, Mode::Bulk, s, d, total, true);
         self.udp_started += 1;
         let src = UdpSrc { flow, block, sent: 0, total };
-        let idx = match self.free_udp.pop() {
-            Some(i) => {
-                self.udp[i as usize] = src;
-                i
-            }
-            None => {
-                self.udp.push(src);
-                (self.udp.len() - 1) as u32
-            }
-        };
+        let idx = slab_insert(&mut self.udp, &mut self.free_udp, src);
         self.udp_send(idx);
     }
 
@@ -1495,6 +1477,20 @@ impl World {
             network: std::mem::take(&mut self.network),
             summary,
         })
+    }
+}
+
+/// Put `item` in a free slot of `items` (one listed in `free`) or a new one; its index.
+fn slab_insert<T>(items: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            items[i as usize] = item;
+            i
+        }
+        None => {
+            items.push(item);
+            (items.len() - 1) as u32
+        }
     }
 }
 
