@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import savanna
+import savanna.analysis
 import savanna._core
 from savanna import Result, ScenarioError
 
@@ -205,6 +206,7 @@ def test_result_lists_flows_in_flow_order_though_the_file_has_them_as_they_retir
     # Short flows that started after a long one retire before it.
     assert not on_disk["flow_id"].is_monotonic_increasing
     pd.testing.assert_frame_equal(on_disk.sort_values("flow_id", ignore_index=True), r.flows)
+    pd.testing.assert_frame_equal(savanna.analysis.load_flows(out), r.flows)
 
 
 @pytest.mark.needs_core

@@ -265,6 +265,17 @@ def _tomllib():
 # Reading the output back
 
 
+def read_flows(path: Union[str, "os.PathLike[str]"]):
+    """A flows.parquet file as a pandas DataFrame in flow order (row i is flow i). The
+    core writes the rows as flows retire (docs/scenario.md, "What a run writes")."""
+    import pyarrow.parquet as pq
+
+    flows = pq.read_table(path).to_pandas()
+    if "flow_id" in flows.columns:
+        flows = flows.sort_values("flow_id", kind="stable", ignore_index=True)
+    return flows
+
+
 def load_result(
     out_dir: Union[str, "os.PathLike[str]"],
     summary_json: Optional[str] = None,
@@ -291,11 +302,7 @@ def load_result(
 
     flows_path = out_dir / FLOWS_FILE
     if flows_path.is_file():
-        # The core writes rows as flows retire (see docs/output.md); a Result lists them
-        # in flow order, row i being flow i.
-        flows = pq.read_table(flows_path).to_pandas()
-        if "flow_id" in flows.columns:
-            flows = flows.sort_values("flow_id", kind="stable", ignore_index=True)
+        flows = read_flows(flows_path)
     else:
         warnings.warn(
             f"the simulator wrote no {FLOWS_FILE} in {out_dir}; Result.flows is empty",

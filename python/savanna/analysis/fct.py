@@ -43,9 +43,10 @@ def fct_by_size(flows, buckets: Sequence[Tuple[int, float]] = SIZE_BUCKETS, warm
 
 
 def load_flows(out_dir: Path):
-    import pandas as pd
+    """The flows table of the run in `out_dir`, in flow order."""
+    from savanna.runner import read_flows
 
-    return pd.read_parquet(Path(out_dir) / "flows.parquet")
+    return read_flows(Path(out_dir) / "flows.parquet")
 
 
 def compare_markdown(runs: Dict[str, "object"], warmup_s: float = 0.0, summaries: Optional[Dict[str, dict]] = None) -> str:
