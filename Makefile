@@ -54,7 +54,7 @@ bench: setup
 		echo "bench: benchmarks/bench_core.py does not exist yet"; \
 	fi
 
-# Savanna side by side with ns-3 3.44 (builds the ns-3 program; ~15-20 min): a benchmark.
+# Savanna side by side with ns-3 3.44 (builds the ns-3 program; ~17 min): a benchmark.
 bench-ns3: setup
 	$(VPY) benchmarks/vs_ns3.py
 
