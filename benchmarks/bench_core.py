@@ -17,28 +17,14 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import native
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVANNA = ROOT / ".venv" / "bin" / "savanna"
-
-
-def run_once(cmd: list[str]) -> tuple[float, int]:
-    """Run a command; return (wall seconds, peak RSS in KiB) of the child. The peak comes
-    from /usr/bin/time (a small process that forks the command): this Python process's own
-    wait4 would also count the forked copy of the interpreter before it exec'd."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark run failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    return wall, int(proc.stderr.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -62,7 +48,7 @@ def main() -> int:
             for i in range(args.repeat):
                 out = tmp / f"{len(rows)}-{i}"
                 cmd = base + [args.scenario, "--out", str(out), "--quiet"]
-                w, m = run_once(cmd)
+                w, m = native.run_measured(cmd)
                 walls.append(w)
                 rss.append(m)
                 summary = json.loads((out / "summary.json").read_text())
@@ -74,10 +60,10 @@ def main() -> int:
               f"{s['flows_started']:,} flows ({s['flows_finished']:,} finished)")
         print(f"  repeats: {args.repeat} (median wall time reported)\n")
         print(f"{'front end':28} {'wall s':>8} {'min s':>8} {'core s':>8} {'Mpkt/s':>8} {'Mevents/s':>10} {'peak MiB':>9}")
-        for label, med, lo, rss_kib, summ in rows:
+        for label, med, lo, rss_mib, summ in rows:
             core = summ["wall_seconds"]
             print(f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
-                  f"{summ['events'] / med / 1e6:10.2f} {rss_kib / 1024:9.1f}")
+                  f"{summ['events'] / med / 1e6:10.2f} {rss_mib:9.1f}")
         print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""The `savanna-native` binary the benchmarks measure, and how it is built.
+"""The `savanna-native` binary the benchmarks measure, how it is built, and how a run's
+time and memory are measured.
 
 The benchmarks time and weigh the core as a user would ship it on its own: Cargo's
 `native` profile (the `dist` profile's whole-program optimisation for the simulator, `panic
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,3 +59,17 @@ def existing() -> tuple[Path, str]:
 def describe(kind: str) -> str:
     return (f"`savanna-native`, Cargo profile `native`, {'statically' if kind == 'static' else 'dynamically'} "
             "linked against the C library")
+
+
+def run_measured(cmd) -> tuple[float, float]:
+    """Run `cmd`; return (wall seconds, peak resident set in MiB) of that process alone.
+    The peak comes from /usr/bin/time, a small process that forks the command: this
+    Python process's own wait4 would also count the forked copy of the interpreter
+    before it exec'd (14 MiB reported for an 8 MiB run)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + [str(c) for c in cmd],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{proc.stderr[-3000:]}")
+    return wall, int(proc.stderr.strip().splitlines()[-1]) / 1024.0

@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import native
@@ -62,19 +61,6 @@ def bucket_name(lo, hi):
     return f">{lo - 1}" if hi == float("inf") else f"{lo}-{int(hi)}"
 
 
-def run_rss(cmd):
-    """Run `cmd` under /usr/bin/time; return (wall s, peak RSS MiB). Measuring through
-    /usr/bin/time (a small process that forks the command) rather than this Python
-    process's wait4 keeps the parent's memory out of the child's peak RSS."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + [str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{proc.stderr[-3000:]}")
-    rss_kib = int(proc.stderr.strip().splitlines()[-1])
-    return wall, rss_kib / 1024.0
-
-
 def scenario(base: str, load: float, seed: int, duration: float, scale: float = 1.0) -> dict:
     sc = tomllib.loads((ROOT / "scenarios" / base).read_text())
     sc = copy.deepcopy(sc)
@@ -102,7 +88,7 @@ def scenario(base: str, load: float, seed: int, duration: float, scale: float = 
 def run_savanna(sc: dict, out: Path):
     path = out.with_suffix(".json")
     path.write_text(json.dumps(sc))
-    wall, rss = run_rss([str(NATIVE), str(path), "--out", str(out), "--quiet"])
+    wall, rss = native.run_measured([str(NATIVE), str(path), "--out", str(out), "--quiet"])
     summary = json.loads((out / "summary.json").read_text())
     import pandas as pd
 
@@ -139,7 +125,7 @@ def run_ns3(sc: dict, flows, out_csv: Path, extra=()):
     ]
     if q["type"] == "red":
         cmd += [f"--minTh={q['min_th']}", f"--maxTh={q['max_th']}"]
-    wall, rss = run_rss(cmd + list(extra))
+    wall, rss = native.run_measured(cmd + list(extra))
     res = pd.read_csv(out_csv)
     summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
     return wall, rss, summ, res

@@ -417,7 +417,7 @@ def load(out_dir: PathLike, table: str = "flows"):
     manifest = read_manifest(out) or {"params": []}
     keys = [p["name"] for p in manifest["params"]] + [RUN_KEY]
     order = ", ".join(_sql_ident(k) for k in keys)
-    within = "flow_id, file_row_number" if table == "flows" else "file_row_number"
+    within = "flow_id" if table == "flows" else "file_row_number"
     return query(
         out,
         f"SELECT {order}, * EXCLUDE ({order}, file_row_number) FROM ("

@@ -35,7 +35,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, query_store, seeds
+from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, seeds
 
 KEY = "matta-guo-2000"
 TITLE = "Differentiated Predictive Fair Service (Matta & Guo 2000): reproduction"
@@ -521,28 +521,19 @@ def active_by_path(flows: pd.DataFrame, times: Sequence[float], move_after_s: Op
 # Queries
 
 
-def _runs(batch) -> str:
-    return ", ".join("'" + r.replace("'", "''") + "'" for r in batch.run_ids)
-
-
-def _sql(batch, sql: str) -> pd.DataFrame:
-    """Run ``sql`` over a batch's dataset; ``{runs}`` becomes the batch's run ids."""
-    return query_store(batch.dataset, sql.replace("{runs}", _runs(batch)))
-
-
 def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """Goodput per (run, source, session, window) and the sessions of each run. A session
     is one closed-loop session: its block and host pair."""
     src = ", ".join(f"'{s}'" for s in sources)
-    rows = _sql(batch, f"""
+    rows = batch.sql(f"""
         SELECT {', '.join('f.' + p for p in params.split(', '))}, f.run_id, f.source,
                f.src || '>' || f.dst AS session, g.t_s, sum(g.delivered_pkts) AS pkts
         FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id
-        WHERE f.run_id IN ({{runs}}) AND f.source IN ({src}) AND g.t_s > {warmup_s}
+        WHERE f.{{runs}} AND f.source IN ({src}) AND g.t_s > {warmup_s}
         GROUP BY ALL""")
-    sess = _sql(batch, f"""
+    sess = batch.sql(f"""
         SELECT DISTINCT {params}, run_id, source, src || '>' || dst AS session FROM flows
-        WHERE run_id IN ({{runs}}) AND source IN ({src})""")
+        WHERE {{runs}} AND source IN ({src})""")
     return rows, sess
 
 
@@ -646,9 +637,9 @@ def reproduce(ctx: Context) -> Outcome:
 def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     from savanna.report import Table
 
-    st = _sql(b, f"""
+    st = b.sql(f"""
         SELECT policy, rep, queue, avg(utilisation) AS avg, stddev_samp(utilisation) AS dev FROM queues
-        WHERE run_id IN ({{runs}}) AND t_s > {p.udp_warmup_s} GROUP BY policy, rep, queue""")
+        WHERE {{runs}} AND t_s > {p.udp_warmup_s} GROUP BY policy, rep, queue""")
     st["path"] = st["queue"].map({"n4->n5": 1, "n4->n7": 2})
     for pol in POLICIES:
         k = _T2_ID[pol]
@@ -710,8 +701,8 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         "splitting every flow starts on path 1 and moves to path 2 after 2400 packets.")
 
     # Fig. 2: active flows and utilisation over time, first replication
-    fl = _sql(b, "SELECT policy, start_s, end_s, path FROM flows WHERE run_id IN ({runs}) AND rep = 1")
-    qs = _sql(b, "SELECT policy, t_s, queue, utilisation FROM queues WHERE run_id IN ({runs}) AND rep = 1 ORDER BY t_s")
+    fl = b.sql("SELECT policy, start_s, end_s, path FROM flows WHERE {runs} AND rep = 1")
+    qs = b.sql("SELECT policy, t_s, queue, utilisation FROM queues WHERE {runs} AND rep = 1 ORDER BY t_s")
     sc = load_scenario(SC_UDP)
     u = sc["traffic"][_block(sc, "udp")]
     pkt_rate = float(u["rate_kbps"]) * 1000.0 / (8.0 * float(u["packet_bytes"]))
@@ -742,10 +733,10 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
 
 def _throughput_by_class(b, warmup_s: float) -> pd.DataFrame:
     """Data packets delivered after the warm-up per (scheme, rep, source)."""
-    return _sql(b, f"""
+    return b.sql(f"""
         SELECT g.scheme, g.rep, f.source, sum(g.delivered_pkts) AS pkts
         FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id
-        WHERE g.run_id IN ({{runs}}) AND g.t_s > {warmup_s} GROUP BY ALL""")
+        WHERE g.{{runs}} AND g.t_s > {warmup_s} GROUP BY ALL""")
 
 
 def _long_share(b, warmup_s: float, scheme: str) -> float:
@@ -760,15 +751,15 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
 
     lw, sw = LONG_WINDOW, SHORT_WINDOW
     cond = f"start_s >= {p.iso_warmup_s} AND start_s <= {p.iso_last_start_s} AND fct_s IS NOT NULL"
-    fl = _sql(b, f"""
-        SELECT scheme, rep, source, size_pkts, fct_s FROM flows WHERE run_id IN ({{runs}}) AND {cond}
+    fl = b.sql(f"""
+        SELECT scheme, rep, source, size_pkts, fct_s FROM flows WHERE {{runs}} AND {cond}
         AND ((source = 'long' AND size_pkts BETWEEN {lw[0]} AND {lw[1]})
              OR (source = 'short' AND size_pkts BETWEEN {sw[0]} AND {sw[1]}))""")
-    means = _sql(b, f"""
+    means = b.sql(f"""
         SELECT scheme, rep, source, avg(fct_s) AS mean_fct, count(*) AS n FROM flows
-        WHERE run_id IN ({{runs}}) AND {cond} GROUP BY scheme, rep, source""")
+        WHERE {{runs}} AND {cond} GROUP BY scheme, rep, source""")
     thr = _throughput_by_class(b, p.iso_warmup_s)
-    rtt = _sql(b, "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) AND scheme = 'droptail' "
+    rtt = b.sql("SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail' "
                   "GROUP BY rep ORDER BY rep")
     samples["p-fig4-bdp"] = list(10e6 * rtt["rtt"] / (8 * PKT_BYTES))
     schemes = ISO_SCHEMES + ("matched",)
@@ -822,9 +813,9 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         notes["f4-long-share"] = (f"Our long flows take {share.xs('droptail', level='scheme').mean():.0f}% of the "
                                   f"throughput (a 1000-packet flow lasts {mean_long:.0f} s on average).")
 
-    red_q = _sql(b, """SELECT sum(dropped) AS d, sum(dropped_by_reason_forced) AS f,
+    red_q = b.sql("""SELECT sum(dropped) AS d, sum(dropped_by_reason_forced) AS f,
         sum(dropped_by_reason_early) AS e FROM summary_queues
-        WHERE run_id IN ({runs}) AND scheme = 'red' AND name = 'left->right'""")
+        WHERE {runs} AND scheme = 'red' AND name = 'left->right'""")
     if len(red_q) and float(red_q["d"].iloc[0] or 0) > 0:
         d = float(red_q["d"].iloc[0])
         red_note = (f"Our scaled RED (thresholds 40 and 490 of 500 packets, max_p 0.002, not gentle) makes "
@@ -869,9 +860,9 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
                         "under shared drop-tail (nearest 5%), as the paper did with its 60%."))
 
     # Figs. 3(b) and 4 (top): window dynamics of traced flows, first replication
-    tr = _sql(b, """SELECT t.scheme, t.flow_id, t.t_s, t.cwnd_pkts, f.source, f.start_s FROM traces t
+    tr = b.sql("""SELECT t.scheme, t.flow_id, t.t_s, t.cwnd_pkts, f.source, f.start_s FROM traces t
         JOIN flows f ON t.run_id = f.run_id AND t.flow_id = f.flow_id
-        WHERE t.run_id IN ({runs}) AND t.rep = 1 AND t.side = 0 AND t.scheme IN ('droptail', 'iso60')
+        WHERE t.{runs} AND t.rep = 1 AND t.side = 0 AND t.scheme IN ('droptail', 'iso60')
         ORDER BY t.scheme, t.flow_id, t.t_s""")
     fg, axes = plt.subplots(2, 2, figsize=(11, 6.2), sharey="col")
     palette = ["#1f5fbf", "#e07b00", "#2a9d4b", "#8e44ad"]
@@ -925,10 +916,10 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
 
 def _pipe_metrics(b, params: List[str], duration_s: float, warmup_s: float) -> pd.DataFrame:
     fair, _ = _fairness_table(b, params, ("long", "short"), duration_s, warmup_s)
-    fl = _sql(b, f"""
+    fl = b.sql(f"""
         SELECT {', '.join(params)}, source, 100.0 * sum(drops) / sum(data_pkts_sent) AS loss,
                100.0 * avg(CASE WHEN timeouts > 0 THEN 1.0 ELSE 0.0 END) AS timeouts
-        FROM flows WHERE run_id IN ({{runs}}) AND source IN ('long', 'short') AND start_s >= {warmup_s}
+        FROM flows WHERE {{runs}} AND source IN ('long', 'short') AND start_s >= {warmup_s}
         GROUP BY {', '.join(params)}, source""")
     return fair.merge(fl, on=params + ["source"], how="left")
 
@@ -981,7 +972,7 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         g = m[(m["nsess"] == n) & (m["source"] == src) & (m["scheme"] == scheme)]
         return g.groupby("rep")[value].mean()
 
-    rtt = _sql(b, "SELECT nsess, k, rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) "
+    rtt = b.sql("SELECT nsess, k, rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} "
                   "AND scheme = 'iso' AND kind = 'tcp' GROUP BY nsess, k, rep")
     cu_pkts = C_UNIT_MBPS * 1e6 / (8 * PKT_BYTES)
     r2k = rtt[rtt["k"] == 2].groupby("rep")["rtt"].mean()
@@ -1097,7 +1088,7 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         samples[f"f10-{tag}-fair-size-red"] = list(J[(cls, "size")] / J[(cls, "red-lb")])
         samples[f"f10-{tag}-fair-thr-red"] = list(J[(cls, "threshold")] / J[(cls, "red-lb")])
     samples["f10-short-goodput-size-red"] = list(G[("fg-short", "size")] / G[("fg-short", "red-lb")])
-    rtt = _sql(b, "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE run_id IN ({runs}) AND scheme = 'droptail-lb' "
+    rtt = b.sql("SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail-lb' "
                   "AND tag = 'foreground' GROUP BY rep ORDER BY rep")
     samples["p-web-bdp"] = list(5e6 * rtt["rtt"] / (8 * PKT_BYTES))
     others = ("red-lb", "size", "threshold")
@@ -1106,8 +1097,8 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     low = pd.concat([J[("fg-long", s)] for s in others], axis=1).min(axis=1)
     samples["f10-long-fair-others"] = list(low)
     samples["f10-long-fair-dt-lower"] = list(J[("fg-long", "droptail-lb")] - low)
-    red_q = _sql(b, """SELECT sum(dropped) AS d, sum(dropped_by_reason_early) AS e FROM summary_queues
-        WHERE run_id IN ({runs}) AND scheme = 'red-lb' AND name IN ('n4->n5', 'n4->n7')""")
+    red_q = b.sql("""SELECT sum(dropped) AS d, sum(dropped_by_reason_early) AS e FROM summary_queues
+        WHERE {runs} AND scheme = 'red-lb' AND name IN ('n4->n5', 'n4->n7')""")
     jl = {s: float(J[("fg-long", s)].mean()) for s in WEB_SCHEMES}
     red_share = (100 * float(red_q["e"].iloc[0] or 0) / float(red_q["d"].iloc[0])
                  if len(red_q) and float(red_q["d"].iloc[0] or 0) > 0 else math.nan)
@@ -1121,15 +1112,15 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     notes["f10-long-fair-dt-min"] = (f"Our lowest 20 s window index of the long sessions is {jm['droptail-lb']:.2f} "
                                      f"with drop-tail, {jm['red-lb']:.2f} with RED and {jm['size']:.2f} with "
                                      "size-based splitting.")
-    paths = _sql(b, """SELECT scheme, path, sum(delivered_pkts) AS pkts FROM flows
-        WHERE run_id IN ({runs}) AND source = 'web' GROUP BY scheme, path""")
+    paths = b.sql("""SELECT scheme, path, sum(delivered_pkts) AS pkts FROM flows
+        WHERE {runs} AND source = 'web' GROUP BY scheme, path""")
     share = {}
     for s, g in paths.groupby("scheme"):
         tot = float(g["pkts"].sum())
         via5 = float(g[g["path"].isin(["n5"])]["pkts"].sum())
         share[s] = 100 * via5 / tot if tot else math.nan
-    util = _sql(b, f"""SELECT scheme, queue, avg(utilisation) AS u FROM queues
-        WHERE run_id IN ({{runs}}) AND t_s > {p.web_warmup_s} GROUP BY scheme, queue""")
+    util = b.sql(f"""SELECT scheme, queue, avg(utilisation) AS u FROM queues
+        WHERE {{runs}} AND t_s > {p.web_warmup_s} GROUP BY scheme, queue""")
     U = util.pivot_table(index="scheme", columns="queue", values="u")
 
     fg, axes = plt.subplots(2, 2, figsize=(10.5, 6.4))
