@@ -280,7 +280,7 @@ impl World {
                 last_sample: QStats::default(),
                 last_busy: 0,
                 faults: Vec::new(),
-                line: VecDeque::with_capacity(64),
+                line: VecDeque::new(),
                 tx_memo: (u32::MAX, 0),
             })
             .collect();

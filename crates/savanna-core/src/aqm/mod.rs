@@ -154,8 +154,11 @@ pub struct Fifo {
 }
 
 impl Fifo {
+    /// A FIFO for a queue of up to `n` packets: it reserves room for at most 64 at first
+    /// and grows (a few times per run, never once its queue has been full) beyond that, so
+    /// that the many lightly used queues of a topology (hosts' access links) stay small.
     pub fn with_capacity(n: usize) -> Self {
-        Fifo { q: std::collections::VecDeque::with_capacity(n), bytes: 0 }
+        Fifo { q: std::collections::VecDeque::with_capacity(n.min(64)), bytes: 0 }
     }
     #[inline]
     pub fn push(&mut self, p: PktId, pkts: &PacketPool) {

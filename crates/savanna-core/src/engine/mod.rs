@@ -267,7 +267,7 @@ impl Default for Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { heap: EventHeap::with_capacity(1 << 12), timers: TimerHeap::default(), seq: 0, now: 0, popped: 0 }
+        Scheduler { heap: EventHeap::with_capacity(256), timers: TimerHeap::default(), seq: 0, now: 0, popped: 0 }
     }
     #[inline]
     pub fn now(&self) -> Time {

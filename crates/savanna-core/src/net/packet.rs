@@ -83,7 +83,7 @@ pub struct PacketPool {
 
 impl PacketPool {
     pub fn new() -> Self {
-        PacketPool { slots: Vec::with_capacity(1024), free: Vec::with_capacity(1024), live: 0, created: 0 }
+        PacketPool { slots: Vec::with_capacity(64), free: Vec::with_capacity(64), live: 0, created: 0 }
     }
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {

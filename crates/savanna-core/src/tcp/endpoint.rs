@@ -91,6 +91,11 @@ pub struct TcpEndpoint {
     recover: Option<u64>,
     rto: RtoEstimator,
     retx_high: Option<u64>,
+    /// RTT sampling on every ACK (`RttSampling::EveryAck`): send times of the new data
+    /// segments in [snd_una, snd_max), in a ring indexed by sequence modulo its length (a
+    /// power of two, grown as the flight grows; the data receiver never allocates one).
+    /// Otherwise one segment at a time is timed (`timed`).
+    every_ack: bool,
     send_times: Vec<Time>,
     timed: Option<(u64, Time)>,
     pub rto_deadline: Option<Time>,
@@ -152,9 +157,6 @@ impl TcpEndpoint {
     ) -> Self {
         let ring = (cfg.max_window as usize + 1).next_power_of_two();
         send_times.clear();
-        if cfg.rtt_sampling == RttSampling::EveryAck {
-            send_times.resize(ring, 0);
-        }
         ooo.clear();
         ooo.resize((2 * ring).max(64) / 64, 0);
         TcpEndpoint {
@@ -180,6 +182,7 @@ impl TcpEndpoint {
             recover: None,
             rto: RtoEstimator::new(cfg.ito_s, cfg.min_rto_s, cfg.max_rto_s, cfg.granularity_s),
             retx_high: None,
+            every_ack: cfg.rtt_sampling == RttSampling::EveryAck,
             send_times,
             timed: None,
             rto_deadline: None,
@@ -580,24 +583,40 @@ impl TcpEndpoint {
     }
 
     fn rtt_on_new_ack(&mut self, ack: u64, now: Time) {
-        match self.send_times.len() {
-            0 => {
-                if let Some((seq, t0)) = self.timed {
-                    if ack > seq {
-                        self.rto.sample((now - t0) as f64 * 1e-9);
-                        self.timed = None;
-                    }
-                }
+        if self.every_ack {
+            // Karn: no sample from an ACK that covers any retransmitted segment (the
+            // newest segment's ACK may have been held back by the repaired hole).
+            let last = ack - 1;
+            if self.retx_high.is_none_or(|h| h < self.snd_una) {
+                let n = self.send_times.len();
+                let t0 = self.send_times[(last as usize) & (n - 1)];
+                self.rto.sample((now - t0) as f64 * 1e-9);
             }
-            n => {
-                // Karn: no sample from an ACK that covers any retransmitted segment (the
-                // newest segment's ACK may have been held back by the repaired hole).
-                let last = ack - 1;
-                if self.retx_high.is_none_or(|h| h < self.snd_una) {
-                    let t0 = self.send_times[(last as usize) & (n - 1)];
-                    self.rto.sample((now - t0) as f64 * 1e-9);
-                }
+        } else if let Some((seq, t0)) = self.timed {
+            if ack > seq {
+                self.rto.sample((now - t0) as f64 * 1e-9);
+                self.timed = None;
             }
+        }
+    }
+
+    /// Grow the send-time ring so that it holds [snd_una, seq], keeping the times of
+    /// [snd_una, seq). Rare: the ring doubles until it covers the largest flight, and a
+    /// reused endpoint keeps its capacity.
+    #[cold]
+    #[inline(never)]
+    fn grow_send_times(&mut self, seq: u64) {
+        let old = self.send_times.len();
+        let len = ((seq - self.snd_una + 1) as usize).next_power_of_two().max(16);
+        let kept: Vec<(u64, Time)> = if old == 0 {
+            Vec::new()
+        } else {
+            (self.snd_una..seq).map(|s| (s, self.send_times[(s as usize) & (old - 1)])).collect()
+        };
+        self.send_times.clear();
+        self.send_times.resize(len, 0);
+        for (s, t) in kept {
+            self.send_times[(s as usize) & (len - 1)] = t;
         }
     }
 
@@ -641,7 +660,10 @@ impl TcpEndpoint {
                 self.timed = None;
             }
         } else {
-            if !self.send_times.is_empty() {
+            if self.every_ack {
+                if seq - self.snd_una >= self.send_times.len() as u64 {
+                    self.grow_send_times(seq);
+                }
                 let n = self.send_times.len();
                 self.send_times[(seq as usize) & (n - 1)] = io.now;
             } else if self.timed.is_none() {
