@@ -18,7 +18,7 @@ use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, FlowSink, GoodputSample, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
+use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, FlowSink, GoodputSample, Name, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
@@ -251,6 +251,28 @@ pub struct World {
     late_packets: u64,
     flows_finished: u64,
     end_ns: Time,
+    /// The names flow records carry, shared (see `metrics::Name`).
+    names: RecordNames,
+}
+
+/// Names for flow records, made once per run: nodes, each traffic block's name and tag,
+/// each path policy's hops, and the empty name.
+struct RecordNames {
+    nodes: Vec<Name>,
+    traffic: Vec<(Name, Name)>,
+    hops: Vec<Vec<Name>>,
+    empty: Name,
+}
+
+impl RecordNames {
+    fn new(plan: &Plan) -> Self {
+        RecordNames {
+            nodes: plan.topo.node_names.iter().map(|n| Name::from(n.as_str())).collect(),
+            traffic: plan.traffic.iter().map(|t| (Name::from(t.name.as_str()), Name::from(t.tag.as_str()))).collect(),
+            hops: plan.policies.iter().map(|p| p.hop_names.iter().map(|n| Name::from(n.as_str())).collect()).collect(),
+            empty: Name::from(""),
+        }
+    }
 }
 
 impl World {
@@ -351,6 +373,7 @@ impl World {
             late_packets: 0,
             flows_finished: 0,
             end_ns: plan.duration_ns,
+            names: RecordNames::new(&plan),
             plan,
         };
         for i in 0..w.plan.traffic.len() {
@@ -1302,28 +1325,29 @@ impl World {
 
     /// The flows.parquet record of a flow.
     fn record(&self, f: &Flow) -> FlowRecord {
-        let names = &self.plan.topo.node_names;
+        let names = &self.names;
         let t = &self.plan.traffic[f.traffic as usize];
         let mss = (self.plan.pkt_bytes - self.plan.hdr_bytes) as u64;
         let path = match f.path {
-            [NO_PATH, _] => String::new(),
+            [NO_PATH, _] => names.empty.clone(),
             [a, b] => {
                 // The policy that chose it is the one on the flow's path.
-                let pol = self.plan.policies.iter().find(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or(self.plan.policies.first());
+                let pol = self.plan.policies.iter().position(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or((!self.plan.policies.is_empty()).then_some(0));
                 match pol {
-                    Some(p) if a == b => p.hop_names[a as usize].clone(),
-                    Some(p) => format!("{}>{}", p.hop_names[a as usize], p.hop_names[b as usize]),
-                    None => String::new(),
+                    Some(p) if a == b => names.hops[p][a as usize].clone(),
+                    Some(p) => Name::from(format!("{}>{}", names.hops[p][a as usize], names.hops[p][b as usize])),
+                    None => names.empty.clone(),
                 }
             }
         };
+        let (source, tag) = &names.traffic[f.traffic as usize];
         FlowRecord {
             flow_id: f.id as u64,
-            src: names[f.src as usize].clone(),
-            dst: names[f.dst as usize].clone(),
+            src: names.nodes[f.src as usize].clone(),
+            dst: names.nodes[f.dst as usize].clone(),
             kind: if f.udp { "udp" } else { "tcp" },
-            source: t.name.clone(),
-            tag: t.tag.clone(),
+            source: source.clone(),
+            tag: tag.clone(),
             start_s: ns_to_secs(f.start),
             end_s: f.end.map(ns_to_secs),
             size_bytes: f.size.map(|n| if f.udp { n * udp_bytes(&t.kind) } else { n * mss }),

@@ -215,7 +215,7 @@ fn request_response_takes_handshake_request_and_response_rounds() {
             assert!((got - want).abs() < 1e-3, "iw {iw} d {d}: fct {got}, closed form {want}");
             assert_eq!(f.delivered_pkts, d, "delivered counts the response only");
             // The data flows from the server (src0) to the client (dst0).
-            assert_eq!((f.src.as_str(), f.dst.as_str()), ("src0", "dst0"));
+            assert_eq!((&*f.src, &*f.dst), ("src0", "dst0"));
         }
     }
 }

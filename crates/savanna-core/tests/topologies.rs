@@ -99,7 +99,7 @@ type = "flows"
 name = "ref"
 flows = [ { start_s = 1.0, size_pkts = 30, src = "ref_src", dst = "ref_dst" } ]
 "#);
-    let r = o.flows.iter().find(|f| f.source == "ref").unwrap();
+    let r = o.flows.iter().find(|f| &*f.source == "ref").unwrap();
     // 25 ms access each side, five 1 ms hops.
     assert!((r.base_rtt_s - 2.0 * (0.025 + 0.005 + 0.025)).abs() < 1e-9, "{}", r.base_rtt_s);
     for i in 0..5 {
@@ -107,7 +107,7 @@ flows = [ { start_s = 1.0, size_pkts = 30, src = "ref_src", dst = "ref_dst" } ]
     }
     // Cross flows of hop 0 load r0->r1 only: the other hops see the reference flow alone.
     assert!(arrivals(&o, "r0->r1") > 10 * arrivals(&o, "r1->r2"));
-    for f in o.flows.iter().filter(|f| f.source == "cross0") {
+    for f in o.flows.iter().filter(|f| &*f.source == "cross0") {
         assert!(f.src.starts_with("x0_s") && f.dst.starts_with("x0_d"));
     }
 }
@@ -151,7 +151,7 @@ flows = [ { start_s = 0.0, size_pkts = 10, src = "s0", dst = "c0" },
 #[test]
 fn size_based_policy_splits_by_true_size() {
     let o = go(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"size_based\"\nthreshold_pkts = 75\n"));
-    let paths: Vec<&str> = o.flows.iter().map(|f| f.path.as_str()).collect();
+    let paths: Vec<&str> = o.flows.iter().map(|f| &*f.path).collect();
     assert_eq!(paths, ["n5", "n7", "n5", "n7"]);
     assert!(o.flows.iter().all(|f| f.fct_s.is_some()));
     // Reverse traffic (ACKs to the servers) is not covered and takes the normal route.
@@ -168,7 +168,7 @@ fn threshold_policy_moves_a_flow_after_exactly_n_packets() {
         r#"flows = [ { start_s = 0.0, size_pkts = 200, src = "s0", dst = "c0" } ]"#,
     );
     let o = go(&format!("{one}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = 32\nnext_hops = [\"n5\", \"n7\"]\n"));
-    assert_eq!(o.flows[0].path, "n5>n7");
+    assert_eq!(&*o.flows[0].path, "n5>n7");
     // Every packet of the flow towards the client crosses n4: the first 32 (SYN included)
     // on path 1, all later ones on path 2.
     assert_eq!(arrivals(&o, "n4->n5"), 32);
@@ -176,8 +176,8 @@ fn threshold_policy_moves_a_flow_after_exactly_n_packets() {
     assert_eq!(o.flows[0].delivered_pkts, 200);
     // A short flow never leaves path 1.
     let o = go(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = 32\n"));
-    assert_eq!(o.flows[0].path, "n5");
-    assert_eq!(o.flows[1].path, "n5>n7");
+    assert_eq!(&*o.flows[0].path, "n5");
+    assert_eq!(&*o.flows[1].path, "n5>n7");
 }
 
 #[test]
@@ -188,8 +188,8 @@ fn load_balanced_policy_spreads_flows_evenly_and_keeps_each_on_one_path() {
     toml.push_str("[[path_policies]]\nnode = \"n4\"\npolicy = \"load_balanced\"\n");
     let o = go(&toml);
     let n = o.flows.len() as f64;
-    let on5 = o.flows.iter().filter(|f| f.path == "n5").count() as f64;
-    let on7 = o.flows.iter().filter(|f| f.path == "n7").count() as f64;
+    let on5 = o.flows.iter().filter(|f| &*f.path == "n5").count() as f64;
+    let on7 = o.flows.iter().filter(|f| &*f.path == "n7").count() as f64;
     assert_eq!(on5 + on7, n, "a flow switched paths or took none");
     // Binomial(n, 1/2): within 4 standard deviations.
     assert!((on5 - n / 2.0).abs() < 4.0 * (n / 4.0).sqrt(), "{on5} of {n}");

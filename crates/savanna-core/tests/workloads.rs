@@ -73,7 +73,7 @@ to = "senders"
     // Objects of a page come from one server to the session's one client, and are
     // request/response transfers (HTTP/1.0).
     assert!(o.flows.iter().all(|f| f.src.starts_with("dst") && f.dst.starts_with("src")));
-    assert_eq!(o.flows.iter().map(|f| f.dst.as_str()).collect::<std::collections::BTreeSet<_>>().len(), 1);
+    assert_eq!(o.flows.iter().map(|f| &*f.dst).collect::<std::collections::BTreeSet<_>>().len(), 1);
 }
 
 #[test]
@@ -103,7 +103,7 @@ start_spread_s = 1.0
     // Rounding to whole packets moves the mean by well under half a packet.
     assert!((mean - want).abs() < 4.0 * sd / n.sqrt() + 0.5, "mean size {mean}, want {want}");
     // Sessions of three pages are replaced by new ones: all four clients get used.
-    let clients: std::collections::BTreeSet<&str> = o.flows.iter().map(|f| f.dst.as_str()).collect();
+    let clients: std::collections::BTreeSet<&str> = o.flows.iter().map(|f| &*f.dst).collect();
     assert_eq!(clients.len(), 4);
     assert!(o.flows.iter().filter(|f| f.fct_s.is_some()).count() as f64 > 0.99 * n);
 }
@@ -122,7 +122,7 @@ start_spread_s = 5.0
     ));
     let mut by_pair: BTreeMap<(String, String), Vec<(f64, Option<f64>)>> = BTreeMap::new();
     for f in &o.flows {
-        by_pair.entry((f.src.clone(), f.dst.clone())).or_default().push((f.start_s, f.end_s));
+        by_pair.entry((f.src.to_string(), f.dst.to_string())).or_default().push((f.start_s, f.end_s));
     }
     assert_eq!(by_pair.len(), 3, "one session per pair");
     for (pair, v) in &by_pair {
@@ -179,8 +179,8 @@ start_s = 5.0
     ));
     let times = |name: &str| {
         let mut m: BTreeMap<i64, usize> = BTreeMap::new();
-        for f in o.flows.iter().filter(|f| f.source == name) {
-            assert_eq!(f.tag, "foreground");
+        for f in o.flows.iter().filter(|f| &*f.source == name) {
+            assert_eq!(&*f.tag, "foreground");
             *m.entry((f.start_s * 1000.0).round() as i64).or_default() += 1;
         }
         m
@@ -214,7 +214,7 @@ interval_s = 1.0
 queues = ["bottleneck"]
 "#,
     ));
-    let cbr = o.flows.iter().find(|f| f.source == "cbr").unwrap();
+    let cbr = o.flows.iter().find(|f| &*f.source == "cbr").unwrap();
     // 16 kb/s of 125-byte packets is 16 packets a second.
     assert_eq!(cbr.kind, "udp");
     assert_eq!(cbr.size_pkts, Some(160));
@@ -223,7 +223,7 @@ queues = ["bottleneck"]
     assert_eq!(cbr.delivered_pkts, 160);
     assert!((cbr.fct_s.unwrap() - 159.0 / 16.0).abs() < 1e-6);
     // Poisson streams of 10 packets a second, sending until the end.
-    for f in o.flows.iter().filter(|f| f.source == "telnet") {
+    for f in o.flows.iter().filter(|f| &*f.source == "telnet") {
         let n = f.data_pkts_sent as f64;
         assert!((n - 1000.0).abs() < 4.0 * 1000f64.sqrt(), "{n}");
     }
@@ -301,7 +301,7 @@ fn closed_loop_sessions_draw_from_their_own_streams() {
     let per = |o: &RunOutput| {
         let mut m: BTreeMap<String, Vec<u64>> = BTreeMap::new();
         for f in &o.flows {
-            m.entry(f.src.clone()).or_default().push(f.size_pkts.unwrap());
+            m.entry(f.src.to_string()).or_default().push(f.size_pkts.unwrap());
         }
         m
     };

@@ -29,20 +29,24 @@ impl ClassMark {
     }
 }
 
+/// A name shared by many records (a node, a traffic block, a tag, a path): cloning it
+/// copies a pointer, so a record costs no allocation of its own.
+pub type Name = std::sync::Arc<str>;
+
 /// One row of flows.parquet.
 #[derive(Clone, Debug, Default)]
 pub struct FlowRecord {
     pub flow_id: u64,
     /// Node names of the two ends (data flows from src to dst; in request/response
     /// mode src is the server that sends the object and dst the client).
-    pub src: String,
-    pub dst: String,
+    pub src: Name,
+    pub dst: Name,
     /// "tcp" or "udp".
     pub kind: &'static str,
     /// Name of the traffic block that created the flow.
-    pub source: String,
+    pub source: Name,
     /// Free-form tag from the traffic block (e.g. "foreground"); empty when none.
-    pub tag: String,
+    pub tag: Name,
     pub start_s: f64,
     /// Time the last data byte was delivered; None if unfinished.
     pub end_s: Option<f64>,
@@ -62,7 +66,7 @@ pub struct FlowRecord {
     pub first_data_drop: bool,
     pub favored_pkts: u64,
     pub class_at_end: ClassMark,
-    pub path: String,
+    pub path: Name,
     /// Base round-trip propagation delay of the flow's path (both directions), seconds.
     pub base_rtt_s: f64,
     /// Data packets delivered in order to the receiving application.
