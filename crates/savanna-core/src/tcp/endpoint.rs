@@ -731,3 +731,66 @@ impl TcpEndpoint {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::ClassMark;
+
+    fn ack_for(seq: u64) -> Packet {
+        Packet {
+            flow: 0,
+            seq: 0,
+            ack: (seq + 1) as u32,
+            src: 1,
+            dst: 0,
+            size: 40,
+            enq_ns: 0,
+            kind: PktKind::Ack,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 0,
+            path: 0,
+            qmark: 0,
+        }
+    }
+
+    /// Every-ACK RTT sampling keeps the send time of each segment in flight while its ring
+    /// grows from nothing to the largest flight: over a lossless pipe with a fixed round
+    /// trip, every sample (hence the smoothed RTT) is exactly that round trip. A time lost
+    /// or overwritten in a regrowth would give a sample off by at least one round.
+    #[test]
+    fn send_time_ring_keeps_every_time_while_the_flight_grows() {
+        let cfg = TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
+        let rtt: Time = 100_000_000;
+        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 5000, 0);
+        let rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 5000);
+        let mut out = Vec::new();
+        // ACKs due: (time, segment acknowledged), in time order.
+        let mut due: std::collections::VecDeque<(Time, u64)> = Default::default();
+        let mut now: Time = 0;
+        let mut largest_flight = 0;
+        {
+            let mut io = TcpIo { now, cfg: &cfg, out: &mut out, notice: TcpNotice::default() };
+            snd.open(&mut io);
+        }
+        loop {
+            for p in out.drain(..) {
+                // A segment sent now is acknowledged one round trip later.
+                due.push_back((now + rtt, p.seq as u64));
+            }
+            largest_flight = largest_flight.max(snd.snd_max() - snd.snd_una());
+            let Some((t, seq)) = due.pop_front() else { break };
+            now = t;
+            let mut io = TcpIo { now, cfg: &cfg, out: &mut out, notice: TcpNotice::default() };
+            snd.on_packet(&ack_for(seq), &mut io);
+            let srtt = snd.srtt().expect("an RTT was sampled");
+            assert!((srtt - 1e-9 * rtt as f64).abs() < 1e-9, "srtt {srtt} after the ACK of segment {seq}");
+        }
+        assert_eq!(snd.snd_una(), 5000, "everything was acknowledged");
+        assert!(largest_flight >= 150, "the flight grew to {largest_flight} only");
+        assert!(snd.send_times.len() >= largest_flight as usize);
+        assert_eq!(rcv.send_times.capacity(), 0, "a data receiver keeps no send times");
+    }
+}
