@@ -9,7 +9,7 @@ exactly the same workload. The script prints and writes (``benchmarks/results/vs
 with a plot of FCT by flow size) per scenario:
 
 - speed: wall seconds of each, the ratio ns-3 / Savanna, events and packets per wall second,
-  peak resident memory of each (``wait4`` rusage, as ``/usr/bin/time -v`` reports it);
+  peak resident memory of each (as ``/usr/bin/time`` reports it);
 - fidelity: flows finished, bottleneck utilisation and drop rate, mean and median FCT per
   flow-size bucket with relative differences (medians pooled over the seeds), and the
   two-sample Kolmogorov-Smirnov distance between the FCT distributions;
