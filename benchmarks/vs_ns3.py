@@ -345,7 +345,8 @@ def main() -> int:
             print(row, flush=True)
         sc_lines += ["", "Savanna keeps per-flow state only for the flows open at once (a flow's record is "
                      "written and its state reused as soon as it is final), so its memory grows with the "
-                     "connections open together (about 2.7 KB each), the packets queued, and flows.parquet's "
+                     "connections open together (about 1.2 KB each, plus 8 bytes per packet of the largest "
+                     "flight for the sender's send times), the packets queued, and flows.parquet's "
                      "footer (about 20 KB of metadata per 1024 flows, held until the file is closed), not "
                      "with the state of every flow started."]
         print("\n".join(sc_lines))
