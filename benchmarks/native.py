@@ -112,6 +112,8 @@ def build() -> tuple[Path, str]:
     """Build the binary; return its path and how it was built (for `describe`)."""
     env = dict(os.environ, RUSTFLAGS=(os.environ.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip())
     target = ["--target", host_triple()]
+    # Cargo does not tell a binary linked with an order file from a plain one: relink.
+    _touch_binary_source()
     p = _cargo(env, target)
     if p.returncode == 0:
         path, kind = static_path(), "static"
@@ -124,11 +126,13 @@ def build() -> tuple[Path, str]:
             raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
         path, kind = dynamic_path(), "dynamic"
     order = executed_functions(path)
-    if order:
+    if not order:
+        kind += ", not ordered: " + ("the profiling run failed" if shutil.which("valgrind") else "no valgrind")
+    else:
         order_file = path.with_suffix(".order")
         order_file.write_text("\n".join(order) + "\n")
         # Cargo does not see the file's contents: make it relink.
-        os.utime(ROOT / "crates" / "savanna-core" / "src" / "bin" / "savanna-native.rs")
+        _touch_binary_source()
         p = _cargo(env, target, ["-C", f"link-arg=-Wl,--symbol-ordering-file={order_file}",
                                  "-C", "link-arg=-Wl,--no-warn-symbol-ordering"])
         if p.returncode == 0:
@@ -137,9 +141,11 @@ def build() -> tuple[Path, str]:
             # The linker is not LLD (older toolchains link with GNU ld): keep the plain build.
             print("savanna-native: relinking with the code ordered failed; measuring it unordered.\n"
                   + p.stderr[-2000:], flush=True)
+            _touch_binary_source()
             p = _cargo(env, target)
             if p.returncode != 0:
                 raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
+            kind += ", not ordered: the linker cannot order symbols"
     path.with_suffix(".kind").write_text(kind)
     return path, kind
 
@@ -156,11 +162,15 @@ def existing() -> tuple[Path, str]:
 def describe(kind: str) -> str:
     linked = "statically" if kind.startswith("static") else "dynamically"
     text = f"`savanna-native`, Cargo profile `native`, {linked} linked against the C library"
-    if kind.endswith("ordered"):
+    if kind.endswith(", ordered"):
         text += ", code ordered by a profiling run (callgrind)"
-    else:
-        text += ", code not ordered (no valgrind)"
+    elif ", not ordered: " in kind:
+        text += ", code not ordered (" + kind.split(", not ordered: ", 1)[1] + ")"
     return text
+
+
+def _touch_binary_source() -> None:
+    os.utime(ROOT / "crates" / "savanna-core" / "src" / "bin" / "savanna-native.rs")
 
 
 def run_measured(cmd) -> tuple[float, float]:
