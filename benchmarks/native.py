@@ -112,8 +112,6 @@ def build() -> tuple[Path, str]:
     """Build the binary; return its path and how it was built (for `describe`)."""
     env = dict(os.environ, RUSTFLAGS=(os.environ.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip())
     target = ["--target", host_triple()]
-    # Cargo does not tell a binary linked with an order file from a plain one: relink.
-    _touch_binary_source()
     p = _cargo(env, target)
     if p.returncode == 0:
         path, kind = static_path(), "static"
@@ -121,14 +119,12 @@ def build() -> tuple[Path, str]:
         print("savanna-native: the static build failed (no static C library?); measuring a dynamic build.\n"
               + p.stderr[-2000:], flush=True)
         env, target = dict(os.environ), []
-        p = _cargo(env, target)
-        if p.returncode != 0:
-            raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
+        _cargo_ok(env, target)
         path, kind = dynamic_path(), "dynamic"
+    # The functions a run executes do not depend on their order, so this binary serves for
+    # the profile even if a previous build left it ordered.
     order = executed_functions(path)
-    if not order:
-        kind += ", not ordered: " + ("the profiling run failed" if shutil.which("valgrind") else "no valgrind")
-    else:
+    if order:
         order_file = path.with_suffix(".order")
         order_file.write_text("\n".join(order) + "\n")
         # Cargo does not see the file's contents: make it relink.
@@ -137,17 +133,26 @@ def build() -> tuple[Path, str]:
                                  "-C", "link-arg=-Wl,--no-warn-symbol-ordering"])
         if p.returncode == 0:
             kind += ", ordered"
-        else:
-            # The linker is not LLD (older toolchains link with GNU ld): keep the plain build.
-            print("savanna-native: relinking with the code ordered failed; measuring it unordered.\n"
-                  + p.stderr[-2000:], flush=True)
-            _touch_binary_source()
-            p = _cargo(env, target)
-            if p.returncode != 0:
-                raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
-            kind += ", not ordered: the linker cannot order symbols"
+            path.with_suffix(".kind").write_text(kind)
+            return path, kind
+        # The linker is not LLD (older toolchains link with GNU ld).
+        print("savanna-native: relinking with the code ordered failed; measuring it unordered.\n"
+              + p.stderr[-2000:], flush=True)
+        reason = "the linker cannot order symbols"
+    else:
+        reason = "the profiling run failed" if shutil.which("valgrind") else "no valgrind"
+    # Cargo cannot tell an ordered binary (a previous build's) from a plain one: relink.
+    _touch_binary_source()
+    _cargo_ok(env, target)
+    kind += ", not ordered: " + reason
     path.with_suffix(".kind").write_text(kind)
     return path, kind
+
+
+def _cargo_ok(env, target: list[str]) -> None:
+    p = _cargo(env, target)
+    if p.returncode != 0:
+        raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
 
 
 def existing() -> tuple[Path, str]:

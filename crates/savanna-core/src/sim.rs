@@ -40,7 +40,7 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
 }
 
 /// Run a scenario and write its flow records to `flows_path` (flows.parquet) while it
-/// runs, one row group at a time, so they are never all in memory; the returned output
+/// runs, as flows retire, so they are never all in memory; the returned output
 /// holds everything else and no flow records.
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
     let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
@@ -203,8 +203,6 @@ pub struct World {
     slot_front: usize,
     /// Flows found retirable, waiting for `retire` (in the order they became so).
     to_retire: Vec<u32>,
-    /// Records of retired flows not yet handed to the sink (less than one row group).
-    rows: Vec<FlowRecord>,
     /// Tests only: retire nothing, keep every flow to the end (the reference that
     /// retirement must not change).
     #[cfg(test)]
@@ -336,7 +334,6 @@ impl World {
             to_retire: Vec::new(),
             #[cfg(test)]
             keep_all: false,
-            rows: Vec::new(),
             eps: Vec::new(),
             free_eps: Vec::new(),
             traffic_rng,
@@ -394,8 +391,7 @@ impl World {
         w
     }
 
-    /// Run the event loop to the end, handing the records of retired flows to `sink` one
-    /// row group at a time.
+    /// Run the event loop to the end, handing the records of retired flows to `sink`.
     pub fn run(&mut self, sink: &mut dyn FlowSink) -> Result<()> {
         while let Some(ev) = self.sched.pop() {
             match ev {
@@ -475,22 +471,16 @@ impl World {
     }
 
     /// Retire the flows found retirable, in the order they became so: each one's record
-    /// goes out (to `sink` whenever a row group is full) and its slot is reused. The
+    /// goes to `sink` and its slot is reused. The
     /// rows of flows.parquet are therefore in retirement order, deterministic for a
     /// scenario and seed; the flows still live at the end follow in flow order.
     fn retire(&mut self, sink: &mut dyn FlowSink) -> Result<()> {
-        let group = crate::metrics::parquet::FLOW_ROW_GROUP_ROWS;
         for k in 0..self.to_retire.len() {
             let id = self.to_retire[k];
             let fi = self.fi(id);
-            let rec = self.record(&self.flows[fi]);
-            self.rows.push(rec);
+            sink.take(self.record(&self.flows[fi]))?;
             self.slot_of[(id - self.flow_base) as usize] = NONE;
             self.free_flows.push(fi as u32);
-            if self.rows.len() == group {
-                sink.take(&mut self.rows)?;
-                self.rows.clear();
-            }
         }
         self.to_retire.clear();
         // Drop the retired prefix of the window once it is at least half of it
@@ -1297,8 +1287,9 @@ impl World {
         self.last_gp_ns = now;
         let t = ns_to_secs(now);
         let mut list = std::mem::take(&mut self.gp_list);
-        for &fi in &list {
-            let f = &self.flows[self.fi(fi)];
+        for &id in &list {
+            let fi = self.fi(id);
+            let f = &self.flows[fi];
             let mut total = f.tcp.delivered;
             if !f.udp {
                 let ep = f.ep[f.data_to_side as usize];
@@ -1306,14 +1297,13 @@ impl World {
                     total += self.eps[ep as usize].stats.delivered;
                 }
             }
-            let i = self.fi(fi);
-            let f = &mut self.flows[i];
+            let f = &mut self.flows[fi];
             if total > f.gp_last {
-                self.goodput.push(GoodputSample { t_s: t, flow_id: fi as u64, delivered_pkts: total - f.gp_last });
+                self.goodput.push(GoodputSample { t_s: t, flow_id: id as u64, delivered_pkts: total - f.gp_last });
             }
             f.gp_last = total;
             f.gp_dirty = false;
-            self.check_retire(i);
+            self.check_retire(fi);
         }
         list.clear();
         self.gp_list = list;
@@ -1373,8 +1363,7 @@ impl World {
     }
 
     /// End the run: totals and summary; then every flow still live retires, in flow order
-    /// after those already queued (see `retire`), and the last, shorter row group goes to
-    /// `sink`. `RunOutput::flows` is left empty. A
+    /// after those already queued (see `retire`). `RunOutput::flows` is left empty. A
     /// run that fails its consistency checks returns the error; what the sink got by then
     /// is the caller's to discard (`run_streamed` writes into a staging directory that is
     /// then removed).
@@ -1479,9 +1468,6 @@ impl World {
             }
         }
         self.retire(sink)?;
-        if !self.rows.is_empty() {
-            sink.take(&mut self.rows)?;
-        }
         Ok(RunOutput {
             flows: Vec::new(),
             queues: std::mem::take(&mut self.samples),

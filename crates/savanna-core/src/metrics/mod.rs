@@ -9,23 +9,22 @@ pub mod output;
 
 pub use records::*;
 
-/// Where a run hands its flow records, as flows retire, one row group
-/// (`parquet::FLOW_ROW_GROUP_ROWS`) at a time (the last one shorter), while it runs: a `Vec` keeps them (the
-/// in-memory `sim::run`), a `FlowWriter` writes them to flows.parquet (`sim::run_streamed`).
+/// Where a run hands its flow records, one by one as flows retire, while it runs: a `Vec`
+/// keeps them (the in-memory `sim::run`), a `FlowWriter` writes them to flows.parquet a row
+/// group at a time (`sim::run_streamed`).
 pub trait FlowSink {
-    /// Take the records in `rows`; whatever is left in `rows` afterwards is dropped.
-    fn take(&mut self, rows: &mut Vec<FlowRecord>) -> crate::error::Result<()>;
+    fn take(&mut self, rec: FlowRecord) -> crate::error::Result<()>;
 }
 
 impl FlowSink for Vec<FlowRecord> {
-    fn take(&mut self, rows: &mut Vec<FlowRecord>) -> crate::error::Result<()> {
-        self.append(rows);
+    fn take(&mut self, rec: FlowRecord) -> crate::error::Result<()> {
+        self.push(rec);
         Ok(())
     }
 }
 
 impl FlowSink for parquet::FlowWriter {
-    fn take(&mut self, rows: &mut Vec<FlowRecord>) -> crate::error::Result<()> {
-        self.write(rows)
+    fn take(&mut self, rec: FlowRecord) -> crate::error::Result<()> {
+        self.push(rec)
     }
 }

@@ -602,21 +602,19 @@ impl TcpEndpoint {
 
     /// Grow the send-time ring so that it holds [snd_una, seq], keeping the times of
     /// [snd_una, seq). Rare: the ring doubles until it covers the largest flight, and a
-    /// reused endpoint keeps its capacity.
+    /// reused endpoint keeps its capacity. In place: the new length is a multiple of the
+    /// old, so each kept time moves to its own slot or to one beyond the old ring, never
+    /// onto a time still to be moved.
     #[cold]
     #[inline(never)]
     fn grow_send_times(&mut self, seq: u64) {
         let old = self.send_times.len();
         let len = ((seq - self.snd_una + 1) as usize).next_power_of_two().max(16);
-        let kept: Vec<(u64, Time)> = if old == 0 {
-            Vec::new()
-        } else {
-            (self.snd_una..seq).map(|s| (s, self.send_times[(s as usize) & (old - 1)])).collect()
-        };
-        self.send_times.clear();
         self.send_times.resize(len, 0);
-        for (s, t) in kept {
-            self.send_times[(s as usize) & (len - 1)] = t;
+        if old > 0 {
+            for s in self.snd_una as usize..seq as usize {
+                self.send_times[s & (len - 1)] = self.send_times[s & (old - 1)];
+            }
         }
     }
 
@@ -735,62 +733,65 @@ impl TcpEndpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::ClassMark;
 
-    fn ack_for(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            seq: 0,
-            ack: (seq + 1) as u32,
-            src: 1,
-            dst: 0,
-            size: 40,
-            enq_ns: 0,
-            kind: PktKind::Ack,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 0,
-            path: 0,
-            qmark: 0,
+    /// Move a `total`-segment transfer from `snd` to `rcv` over a lossless pipe whose one-way
+    /// delay is half of `rtt`, checking after every ACK that the smoothed RTT is exactly
+    /// `rtt` (every sample is). Returns the largest flight.
+    fn transfer(snd: &mut TcpEndpoint, rcv: &mut TcpEndpoint, cfg: &TcpConfig, rtt: Time, total: u64) -> u64 {
+        let mut out = Vec::new();
+        // Packets on the wire: (arrival time, to the receiver, packet), in time order (every
+        // packet takes the same delay and the clock never goes back).
+        let mut wire: std::collections::VecDeque<(Time, bool, Packet)> = Default::default();
+        let mut now: Time = 0;
+        let mut largest_flight = 0;
+        snd.open(&mut TcpIo { now, cfg, out: &mut out, notice: TcpNotice::default() });
+        let mut to_rcv = true;
+        loop {
+            wire.extend(out.drain(..).map(|p| (now + rtt / 2, to_rcv, p)));
+            largest_flight = largest_flight.max(snd.snd_max() - snd.snd_una());
+            let Some((t, to, p)) = wire.pop_front() else { break };
+            now = t;
+            to_rcv = !to;
+            let mut io = TcpIo { now, cfg, out: &mut out, notice: TcpNotice::default() };
+            if to {
+                rcv.on_packet(&p, &mut io);
+            } else {
+                snd.on_packet(&p, &mut io);
+                let srtt = snd.srtt().expect("an RTT was sampled");
+                assert!((srtt - 1e-9 * rtt as f64).abs() < 1e-9, "srtt {srtt} after the ACK {}", p.ack);
+            }
         }
+        assert_eq!(snd.snd_una(), total, "everything was acknowledged");
+        assert_eq!(rcv.rcv_nxt(), total, "everything was received");
+        largest_flight
     }
 
     /// Every-ACK RTT sampling keeps the send time of each segment in flight while its ring
     /// grows from nothing to the largest flight: over a lossless pipe with a fixed round
     /// trip, every sample (hence the smoothed RTT) is exactly that round trip. A time lost
-    /// or overwritten in a regrowth would give a sample off by at least one round.
+    /// or overwritten in a regrowth would give a sample off by at least one round. The data
+    /// receiver keeps no send times, and a reused endpoint grows its ring again in the
+    /// memory it already has.
     #[test]
     fn send_time_ring_keeps_every_time_while_the_flight_grows() {
         let cfg = TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
         let rtt: Time = 100_000_000;
         let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 5000, 0);
-        let rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 5000);
-        let mut out = Vec::new();
-        // ACKs due: (time, segment acknowledged), in time order.
-        let mut due: std::collections::VecDeque<(Time, u64)> = Default::default();
-        let mut now: Time = 0;
-        let mut largest_flight = 0;
-        {
-            let mut io = TcpIo { now, cfg: &cfg, out: &mut out, notice: TcpNotice::default() };
-            snd.open(&mut io);
-        }
-        loop {
-            for p in out.drain(..) {
-                // A segment sent now is acknowledged one round trip later.
-                due.push_back((now + rtt, p.seq as u64));
-            }
-            largest_flight = largest_flight.max(snd.snd_max() - snd.snd_una());
-            let Some((t, seq)) = due.pop_front() else { break };
-            now = t;
-            let mut io = TcpIo { now, cfg: &cfg, out: &mut out, notice: TcpNotice::default() };
-            snd.on_packet(&ack_for(seq), &mut io);
-            let srtt = snd.srtt().expect("an RTT was sampled");
-            assert!((srtt - 1e-9 * rtt as f64).abs() < 1e-9, "srtt {srtt} after the ACK of segment {seq}");
-        }
-        assert_eq!(snd.snd_una(), 5000, "everything was acknowledged");
-        assert!(largest_flight >= 150, "the flight grew to {largest_flight} only");
-        assert!(snd.send_times.len() >= largest_flight as usize);
+        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 5000);
+        rcv.accept_without_handshake(&cfg);
+        let flight = transfer(&mut snd, &mut rcv, &cfg, rtt, 5000);
+        assert!(flight >= 150, "the flight grew to {flight} only");
+        assert!(snd.send_times.len() as u64 >= flight);
         assert_eq!(rcv.send_times.capacity(), 0, "a data receiver keeps no send times");
+
+        // A short second transfer: its flight stays small, so a ring grown in fresh memory
+        // would be small too; grown in the kept memory, it has the first one's capacity.
+        let capacity = snd.send_times.capacity();
+        snd.reset(1, 0, 0, 1, 0, &cfg, 60, 0);
+        rcv.reset(1, 1, 1, 0, 0, &cfg, 0, 60);
+        rcv.accept_without_handshake(&cfg);
+        let flight = transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 60);
+        assert!(flight > 16 && (flight as usize) < capacity / 4, "second flight {flight}");
+        assert_eq!(snd.send_times.capacity(), capacity, "the reused endpoint's ring was reallocated");
     }
 }
