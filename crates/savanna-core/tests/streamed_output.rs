@@ -1,11 +1,12 @@
-//! `run_to_dir` writes flows.parquet while the run goes on, one row group at a time
-//! (`FlowWriter`), as flows retire, instead of collecting every flow record first. These
-//! tests check that the file holds exactly the records of the in-memory path for the same
-//! run (in retirement order) and that its row groups stay bounded (output.rs tests that a
-//! failing streamed run leaves nothing behind).
+//! `run_to_dir` hands each flow record to a `FlowWriter` as the flow retires (spooled to
+//! a scratch file, written as flows.parquet at the end) instead of collecting every flow
+//! record first. These tests check that the file holds exactly the records of the
+//! in-memory path for the same run (in retirement order), that its row groups stay
+//! bounded and that no scratch file is left (output.rs tests that a failing streamed run
+//! leaves nothing behind).
 
 use savanna_core::api::{load, run, run_to_dir, Format, RunOptions};
-use savanna_core::metrics::parquet::{write_flows, FLOW_ROW_GROUP_ROWS};
+use savanna_core::metrics::parquet::{write_flows, ROW_GROUP_ROWS};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -28,7 +29,7 @@ fn streamed_flows_file_is_the_in_memory_one_byte_for_byte() {
     let text = dumbbell(200.0);
     let opts = RunOptions::default();
     let summary = run_to_dir(&text, Format::Toml, Path::new("."), &dir.join("run"), &opts).unwrap();
-    assert!(summary.flows_started as usize > 2 * FLOW_ROW_GROUP_ROWS, "{} flows: too few to span row groups", summary.flows_started);
+    assert!(summary.flows_started > 4000, "{} flows", summary.flows_started);
 
     let sc = load(&text, Format::Toml, Path::new("."), &opts).unwrap();
     let out = run(&sc).unwrap();
@@ -48,11 +49,9 @@ fn streamed_flows_file_is_the_in_memory_one_byte_for_byte() {
     assert!(streamed == memory, "flows.parquet differs between run_to_dir and run + write_flows");
 
     let meta = reader.metadata();
-    let want_groups = (out.flows.len()).div_ceil(FLOW_ROW_GROUP_ROWS);
-    assert_eq!(meta.num_row_groups(), want_groups);
-    assert!(meta.row_groups().iter().all(|rg| rg.num_rows() as usize <= FLOW_ROW_GROUP_ROWS));
+    assert_eq!(meta.num_row_groups(), out.flows.len().div_ceil(ROW_GROUP_ROWS));
     assert_eq!(meta.file_metadata().num_rows() as usize, out.flows.len());
     let names: Vec<String> = fs::read_dir(dir.join("run")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    assert!(names.iter().all(|n| !n.starts_with(".partial-")), "staging left behind: {names:?}");
+    assert!(names.iter().all(|n| !n.starts_with('.')), "staging or spool left behind: {names:?}");
     fs::remove_dir_all(&dir).unwrap();
 }

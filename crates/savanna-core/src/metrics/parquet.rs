@@ -4,16 +4,17 @@
 //! Each table is described once, as an ordered list of columns (name, physical type,
 //! nullability, and how to read the value off a record); the schema text and the column
 //! writes are both derived from that list, so they cannot drift apart. Files are Snappy
-//! compressed, written in row groups of at most `ROW_GROUP_ROWS` rows (flows.parquet:
-//! `FLOW_ROW_GROUP_ROWS`, written group by group while a run goes on, see `FlowWriter`), and
-//! deterministic: the same records give byte-identical files (`created_by` is fixed, no
+//! compressed, written in row groups of at most `ROW_GROUP_ROWS` rows (flows.parquet is
+//! spooled to a scratch file while a run goes on and written at its end, see `FlowWriter`),
+//! and deterministic: the same records give byte-identical files (`created_by` is fixed, no
 //! timestamps).
 //! Strings are BYTE_ARRAY with logical type STRING, so pandas/pyarrow read them as `str`.
 //! Unsigned counters are stored as INT64 (saturating at `i64::MAX`, never reached in practice).
 
+use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ::parquet::basic::Compression;
@@ -21,19 +22,13 @@ use ::parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64
 use ::parquet::file::properties::{EnabledStatistics, WriterProperties};
 use ::parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use ::parquet::schema::parser::parse_message_type;
+use ::parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
 use crate::metrics::records::{ClassifierSample, FlowRecord, GoodputSample, NetSample, QueueSample, TraceSample};
 
 /// Maximum rows per row group: bounds the writer's buffered memory on long runs.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
-
-/// Rows per row group of flows.parquet. Smaller than `ROW_GROUP_ROWS` because a run writes
-/// its flow records while it goes on (`FlowWriter`): only one group's records wait at a
-/// time, about 0.3 MB, whatever the number of flows (at 4096 rows the 500 s dumbbell runs
-/// peaked about 1 MiB higher), while each group written leaves about 20 KB of metadata
-/// held for the footer.
-pub const FLOW_ROW_GROUP_ROWS: usize = 1024;
 
 /// Value written into the file footer's `created_by` (fixed, for byte-identical output).
 pub const CREATED_BY: &str = "savanna";
@@ -244,43 +239,233 @@ pub fn queue_column_names() -> Vec<String> {
 }
 
 /// Write `flows` to `path` as flows.parquet (overwriting any existing file), in row groups
-/// of `FLOW_ROW_GROUP_ROWS`: the same bytes as a `FlowWriter` fed the same records.
+/// of `ROW_GROUP_ROWS`: the same bytes as a `FlowWriter` fed the same records.
 pub fn write_flows(path: &Path, flows: &[FlowRecord]) -> Result<()> {
     let mut w = FlowWriter::create(path)?;
     w.write(flows)?;
     w.finish()
 }
 
-/// flows.parquet written incrementally: records come in any batches (`push`, `write`)
-/// and wait until `FLOW_ROW_GROUP_ROWS` of them make a row group, so the file is the same
-/// whatever the batches; `finish` writes the last, shorter group and the footer, and syncs.
-/// A file whose writer was dropped without `finish` is incomplete; the run's staging
-/// directory (output.rs) is then removed with it.
+/// flows.parquet written incrementally, with memory that does not grow with the number of
+/// records: each record pushed is spooled to a scratch file next to the output
+/// (`.<name>.spool`, removed by `finish` or when the writer is dropped), and `finish` turns
+/// the spool into Parquet column by column, in row groups of `ROW_GROUP_ROWS`. Keeping
+/// records in memory until a row group is full would hold about 0.3 MB per 1024 records,
+/// and every row group written leaves about 20 KB of metadata held until the footer: at
+/// 1024-row groups a 500 s dumbbell run held 0.5 MB for its flows and a 1 Gb/s one 4 MB.
+///
+/// The spool is a sequence of blocks of `SPOOL_BLOCK_ROWS` records, each column-major:
+/// one little-endian 8-byte word per record for each slot (a column's value; an optional
+/// column has a presence slot first; a string is the index of its first occurrence in
+/// the writer's table of distinct strings), so that writing a column reads only its own
+/// words. The file does not depend on how records are batched (`push`, `write`).
 pub struct FlowWriter {
     table: TableWriter<FlowRecord>,
-    pending: Vec<FlowRecord>,
+    spool: Spool,
+    /// First slot of each column.
+    slot: Vec<usize>,
+    slots: usize,
+    /// The block being filled: `slots * SPOOL_BLOCK_ROWS` words, column-major.
+    block: Vec<u8>,
+    rows: usize,
+    /// Distinct strings in order of first use, and their indices.
+    strings: Vec<ByteArray>,
+    string_ids: HashMap<Box<str>, u64>,
 }
+
+/// Records per spool block (`FlowWriter`); `ROW_GROUP_ROWS` is a multiple of it.
+const SPOOL_BLOCK_ROWS: usize = 128;
 
 impl FlowWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let table = TableWriter::create(path, "flows", flow_columns(), FLOW_ROW_GROUP_ROWS)?;
-        Ok(FlowWriter { table, pending: Vec::new() })
+        let table = TableWriter::create(path, "flows", flow_columns(), ROW_GROUP_ROWS)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let spool_path = path.with_file_name(format!(".{name}.spool"));
+        let spool = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&spool_path)
+            .map_err(|e| Error::io(spool_path.display().to_string(), e))?;
+        let spool = Spool { path: spool_path, file: spool };
+        let mut slot = Vec::with_capacity(table.cols.len());
+        let mut slots = 0;
+        for c in &table.cols {
+            slot.push(slots);
+            slots += if matches!(c.get, Getter::OptI64(_) | Getter::OptF64(_)) { 2 } else { 1 };
+        }
+        Ok(FlowWriter {
+            table,
+            spool,
+            slot,
+            slots,
+            block: vec![0; slots * SPOOL_BLOCK_ROWS * 8],
+            rows: 0,
+            strings: Vec::new(),
+            string_ids: HashMap::new(),
+        })
     }
-    /// Add one record; a full row group goes to the file.
+
+    /// Add one record (to the spool; nothing is written to flows.parquet before `finish`).
     pub fn push(&mut self, rec: FlowRecord) -> Result<()> {
-        self.pending.push(rec);
-        if self.pending.len() == FLOW_ROW_GROUP_ROWS {
-            self.table.write(&self.pending)?;
-            self.pending.clear();
+        let row = self.rows % SPOOL_BLOCK_ROWS;
+        let FlowWriter { table, slot, block, strings, string_ids, .. } = self;
+        let mut put = |s: usize, w: u64| {
+            let at = (s * SPOOL_BLOCK_ROWS + row) * 8;
+            block[at..at + 8].copy_from_slice(&w.to_le_bytes());
+        };
+        for (c, &s) in table.cols.iter().zip(slot.iter()) {
+            match &c.get {
+                Getter::I64(f) => put(s, f(&rec) as u64),
+                Getter::F64(f) => put(s, f(&rec).to_bits()),
+                Getter::Bool(f) => put(s, u64::from(f(&rec))),
+                Getter::OptI64(f) => {
+                    let v = f(&rec);
+                    put(s, u64::from(v.is_some()));
+                    put(s + 1, v.unwrap_or(0) as u64);
+                }
+                Getter::OptF64(f) => {
+                    let v = f(&rec);
+                    put(s, u64::from(v.is_some()));
+                    put(s + 1, v.unwrap_or(0.0).to_bits());
+                }
+                Getter::Str(f) => {
+                    let text = f(&rec);
+                    let id = match string_ids.get(text) {
+                        Some(&id) => id,
+                        None => {
+                            let id = strings.len() as u64;
+                            strings.push(ByteArray::from(text));
+                            string_ids.insert(text.into(), id);
+                            id
+                        }
+                    };
+                    put(s, id);
+                }
+            }
+        }
+        self.rows += 1;
+        if self.rows % SPOOL_BLOCK_ROWS == 0 {
+            self.spool_block()?;
         }
         Ok(())
     }
+
     pub fn write(&mut self, rows: &[FlowRecord]) -> Result<()> {
         rows.iter().try_for_each(|r| self.push(r.clone()))
     }
+
+    fn spool_block(&mut self) -> Result<()> {
+        (&self.spool.file).write_all(&self.block).map_err(|e| self.spool.error(e))
+    }
+
+    /// Write flows.parquet from the spool, then sync it; the spool is removed.
     pub fn finish(mut self) -> Result<()> {
-        self.table.write(&self.pending)?;
-        self.table.finish()
+        if self.rows % SPOOL_BLOCK_ROWS != 0 {
+            self.spool_block()?;
+        }
+        let FlowWriter { mut table, spool, slot, slots, rows, strings, .. } = self;
+        let spool_err = |e: std::io::Error| spool.error(e);
+        let mut reader = SpoolReader { file: &spool.file, slots, buf: Vec::new() };
+        let shown = table.shown.clone();
+        let io_err = |e: &dyn std::fmt::Display| Error::io(shown.clone(), e);
+        for first in (0..rows).step_by(ROW_GROUP_ROWS) {
+            let end = rows.min(first + ROW_GROUP_ROWS);
+            let mut rg = table.writer.next_row_group().map_err(|e| io_err(&e))?;
+            for (c, &s) in table.cols.iter().zip(slot.iter()) {
+                let mut cw = rg.next_column().map_err(|e| io_err(&e))?.ok_or_else(|| {
+                    Error::Internal(format!("flows: schema has fewer columns than {}", c.name))
+                })?;
+                for block_first in (first..end).step_by(SPOOL_BLOCK_ROWS) {
+                    let n = SPOOL_BLOCK_ROWS.min(end - block_first);
+                    let block = block_first / SPOOL_BLOCK_ROWS;
+                    let r = match &c.get {
+                        Getter::I64(_) => {
+                            let vals: Vec<i64> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i64).collect();
+                            cw.typed::<Int64Type>().write_batch(&vals, None, None)
+                        }
+                        Getter::F64(_) => {
+                            let vals: Vec<f64> = reader.words(block, s, n).map_err(spool_err)?.map(f64::from_bits).collect();
+                            cw.typed::<DoubleType>().write_batch(&vals, None, None)
+                        }
+                        Getter::Bool(_) => {
+                            let vals: Vec<bool> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w != 0).collect();
+                            cw.typed::<BoolType>().write_batch(&vals, None, None)
+                        }
+                        Getter::Str(_) => {
+                            let vals: Vec<ByteArray> =
+                                reader.words(block, s, n).map_err(spool_err)?.map(|w| strings[w as usize].clone()).collect();
+                            cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
+                        }
+                        Getter::OptI64(_) => {
+                            let def: Vec<i16> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i16).collect();
+                            let vals: Vec<i64> = reader
+                                .words(block, s + 1, n)
+                                .map_err(spool_err)?
+                                .zip(&def)
+                                .filter(|(_, &d)| d == 1)
+                                .map(|(w, _)| w as i64)
+                                .collect();
+                            cw.typed::<Int64Type>().write_batch(&vals, Some(&def), None)
+                        }
+                        Getter::OptF64(_) => {
+                            let def: Vec<i16> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i16).collect();
+                            let vals: Vec<f64> = reader
+                                .words(block, s + 1, n)
+                                .map_err(spool_err)?
+                                .zip(&def)
+                                .filter(|(_, &d)| d == 1)
+                                .map(|(w, _)| f64::from_bits(w))
+                                .collect();
+                            cw.typed::<DoubleType>().write_batch(&vals, Some(&def), None)
+                        }
+                    };
+                    r.map_err(|e| io_err(&e))?;
+                }
+                cw.close().map_err(|e| io_err(&e))?;
+            }
+            rg.close().map_err(|e| io_err(&e))?;
+        }
+        drop(reader);
+        drop(spool);
+        table.finish()
+    }
+}
+
+/// A `FlowWriter`'s scratch file, removed when dropped (whether or not the writer finished).
+struct Spool {
+    path: PathBuf,
+    file: File,
+}
+
+impl Spool {
+    fn error(&self, e: std::io::Error) -> Error {
+        Error::io(self.path.display().to_string(), e)
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Reads one slot's words of one block back from a `FlowWriter`'s spool.
+struct SpoolReader<'a> {
+    file: &'a File,
+    slots: usize,
+    buf: Vec<u8>,
+}
+
+impl SpoolReader<'_> {
+    fn words(&mut self, block: usize, slot: usize, n: usize) -> std::io::Result<impl Iterator<Item = u64> + '_> {
+        let at = ((block * self.slots + slot) * SPOOL_BLOCK_ROWS * 8) as u64;
+        self.buf.resize(n * 8, 0);
+        let mut file = self.file;
+        file.seek(SeekFrom::Start(at))?;
+        file.read_exact(&mut self.buf)?;
+        Ok(self.buf.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))))
     }
 }
 
@@ -290,17 +475,30 @@ pub fn write_queues(path: &Path, samples: &[QueueSample]) -> Result<()> {
 }
 
 /// Snappy; min/max statistics per column chunk (what row-group pruning uses) but no page
-/// index: a flows.parquet chunk is a single page, so the index would only repeat the chunk
-/// statistics, and the writer keeps it for every row group until the file is closed
-/// (about 20 KB per group of 1024 flows, 4 MB for a 1 Gb/s dumbbell's 222,000 flows).
-fn writer_properties() -> WriterProperties {
-    WriterProperties::builder()
+/// index (the writer would keep it for every page until the file is closed). Strings are
+/// dictionary-encoded (node, path and class names repeat); numbers are plain, which
+/// Snappy compresses about as well here: a dictionary of run-length values would grow with
+/// the distinct values of a long run, and with it the writer's memory and the code it runs
+/// (bit widths, dictionary fallback). Pages are limited to `PAGE_BYTES`.
+fn writer_properties<R>(cols: &[Column<R>]) -> WriterProperties {
+    let mut b = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_created_by(CREATED_BY.to_string())
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_offset_index_disabled(true)
-        .build()
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(PAGE_BYTES)
+        .set_dictionary_page_size_limit(PAGE_BYTES);
+    for c in cols {
+        if matches!(c.get, Getter::Str(_)) {
+            b = b.set_column_dictionary_enabled(ColumnPath::from(c.name.as_str()), true);
+        }
+    }
+    b.build()
 }
+
+/// Size limit of data and dictionary pages (Parquet's default is 1 MiB).
+const PAGE_BYTES: usize = 64 * 1024;
 
 fn write_table<R>(path: &Path, message: &str, cols: Vec<Column<R>>, rows: &[R]) -> Result<()> {
     let mut w = TableWriter::create(path, message, cols, ROW_GROUP_ROWS)?;
@@ -329,7 +527,7 @@ impl<R> TableWriter<R> {
         let schema = parse_message_type(&schema_text)
             .map_err(|e| Error::Internal(format!("{message} parquet schema: {e}")))?;
         let file = File::create(path).map_err(|e| Error::io(shown.clone(), e))?;
-        let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties()))
+        let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties(&cols)))
             .map_err(|e| Error::io(shown.clone(), e))?;
         Ok(TableWriter { shown, message: message.to_string(), cols, group_rows, writer })
     }
@@ -690,6 +888,97 @@ mod tests {
         assert_eq!(meta.file_metadata().num_rows() as usize, n);
         let last = reader.get_row_iter(None).unwrap().last().unwrap().unwrap();
         assert_eq!(last.get_long(2).unwrap(), (n - 1) as i64);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Flow record `i` of a synthetic run: values, nulls and strings vary with `i`.
+    fn synthetic_flow(i: u64) -> FlowRecord {
+        FlowRecord {
+            flow_id: i,
+            src: format!("s{}", i % 7).into(),
+            dst: format!("d{}", i % 11).into(),
+            kind: if i % 13 == 0 { "udp" } else { "tcp" },
+            source: "web".into(),
+            tag: if i % 2 == 0 { "".into() } else { "bg".into() },
+            start_s: i as f64 * 0.01,
+            end_s: (i % 5 != 0).then(|| i as f64 * 0.01 + 0.25),
+            size_bytes: (i % 3 != 0).then_some(i * 1460),
+            size_pkts: (i % 4 != 0).then_some(i),
+            fct_s: (i % 5 != 0).then(|| 0.25 + i as f64 * 1e-9),
+            data_pkts_sent: i + 1,
+            retransmits: i % 9,
+            timeouts: i % 2,
+            first_data_drop: i % 6 == 0,
+            class_at_end: [ClassMark::None, ClassMark::Short, ClassMark::Long][(i % 3) as usize],
+            path: format!("s{}>r0>d{}", i % 7, i % 11).into(),
+            base_rtt_s: 0.1,
+            delivered_pkts: i,
+            pushed_out: u64::MAX - i,
+            ..Default::default()
+        }
+    }
+
+    /// Every column of `rec` as the reader should return it (the column getters say what
+    /// each column holds; the spool must not change it).
+    fn expected_fields(rec: &FlowRecord) -> Vec<Field> {
+        flow_columns()
+            .iter()
+            .map(|c| match &c.get {
+                Getter::I64(f) => Field::Long(f(rec)),
+                Getter::OptI64(f) => f(rec).map_or(Field::Null, Field::Long),
+                Getter::F64(f) => Field::Double(f(rec)),
+                Getter::OptF64(f) => f(rec).map_or(Field::Null, Field::Double),
+                Getter::Bool(f) => Field::Bool(f(rec)),
+                Getter::Str(f) => Field::Str(f(rec).to_string()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spooled_flows_come_back_whole_across_blocks_and_row_groups() {
+        let dir = scratch("spool");
+        let path = dir.join("flows.parquet");
+        // Two row groups, the second ending in a partial spool block.
+        let n = (ROW_GROUP_ROWS + 3 * SPOOL_BLOCK_ROWS + 5) as u64;
+        let mut w = FlowWriter::create(&path).unwrap();
+        let spool = dir.join(".flows.parquet.spool");
+        assert!(spool.exists());
+        // Records in uneven batches and one at a time.
+        let batch: Vec<FlowRecord> = (0..77).map(synthetic_flow).collect();
+        w.write(&batch).unwrap();
+        for i in 77..n {
+            w.push(synthetic_flow(i)).unwrap();
+        }
+        w.finish().unwrap();
+        assert!(!spool.exists(), "spool left behind");
+
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let groups: Vec<i64> = reader.metadata().row_groups().iter().map(|g| g.num_rows()).collect();
+        assert_eq!(groups, [ROW_GROUP_ROWS as i64, n as i64 - ROW_GROUP_ROWS as i64]);
+        let mut count = 0;
+        for (i, row) in reader.get_row_iter(None).unwrap().enumerate() {
+            let got: Vec<Field> = row.unwrap().get_column_iter().map(|(_, f)| f.clone()).collect();
+            assert_eq!(got, expected_fields(&synthetic_flow(i as u64)), "row {i}");
+            count += 1;
+        }
+        assert_eq!(count, n);
+        // The same records written at once give the same bytes.
+        let again = dir.join("again.parquet");
+        write_flows(&again, &(0..n).map(synthetic_flow).collect::<Vec<_>>()).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&again).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dropped_flow_writer_leaves_no_spool() {
+        let dir = scratch("spool-drop");
+        let mut w = FlowWriter::create(&dir.join("flows.parquet")).unwrap();
+        for i in 0..(SPOOL_BLOCK_ROWS as u64 + 1) {
+            w.push(synthetic_flow(i)).unwrap();
+        }
+        assert!(dir.join(".flows.parquet.spool").exists());
+        drop(w);
+        assert!(!dir.join(".flows.parquet.spool").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
