@@ -278,7 +278,7 @@ const SPOOL_BLOCK_ROWS: usize = 128;
 
 impl FlowWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let table = TableWriter::create(path, "flows", flow_columns(), ROW_GROUP_ROWS)?;
+        let table = TableWriter::create(path, "flows", flow_columns(), ROW_GROUP_ROWS, true)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let spool_path = path.with_file_name(format!(".{name}.spool"));
         let spool = std::fs::OpenOptions::new()
@@ -475,23 +475,27 @@ pub fn write_queues(path: &Path, samples: &[QueueSample]) -> Result<()> {
 }
 
 /// Snappy; min/max statistics per column chunk (what row-group pruning uses) but no page
-/// index (the writer would keep it for every page until the file is closed). Strings are
-/// dictionary-encoded (node, path and class names repeat); numbers are plain, which
-/// Snappy compresses about as well here: a dictionary of run-length values would grow with
-/// the distinct values of a long run, and with it the writer's memory and the code it runs
-/// (bit widths, dictionary fallback). Pages are limited to `PAGE_BYTES`.
-fn writer_properties<R>(cols: &[Column<R>]) -> WriterProperties {
+/// index (the writer would keep it for every page until the file is closed); pages at most
+/// `PAGE_BYTES`. Columns are dictionary-encoded, except the numbers of flows.parquet
+/// (`strings_only`): times and sizes there are mostly distinct, so their dictionaries
+/// would only grow with the run (the writer's memory, and code for every index width and
+/// for the fallback to plain encoding that only long runs reach), and Snappy compresses
+/// the counters' zeros as well. The time series keep theirs: their counters repeat, and
+/// plain encoding made queues.parquet three times larger.
+fn writer_properties<R>(cols: &[Column<R>], strings_only: bool) -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_created_by(CREATED_BY.to_string())
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_offset_index_disabled(true)
-        .set_dictionary_enabled(false)
+        .set_dictionary_enabled(!strings_only)
         .set_data_page_size_limit(PAGE_BYTES)
         .set_dictionary_page_size_limit(PAGE_BYTES);
-    for c in cols {
-        if matches!(c.get, Getter::Str(_)) {
-            b = b.set_column_dictionary_enabled(ColumnPath::from(c.name.as_str()), true);
+    if strings_only {
+        for c in cols {
+            if matches!(c.get, Getter::Str(_)) {
+                b = b.set_column_dictionary_enabled(ColumnPath::from(c.name.as_str()), true);
+            }
         }
     }
     b.build()
@@ -501,7 +505,7 @@ fn writer_properties<R>(cols: &[Column<R>]) -> WriterProperties {
 const PAGE_BYTES: usize = 64 * 1024;
 
 fn write_table<R>(path: &Path, message: &str, cols: Vec<Column<R>>, rows: &[R]) -> Result<()> {
-    let mut w = TableWriter::create(path, message, cols, ROW_GROUP_ROWS)?;
+    let mut w = TableWriter::create(path, message, cols, ROW_GROUP_ROWS, false)?;
     w.write(rows)?;
     w.finish()
 }
@@ -517,7 +521,8 @@ struct TableWriter<R> {
 }
 
 impl<R> TableWriter<R> {
-    fn create(path: &Path, message: &str, cols: Vec<Column<R>>, group_rows: usize) -> Result<Self> {
+    /// `strings_only`: dictionary-encode only the string columns (see `writer_properties`).
+    fn create(path: &Path, message: &str, cols: Vec<Column<R>>, group_rows: usize, strings_only: bool) -> Result<Self> {
         let shown = path.display().to_string();
         let mut schema_text = format!("message {message} {{\n");
         for c in &cols {
@@ -527,7 +532,7 @@ impl<R> TableWriter<R> {
         let schema = parse_message_type(&schema_text)
             .map_err(|e| Error::Internal(format!("{message} parquet schema: {e}")))?;
         let file = File::create(path).map_err(|e| Error::io(shown.clone(), e))?;
-        let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties(&cols)))
+        let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties(&cols, strings_only)))
             .map_err(|e| Error::io(shown.clone(), e))?;
         Ok(TableWriter { shown, message: message.to_string(), cols, group_rows, writer })
     }
