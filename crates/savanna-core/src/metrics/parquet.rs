@@ -399,25 +399,13 @@ impl FlowWriter {
                             cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
                         }
                         Getter::OptI64(_) => {
-                            let def: Vec<i16> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i16).collect();
-                            let vals: Vec<i64> = reader
-                                .words(block, s + 1, n)
-                                .map_err(spool_err)?
-                                .zip(&def)
-                                .filter(|(_, &d)| d == 1)
-                                .map(|(w, _)| w as i64)
-                                .collect();
+                            let (def, words) = reader.optional(block, s, n).map_err(spool_err)?;
+                            let vals: Vec<i64> = words.into_iter().map(|w| w as i64).collect();
                             cw.typed::<Int64Type>().write_batch(&vals, Some(&def), None)
                         }
                         Getter::OptF64(_) => {
-                            let def: Vec<i16> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i16).collect();
-                            let vals: Vec<f64> = reader
-                                .words(block, s + 1, n)
-                                .map_err(spool_err)?
-                                .zip(&def)
-                                .filter(|(_, &d)| d == 1)
-                                .map(|(w, _)| f64::from_bits(w))
-                                .collect();
+                            let (def, words) = reader.optional(block, s, n).map_err(spool_err)?;
+                            let vals: Vec<f64> = words.into_iter().map(f64::from_bits).collect();
                             cw.typed::<DoubleType>().write_batch(&vals, Some(&def), None)
                         }
                     };
@@ -466,6 +454,13 @@ impl SpoolReader<'_> {
         file.seek(SeekFrom::Start(at))?;
         file.read_exact(&mut self.buf)?;
         Ok(self.buf.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))))
+    }
+
+    /// An optional column's definition levels (its presence slot) and present values.
+    fn optional(&mut self, block: usize, slot: usize, n: usize) -> std::io::Result<(Vec<i16>, Vec<u64>)> {
+        let def: Vec<i16> = self.words(block, slot, n)?.map(|w| w as i16).collect();
+        let vals = self.words(block, slot + 1, n)?.zip(&def).filter(|(_, &d)| d == 1).map(|(w, _)| w).collect();
+        Ok((def, vals))
     }
 }
 
