@@ -496,8 +496,9 @@ fn writer_properties<R>(cols: &[Column<R>], strings_only: bool) -> WriterPropert
     b.build()
 }
 
-/// Size limit of data and dictionary pages (Parquet's default is 1 MiB).
-const PAGE_BYTES: usize = 64 * 1024;
+/// Size limit of data and dictionary pages (Parquet's default is 1 MiB): what the writer
+/// holds for the column it is writing (at 64 KB a DropTail 0.5 run peaked 0.13 MiB higher).
+const PAGE_BYTES: usize = 16 * 1024;
 
 fn write_table<R>(path: &Path, message: &str, cols: Vec<Column<R>>, rows: &[R]) -> Result<()> {
     let mut w = TableWriter::create(path, message, cols, ROW_GROUP_ROWS, false)?;
