@@ -343,12 +343,11 @@ def main() -> int:
                 row += f" {w2:.1f} | {w2 / w:.0f}x | {m2:.1f} | {m / m2:.2f} |"
             sc_lines.append(row)
             print(row, flush=True)
-        sc_lines += ["", "Savanna keeps per-flow state only for the flows open at once (a flow's record is "
-                     "written and its state reused as soon as it is final), so its memory grows with the "
-                     "connections open together (about 1.2 KB each, plus 8 bytes per packet of the largest "
-                     "flight for the sender's send times), the packets queued, and flows.parquet's "
-                     "footer (about 20 KB of metadata per 1024 flows, held until the file is closed), not "
-                     "with the state of every flow started."]
+        sc_lines += ["", "Savanna keeps per-flow state only for the flows open at once (a flow's record goes "
+                     "to a scratch file, and its state is reused, as soon as it is final; flows.parquet "
+                     "is written from that file at the end), so its memory grows with the connections "
+                     "open together (about 1.2 KB each, plus 8 bytes per packet of the largest flight "
+                     "for the sender's send times) and the packets queued, not with the flows started."]
         print("\n".join(sc_lines))
         report += sc_lines + [""]
 
