@@ -10,8 +10,8 @@ pub mod output;
 pub use records::*;
 
 /// Where a run hands its flow records, one by one as flows retire, while it runs: a `Vec`
-/// keeps them (the in-memory `sim::run`), a `FlowWriter` writes them to flows.parquet a row
-/// group at a time (`sim::run_streamed`).
+/// keeps them (the in-memory `sim::run`), a `FlowWriter` spools them to a scratch file and
+/// writes flows.parquet from it when the run ends (`sim::run_streamed`).
 pub trait FlowSink {
     fn take(&mut self, rec: FlowRecord) -> crate::error::Result<()>;
 }

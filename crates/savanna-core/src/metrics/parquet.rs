@@ -273,12 +273,14 @@ pub struct FlowWriter {
     string_ids: HashMap<Box<str>, u64>,
 }
 
-/// Records per spool block (`FlowWriter`); `ROW_GROUP_ROWS` is a multiple of it.
+/// Records per spool block (`FlowWriter`); `ROW_GROUP_ROWS` is a multiple of it, so a row
+/// group starts at a block.
 const SPOOL_BLOCK_ROWS: usize = 128;
+const _: () = assert!(ROW_GROUP_ROWS % SPOOL_BLOCK_ROWS == 0);
 
 impl FlowWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let table = TableWriter::create(path, "flows", flow_columns(), ROW_GROUP_ROWS, true)?;
+        let table = TableWriter::create(path, "flows", flow_columns(), true)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let spool_path = path.with_file_name(format!(".{name}.spool"));
         let spool = std::fs::OpenOptions::new()
@@ -415,8 +417,6 @@ impl FlowWriter {
             }
             rg.close().map_err(|e| io_err(&e))?;
         }
-        drop(reader);
-        drop(spool);
         table.finish()
     }
 }
@@ -501,24 +501,23 @@ fn writer_properties<R>(cols: &[Column<R>], strings_only: bool) -> WriterPropert
 const PAGE_BYTES: usize = 16 * 1024;
 
 fn write_table<R>(path: &Path, message: &str, cols: Vec<Column<R>>, rows: &[R]) -> Result<()> {
-    let mut w = TableWriter::create(path, message, cols, ROW_GROUP_ROWS, false)?;
+    let mut w = TableWriter::create(path, message, cols, false)?;
     w.write(rows)?;
     w.finish()
 }
 
 /// A Parquet file open for writing: the schema is derived from `cols`; rows are written as
-/// row groups of at most `group_rows`.
+/// row groups of at most `ROW_GROUP_ROWS`.
 struct TableWriter<R> {
     shown: String,
     message: String,
     cols: Vec<Column<R>>,
-    group_rows: usize,
     writer: SerializedFileWriter<BufWriter<File>>,
 }
 
 impl<R> TableWriter<R> {
     /// `strings_only`: dictionary-encode only the string columns (see `writer_properties`).
-    fn create(path: &Path, message: &str, cols: Vec<Column<R>>, group_rows: usize, strings_only: bool) -> Result<Self> {
+    fn create(path: &Path, message: &str, cols: Vec<Column<R>>, strings_only: bool) -> Result<Self> {
         let shown = path.display().to_string();
         let mut schema_text = format!("message {message} {{\n");
         for c in &cols {
@@ -530,12 +529,12 @@ impl<R> TableWriter<R> {
         let file = File::create(path).map_err(|e| Error::io(shown.clone(), e))?;
         let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties(&cols, strings_only)))
             .map_err(|e| Error::io(shown.clone(), e))?;
-        Ok(TableWriter { shown, message: message.to_string(), cols, group_rows, writer })
+        Ok(TableWriter { shown, message: message.to_string(), cols, writer })
     }
 
     fn write(&mut self, rows: &[R]) -> Result<()> {
         let io_err = |e: &dyn std::fmt::Display| Error::io(self.shown.clone(), e);
-        for chunk in rows.chunks(self.group_rows) {
+        for chunk in rows.chunks(ROW_GROUP_ROWS) {
             let mut rg = self.writer.next_row_group().map_err(|e| io_err(&e))?;
             for c in &self.cols {
                 let mut cw = rg.next_column().map_err(|e| io_err(&e))?.ok_or_else(|| {
