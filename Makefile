@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 # --no-build-isolation that is the one installed in the venv.
 VPATH_ENV := PATH="$(abspath $(VENV))/bin:$$PATH"
 
-.PHONY: setup build test test-rust test-py demo bench bench-ns3 clean
+.PHONY: setup setup-test build lint test test-rust test-py demo bench bench-ns3 clean
 
 # The virtual environment itself.
 $(VPY):
@@ -25,34 +25,41 @@ $(VENV)/.deps-installed: pyproject.toml | $(VPY)
 # setup: environment + an up-to-date extension. The editable install builds
 # crates/savanna-py with the release profile ([tool.maturin] profile in pyproject.toml)
 # and places savanna/_core*.so in python/savanna; cargo makes this a no-op (~1 s) when no
-# Rust source changed. It also installs Chromium (Debian's package), with which the tests
-# render the reproduction reports headless.
+# Rust source changed. Needs no root.
 setup: $(VENV)/.deps-installed build
+
+# setup-test: also Chromium (Debian's package), with which the tests render the
+# reproduction reports headless; installing it is the one step that may need root.
+setup-test: setup
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
 build: | $(VENV)/.deps-installed
 	$(VPATH_ENV) $(VPY) -m pip install -q --no-build-isolation --no-deps -e .
 
-# Rust unit tests of the core (the bindings crate is tested from Python), then the
+# Formatter and linter, Rust and Python: any difference or warning fails.
+lint: setup
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests benchmarks tools
+	$(VENV)/bin/ruff format --check python tests benchmarks tools
+
+# Lint, the Rust tests of the core (the bindings crate is tested from Python), then the
 # Python tests.
-test: setup test-rust test-py
+test: setup-test lint test-rust test-py
 
 test-rust:
 	cargo test --release --workspace --exclude savanna-py
 
-test-py: setup
+test-py: setup-test
 	$(VPY) -m pytest -q tests
 
 # The main job: every paper's quick reproduction, with its report (out/reproduce/index.html).
 demo: setup
 	$(VENV)/bin/savanna reproduce all --quick --out out/reproduce
 
+# The core's speed on the reference dumbbell (see benchmarks/README.md).
 bench: setup
-	@if [ -f benchmarks/bench_core.py ]; then \
-		$(VPY) benchmarks/bench_core.py; \
-	else \
-		echo "bench: benchmarks/bench_core.py does not exist yet"; \
-	fi
+	$(VPY) benchmarks/bench_core.py
 
 # Savanna side by side with ns-3 3.44 (builds the ns-3 program; ~17 min): a benchmark.
 bench-ns3: setup

@@ -56,14 +56,21 @@ def main() -> int:
             rows.append((label, med, min(walls), max(rss), summary))
         s = rows[0][4]
         print(f"scenario: {args.scenario}")
-        print(f"  simulated {s['sim_seconds']:.0f} s, {s['events']:,} events, {s['packets_forwarded']:,} packets forwarded, "
-              f"{s['flows_started']:,} flows ({s['flows_finished']:,} finished)")
+        print(
+            f"  simulated {s['sim_seconds']:.0f} s, {s['events']:,} events, "
+            f"{s['packets_forwarded']:,} packets forwarded, "
+            f"{s['flows_started']:,} flows ({s['flows_finished']:,} finished)"
+        )
         print(f"  repeats: {args.repeat} (median wall time reported)\n")
-        print(f"{'front end':28} {'wall s':>8} {'min s':>8} {'core s':>8} {'Mpkt/s':>8} {'Mevents/s':>10} {'peak MiB':>9}")
+        print(
+            f"{'front end':28} {'wall s':>8} {'min s':>8} {'core s':>8} {'Mpkt/s':>8} {'Mevents/s':>10} {'peak MiB':>9}"
+        )
         for label, med, lo, rss_mib, summ in rows:
             core = summ["wall_seconds"]
-            print(f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
-                  f"{summ['events'] / med / 1e6:10.2f} {rss_mib:9.1f}")
+            print(
+                f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
+                f"{summ['events'] / med / 1e6:10.2f} {rss_mib:9.1f}"
+            )
         print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

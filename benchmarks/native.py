@@ -83,12 +83,27 @@ def executed_functions(binary: Path) -> list[str]:
             path = Path(tmp) / (base + ".json")
             path.write_text(json.dumps(sc))
             out = Path(tmp) / "callgrind.out"
-            p = subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", "--compress-strings=no",
-                                f"--callgrind-out-file={out}", str(binary), str(path), "--out",
-                                str(Path(tmp) / "run"), "--quiet"], capture_output=True, text=True)
+            p = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--demangle=no",
+                    "--compress-strings=no",
+                    f"--callgrind-out-file={out}",
+                    str(binary),
+                    str(path),
+                    "--out",
+                    str(Path(tmp) / "run"),
+                    "--quiet",
+                ],
+                capture_output=True,
+                text=True,
+            )
             if p.returncode != 0:
-                print("savanna-native: the profiling run failed; the code is not reordered.\n"
-                      + p.stderr[-2000:], flush=True)
+                print(
+                    "savanna-native: the profiling run failed; the code is not reordered.\n" + p.stderr[-2000:],
+                    flush=True,
+                )
                 return []
             for m in re.finditer(r"^c?fn=(\S+)", out.read_text(), re.M):
                 name = re.sub(r"'\d+$", "", m.group(1))
@@ -122,14 +137,22 @@ def _with_variants(binary: Path, names: list[str]) -> list[str]:
 
 def build() -> tuple[Path, str]:
     """Build the binary; return its path and how it was built (for `describe`)."""
-    env = dict(os.environ, RUSTFLAGS=(os.environ.get("RUSTFLAGS", "") + " -C target-feature=+crt-static -C relocation-model=static").strip())
+    env = dict(
+        os.environ,
+        RUSTFLAGS=(
+            os.environ.get("RUSTFLAGS", "") + " -C target-feature=+crt-static -C relocation-model=static"
+        ).strip(),
+    )
     target = ["--target", host_triple()]
     p = _cargo(env, target)
     if p.returncode == 0:
         path, kind = static_path(), "static"
     else:
-        print("savanna-native: the static build failed (no static C library?); measuring a dynamic build.\n"
-              + p.stderr[-2000:], flush=True)
+        print(
+            "savanna-native: the static build failed (no static C library?); measuring a dynamic build.\n"
+            + p.stderr[-2000:],
+            flush=True,
+        )
         env, target = dict(os.environ), []
         _cargo_ok(env, target)
         path, kind = dynamic_path(), "dynamic"
@@ -141,15 +164,20 @@ def build() -> tuple[Path, str]:
         order_file.write_text("\n".join(order) + "\n")
         # Cargo does not see the file's contents: make it relink.
         _touch_binary_source()
-        p = _cargo(env, target, ["-C", f"link-arg=-Wl,--symbol-ordering-file={order_file}",
-                                 "-C", "link-arg=-Wl,--no-warn-symbol-ordering"])
+        p = _cargo(
+            env,
+            target,
+            ["-C", f"link-arg=-Wl,--symbol-ordering-file={order_file}", "-C", "link-arg=-Wl,--no-warn-symbol-ordering"],
+        )
         if p.returncode == 0:
             kind += ", ordered"
             path.with_suffix(".kind").write_text(kind)
             return path, kind
         # The linker is not LLD (older toolchains link with GNU ld).
-        print("savanna-native: relinking with the code ordered failed; measuring it unordered.\n"
-              + p.stderr[-2000:], flush=True)
+        print(
+            "savanna-native: relinking with the code ordered failed; measuring it unordered.\n" + p.stderr[-2000:],
+            flush=True,
+        )
         reason = "the linker cannot order symbols"
     else:
         reason = "the profiling run failed" if shutil.which("valgrind") else "no valgrind"
@@ -196,8 +224,12 @@ def run_measured(cmd) -> tuple[float, float]:
     Python process's own wait4 would also count the forked copy of the interpreter
     before it exec'd (14 MiB reported for an 8 MiB run)."""
     t0 = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + [str(c) for c in cmd],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M"] + [str(c) for c in cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"failed: {' '.join(map(str, cmd))}\n{proc.stderr[-3000:]}")

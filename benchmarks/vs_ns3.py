@@ -148,9 +148,11 @@ def fct_table(flows_sv, flows_ns, warmup):
     """Per bucket: counts, mean and median FCT of each, relative differences."""
     rows = []
     for lo, hi in BUCKETS:
-        def pick(df, fct_col):
+
+        def pick(df, fct_col, lo=lo, hi=hi):
             d = df[(df["start_s"] >= warmup) & (df["size_pkts"] >= lo) & (df["size_pkts"] <= hi)]
             return d[fct_col].dropna()
+
         a = pick(flows_sv, "fct_s")
         b = pick(flows_ns, "fct_s")
         row = {"bucket": bucket_name(lo, hi), "n_savanna": len(a), "n_ns3": len(b)}
@@ -178,15 +180,23 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=500.0)
     ap.add_argument("--loads", default="0.5,0.8,0.95")
-    ap.add_argument("--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics")
+    ap.add_argument(
+        "--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics"
+    )
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
-    ap.add_argument("--no-scaling-ns3", action="store_true",
-                    help="scaling table for Savanna alone (ns-3 takes about 6 min more at 10/100/1000 Mb/s)")
-    ap.add_argument("--recovery-check", action="store_true",
-                    help="also run three diagnostic ns-3 variants that each restore an RFC 6582 rule ns-3 "
-                         "departs from (C: --recovery dupack-credit; R: --recover-rule rfc6582; CR: both) "
-                         "and add their median FCT per bucket")
+    ap.add_argument(
+        "--no-scaling-ns3",
+        action="store_true",
+        help="scaling table for Savanna alone (ns-3 takes about 6 min more at 10/100/1000 Mb/s)",
+    )
+    ap.add_argument(
+        "--recovery-check",
+        action="store_true",
+        help="also run three diagnostic ns-3 variants that each restore an RFC 6582 rule ns-3 "
+        "departs from (C: --recovery dupack-credit; R: --recover-rule rfc6582; CR: both) "
+        "and add their median FCT per bucket",
+    )
     ap.add_argument("--out", default=str(RESULTS / "vs_ns3.md"))
     args = ap.parse_args()
     if args.quick:
@@ -202,11 +212,16 @@ def main() -> int:
     import pandas as pd
 
     tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns3-"))
-    report = ["# Savanna vs ns-3 3.44", "",
-              f"Command: `python3 benchmarks/vs_ns3.py{' --quick' if args.quick else ''}"
-              f"{' --recovery-check' if args.recovery_check else ''}` ({args.duration:g} s simulated, {args.seeds} seed(s), loads {args.loads}; FCT statistics over flows "
-              f"starting after {args.warmup:g} s, pooled over seeds). Same flows in both: ns-3 replays the flow list "
-              f"Savanna generated. Savanna binary: {native.describe(NATIVE_KIND)}.", ""]
+    report = [
+        "# Savanna vs ns-3 3.44",
+        "",
+        f"Command: `python3 benchmarks/vs_ns3.py{' --quick' if args.quick else ''}"
+        f"{' --recovery-check' if args.recovery_check else ''}` ({args.duration:g} s simulated, "
+        f"{args.seeds} seed(s), loads {args.loads}; FCT statistics over flows "
+        f"starting after {args.warmup:g} s, pooled over seeds). Same flows in both: ns-3 replays the flow list "
+        f"Savanna generated. Savanna binary: {native.describe(NATIVE_KIND)}.",
+        "",
+    ]
     speed_rows, fid_sections, plots = [], [], {}
     # Fixed footprint: the same two programs on a 1 s run (code, libraries, start-up state),
     # so the peak of a long run splits into what every run pays and what the run adds.
@@ -227,9 +242,13 @@ def main() -> int:
                 sc = scenario(base, load, seed, args.duration)
                 tag = f"{Path(base).stem}-{load}-{seed}"
                 w, m, s, fl = run_savanna(sc, tmp / tag)
-                sv_w.append(w); sv_m.append(m); sv_ev.append(s["events"]); sv_pk.append(s["packets_forwarded"])
+                sv_w.append(w)
+                sv_m.append(m)
+                sv_ev.append(s["events"])
+                sv_pk.append(s["packets_forwarded"])
                 bq = [q for q in s["queues"] if q["name"] == "left->right"][0]
-                sv_util.append(bq["utilisation"]); sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
+                sv_util.append(bq["utilisation"])
+                sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
                 sv_fin += s["flows_finished"]
                 sv_flows.append(fl)
                 sc_rfc = copy.deepcopy(sc)
@@ -237,12 +256,16 @@ def main() -> int:
                 _, _, s_rfc, fl_rfc = run_savanna(sc_rfc, tmp / f"{tag}-rfc")
                 rfc_flows.append(fl_rfc)
                 rq = [q for q in s_rfc["queues"] if q["name"] == "left->right"][0]
-                rfc_util.append(rq["utilisation"]); rfc_drop.append(rq["dropped"] / max(1, rq["arrivals"]))
+                rfc_util.append(rq["utilisation"])
+                rfc_drop.append(rq["dropped"] / max(1, rq["arrivals"]))
                 rfc_fin += s_rfc["flows_finished"]
                 w2, m2, s2, res = run_ns3(sc, fl, tmp / f"{tag}-ns3.csv")
-                ns_w.append(w2); ns_m.append(m2); ns_ev.append(s2.get("events", float("nan")))
+                ns_w.append(w2)
+                ns_m.append(m2)
+                ns_ev.append(s2.get("events", float("nan")))
                 nb = s2["bottleneck"]
-                ns_util.append(nb["utilisation"]); ns_drop.append(nb["dropped"] / max(1, nb["arrivals"]))
+                ns_util.append(nb["utilisation"])
+                ns_drop.append(nb["dropped"] / max(1, nb["arrivals"]))
                 ns_fin += int(res["fct_s"].notna().sum())
                 ns_flows.append(res)
                 if args.recovery_check:
@@ -250,104 +273,200 @@ def main() -> int:
                         _, _, sd, rd = run_ns3(sc, fl, tmp / f"{tag}-ns3{key.lower()}.csv", extra=extra)
                         diag_flows.setdefault(key, []).append(rd)
                         vb = sd["bottleneck"]
-                        diag_link.setdefault(key, []).append((vb["utilisation"], vb["dropped"] / max(1, vb["arrivals"])))
-            svf = pd.concat(sv_flows); nsf = pd.concat(ns_flows); rff = pd.concat(rfc_flows)
+                        diag_link.setdefault(key, []).append(
+                            (vb["utilisation"], vb["dropped"] / max(1, vb["arrivals"]))
+                        )
+            svf = pd.concat(sv_flows)
+            nsf = pd.concat(ns_flows)
+            rff = pd.concat(rfc_flows)
             name = f"{Path(base).stem} load {load}"
             sw, nw = statistics.median(sv_w), statistics.median(ns_w)
-            speed_rows.append((name, sw, nw, nw / sw, statistics.median(sv_ev) / sw, statistics.median(ns_ev) / nw,
-                               statistics.median(sv_pk) / sw, max(sv_m), max(ns_m), *footprint[base]))
+            speed_rows.append(
+                (
+                    name,
+                    sw,
+                    nw,
+                    nw / sw,
+                    statistics.median(sv_ev) / sw,
+                    statistics.median(ns_ev) / nw,
+                    statistics.median(sv_pk) / sw,
+                    max(sv_m),
+                    max(ns_m),
+                    *footprint[base],
+                )
+            )
             tab = fct_table(svf, nsf, args.warmup)
             tab_rfc = fct_table(rff, nsf, args.warmup)
-            done = lambda df: df[df.start_s >= args.warmup]["fct_s"].dropna()
+
+            def done(df):
+                return df[df.start_s >= args.warmup]["fct_s"].dropna()
+
             ks, ks_rfc = ks_distance(done(svf), done(nsf)), ks_distance(done(rff), done(nsf))
             mu = statistics.mean
-            lines = [f"### {name}", "",
-                     "Savanna A: default TCP (timer restarted on fast retransmit, as Linux and ns-2). "
-                     "Savanna B: `restart_rto_on_fast_retransmit = false` (RFC 6298 5.1 read literally, as ns-3 does).", "",
-                     "| | Savanna A | Savanna B | ns-3 | A vs ns-3 | B vs ns-3 |", "|---|---|---|---|---|---|",
-                     f"| flows finished | {sv_fin} | {rfc_fin} | {ns_fin} | {pct((sv_fin - ns_fin) / max(1, ns_fin))} | {pct((rfc_fin - ns_fin) / max(1, ns_fin))} |",
-                     f"| bottleneck utilisation | {mu(sv_util):.4f} | {mu(rfc_util):.4f} | {mu(ns_util):.4f} | {100 * (mu(sv_util) - mu(ns_util)):+.2f} points | {100 * (mu(rfc_util) - mu(ns_util)):+.2f} points |",
-                     f"| bottleneck drop rate | {mu(sv_drop):.4f} | {mu(rfc_drop):.4f} | {mu(ns_drop):.4f} | {pct((mu(sv_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} | {pct((mu(rfc_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} |",
-                     f"| KS distance of FCT distributions to ns-3 | | | | {ks:.4f} | {ks_rfc:.4f} |", "",
-                     "| size (pkts) | flows (A / ns-3) | median A | median B | median ns-3 | A diff | B diff | mean A | mean B | mean ns-3 | A diff | B diff |",
-                     "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            lines = [
+                f"### {name}",
+                "",
+                "Savanna A: default TCP (timer restarted on fast retransmit, as Linux and ns-2). "
+                "Savanna B: `restart_rto_on_fast_retransmit = false` (RFC 6298 5.1 read literally, as ns-3 does).",
+                "",
+                "| | Savanna A | Savanna B | ns-3 | A vs ns-3 | B vs ns-3 |",
+                "|---|---|---|---|---|---|",
+                f"| flows finished | {sv_fin} | {rfc_fin} | {ns_fin} | {pct((sv_fin - ns_fin) / max(1, ns_fin))} | "
+                f"{pct((rfc_fin - ns_fin) / max(1, ns_fin))} |",
+                f"| bottleneck utilisation | {mu(sv_util):.4f} | {mu(rfc_util):.4f} | {mu(ns_util):.4f} | "
+                f"{100 * (mu(sv_util) - mu(ns_util)):+.2f} points | "
+                f"{100 * (mu(rfc_util) - mu(ns_util)):+.2f} points |",
+                f"| bottleneck drop rate | {mu(sv_drop):.4f} | {mu(rfc_drop):.4f} | {mu(ns_drop):.4f} | "
+                f"{pct((mu(sv_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} | "
+                f"{pct((mu(rfc_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} |",
+                f"| KS distance of FCT distributions to ns-3 | | | | {ks:.4f} | {ks_rfc:.4f} |",
+                "",
+                "| size (pkts) | flows (A / ns-3) | median A | median B | median ns-3 | A diff | B diff | mean A | "
+                "mean B | mean ns-3 | A diff | B diff |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            ]
             for r, rb in zip(tab, tab_rfc):
-                lines.append(f"| {r['bucket']} | {r['n_savanna']} / {r['n_ns3']} | {fmt(r['median_savanna'])} | {fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | "
-                             f"{pct(r['median_diff'])} | {pct(rb['median_diff'])} | {fmt(r['mean_savanna'])} | {fmt(rb['mean_savanna'])} | {fmt(r['mean_ns3'])} | "
-                             f"{pct(r['mean_diff'])} | {pct(rb['mean_diff'])} |")
+                lines.append(
+                    f"| {r['bucket']} | {r['n_savanna']} / {r['n_ns3']} | {fmt(r['median_savanna'])} | "
+                    f"{fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | "
+                    f"{pct(r['median_diff'])} | {pct(rb['median_diff'])} | {fmt(r['mean_savanna'])} | "
+                    f"{fmt(rb['mean_savanna'])} | {fmt(r['mean_ns3'])} | "
+                    f"{pct(r['mean_diff'])} | {pct(rb['mean_diff'])} |"
+                )
             if diag_flows:
                 tabs = {k: fct_table(svf, pd.concat(v), args.warmup) for k, v in diag_flows.items()}
                 tabs_b = {k: fct_table(rff, pd.concat(v), args.warmup) for k, v in diag_flows.items()}
                 keys = list(tabs)
-                lines += ["", "Recovery check: ns-3 run again with the RFC 6582 rules it departs from restored, one at "
-                          "a time and together (diagnostics, not ns-3 as shipped): C gives fast recovery the "
-                          "duplicate-ACK credit (`--recovery dupack-credit`); R lets a new fast retransmit start only "
-                          "on an ACK beyond the recovery point (`--recover-rule rfc6582`); CR both. Differences are "
-                          "Savanna's median against each.", "",
-                          "| size (pkts) | median A | median B | median ns-3 | " + " | ".join(f"median ns-3 {k}" for k in keys)
-                          + " | A vs ns-3 | " + " | ".join(f"A vs {k}" for k in keys) + " | B vs ns-3 | "
-                          + " | ".join(f"B vs {k}" for k in keys) + " |",
-                          "|---" * (4 + 3 * len(keys) + 2) + "|"]
+                lines += [
+                    "",
+                    "Recovery check: ns-3 run again with the RFC 6582 rules it departs from restored, one at "
+                    "a time and together (diagnostics, not ns-3 as shipped): C gives fast recovery the "
+                    "duplicate-ACK credit (`--recovery dupack-credit`); R lets a new fast retransmit start only "
+                    "on an ACK beyond the recovery point (`--recover-rule rfc6582`); CR both. Differences are "
+                    "Savanna's median against each.",
+                    "",
+                    "| size (pkts) | median A | median B | median ns-3 | "
+                    + " | ".join(f"median ns-3 {k}" for k in keys)
+                    + " | A vs ns-3 | "
+                    + " | ".join(f"A vs {k}" for k in keys)
+                    + " | B vs ns-3 | "
+                    + " | ".join(f"B vs {k}" for k in keys)
+                    + " |",
+                    "|---" * (4 + 3 * len(keys) + 2) + "|",
+                ]
                 for i, (r, rb) in enumerate(zip(tab, tab_rfc)):
-                    lines.append(f"| {r['bucket']} | {fmt(r['median_savanna'])} | {fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | "
-                                 + " | ".join(fmt(tabs[k][i]['median_ns3']) for k in keys)
-                                 + f" | {pct(r['median_diff'])} | " + " | ".join(pct(tabs[k][i]['median_diff']) for k in keys)
-                                 + f" | {pct(rb['median_diff'])} | " + " | ".join(pct(tabs_b[k][i]['median_diff']) for k in keys) + " |")
-                lines += ["", "| | ns-3 | " + " | ".join(f"ns-3 {k}" for k in keys) + " | B vs ns-3 | "
-                          + " | ".join(f"B vs {k}" for k in keys) + " |", "|---" * (2 + 2 * len(keys) + 1) + "|"]
-                points = lambda own, ref: f"{100 * (own - ref):+.2f} points"
-                relative = lambda own, ref: pct((own - ref) / max(1e-12, ref))
-                for j, what, ns_v, own, diff in ((0, "bottleneck utilisation", mu(ns_util), mu(rfc_util), points),
-                                                 (1, "bottleneck drop rate", mu(ns_drop), mu(rfc_drop), relative)):
+                    lines.append(
+                        f"| {r['bucket']} | {fmt(r['median_savanna'])} | {fmt(rb['median_savanna'])} | "
+                        f"{fmt(r['median_ns3'])} | "
+                        + " | ".join(fmt(tabs[k][i]["median_ns3"]) for k in keys)
+                        + f" | {pct(r['median_diff'])} | "
+                        + " | ".join(pct(tabs[k][i]["median_diff"]) for k in keys)
+                        + f" | {pct(rb['median_diff'])} | "
+                        + " | ".join(pct(tabs_b[k][i]["median_diff"]) for k in keys)
+                        + " |"
+                    )
+                lines += [
+                    "",
+                    "| | ns-3 | "
+                    + " | ".join(f"ns-3 {k}" for k in keys)
+                    + " | B vs ns-3 | "
+                    + " | ".join(f"B vs {k}" for k in keys)
+                    + " |",
+                    "|---" * (2 + 2 * len(keys) + 1) + "|",
+                ]
+
+                def points(own, ref):
+                    return f"{100 * (own - ref):+.2f} points"
+
+                def relative(own, ref):
+                    return pct((own - ref) / max(1e-12, ref))
+
+                for j, what, ns_v, own, diff in (
+                    (0, "bottleneck utilisation", mu(ns_util), mu(rfc_util), points),
+                    (1, "bottleneck drop rate", mu(ns_drop), mu(rfc_drop), relative),
+                ):
                     vals = {k: mu([x[j] for x in v]) for k, v in diag_link.items()}
-                    lines.append(f"| {what} | {ns_v:.4f} | " + " | ".join(f"{vals[k]:.4f}" for k in keys)
-                                 + f" | {diff(own, ns_v)} | " + " | ".join(diff(own, vals[k]) for k in keys) + " |")
+                    lines.append(
+                        f"| {what} | {ns_v:.4f} | "
+                        + " | ".join(f"{vals[k]:.4f}" for k in keys)
+                        + f" | {diff(own, ns_v)} | "
+                        + " | ".join(diff(own, vals[k]) for k in keys)
+                        + " |"
+                    )
+
                 def retx(df):
                     d = df[(df["start_s"] >= args.warmup) & (df["size_pkts"] > 100)]
                     return int(d["retransmits"].sum())
-                lines += ["", "Retransmissions by flows of more than 100 packets (summed over seeds): "
-                          f"A {retx(svf):,}, B {retx(rff):,}, ns-3 {retx(nsf):,}, "
-                          + ", ".join(f"{k} {retx(pd.concat(v)):,}" for k, v in diag_flows.items()) + "."]
+
+                lines += [
+                    "",
+                    "Retransmissions by flows of more than 100 packets (summed over seeds): "
+                    f"A {retx(svf):,}, B {retx(rff):,}, ns-3 {retx(nsf):,}, "
+                    + ", ".join(f"{k} {retx(pd.concat(v)):,}" for k, v in diag_flows.items())
+                    + ".",
+                ]
             fid_sections.append("\n".join(lines) + "\n")
             plots[name] = tab
             print("\n".join(lines), flush=True)
 
-    head = ["## Speed and memory", "",
-            "| scenario | Savanna wall s | ns-3 wall s | ns-3 / Savanna | Savanna events/s | ns-3 events/s | Savanna packets/s "
-            "| Savanna peak MiB | ns-3 peak MiB | Savanna / ns-3 peak | Savanna 1 s run MiB | ns-3 1 s run MiB | Savanna growth MiB | ns-3 growth MiB |",
-            "|---" * 14 + "|"]
+    head = [
+        "## Speed and memory",
+        "",
+        "| scenario | Savanna wall s | ns-3 wall s | ns-3 / Savanna | Savanna events/s | ns-3 events/s | "
+        "Savanna packets/s "
+        "| Savanna peak MiB | ns-3 peak MiB | Savanna / ns-3 peak | Savanna 1 s run MiB | ns-3 1 s run MiB | "
+        "Savanna growth MiB | ns-3 growth MiB |",
+        "|---" * 14 + "|",
+    ]
     for r in speed_rows:
-        head.append(f"| {r[0]} | {r[1]:.3f} | {r[2]:.2f} | {r[3]:.0f}x | {r[4] / 1e6:.1f} M | {r[5] / 1e6:.2f} M | {r[6] / 1e6:.1f} M "
-                    f"| {r[7]:.1f} | {r[8]:.1f} | {r[7] / r[8]:.2f} | {r[9]:.1f} | {r[10]:.1f} | {r[7] - r[9]:.1f} | {r[8] - r[10]:.1f} |")
-    head += ["", "Peak MiB is the peak resident set of the whole process (`/usr/bin/time`), the largest over the seeds. "
-             "The 1 s run is the same program on the same scenario for 1 simulated second: its peak is the fixed "
-             "footprint (code and shared libraries paged in, start-up state); growth = peak - that footprint, the "
-             "memory the run itself adds (per-flow state and records, queues, events)."]
+        head.append(
+            f"| {r[0]} | {r[1]:.3f} | {r[2]:.2f} | {r[3]:.0f}x | {r[4] / 1e6:.1f} M | {r[5] / 1e6:.2f} M | "
+            f"{r[6] / 1e6:.1f} M "
+            f"| {r[7]:.1f} | {r[8]:.1f} | {r[7] / r[8]:.2f} | {r[9]:.1f} | {r[10]:.1f} | {r[7] - r[9]:.1f} | "
+            f"{r[8] - r[10]:.1f} |"
+        )
+    head += [
+        "",
+        "Peak MiB is the peak resident set of the whole process (`/usr/bin/time`), the largest over the seeds. "
+        "The 1 s run is the same program on the same scenario for 1 simulated second: its peak is the fixed "
+        "footprint (code and shared libraries paged in, start-up state); growth = peak - that footprint, the "
+        "memory the run itself adds (per-flow state and records, queues, events).",
+    ]
     print("\n".join(head))
     report += head + ["", "## Fidelity", ""] + fid_sections
 
     if not args.no_scaling:
         with_ns3 = not args.no_scaling_ns3
-        sc_lines = ["## Scaling", "", "Load 0.8, DropTail, buffer scaled with the rate, 100 s simulated, seed 1"
-                    + (" (ns-3 replays the same flows)." if with_ns3 else "."), "",
-                    "| bottleneck | flows | packets forwarded | Savanna wall s | ns per packet forwarded | Savanna peak MiB"
-                    + (" | ns-3 wall s | ns-3 / Savanna | ns-3 peak MiB | Savanna / ns-3 peak |" if with_ns3 else " |"),
-                    "|---" * (10 if with_ns3 else 6) + "|"]
+        sc_lines = [
+            "## Scaling",
+            "",
+            "Load 0.8, DropTail, buffer scaled with the rate, 100 s simulated, seed 1"
+            + (" (ns-3 replays the same flows)." if with_ns3 else "."),
+            "",
+            "| bottleneck | flows | packets forwarded | Savanna wall s | ns per packet forwarded | Savanna peak MiB"
+            + (" | ns-3 wall s | ns-3 / Savanna | ns-3 peak MiB | Savanna / ns-3 peak |" if with_ns3 else " |"),
+            "|---" * (10 if with_ns3 else 6) + "|",
+        ]
         for scale in (1, 10, 100):
             sc = scenario("dumbbell-droptail.toml", 0.8, 1, 100.0, scale=scale)
             w, m, s, fl = run_savanna(sc, tmp / f"scale-{scale}")
-            row = (f"| {10 * scale} Mb/s | {s['flows_started']:,} | {s['packets_forwarded']:,} | {w:.2f} "
-                   f"| {1e9 * w / s['packets_forwarded']:.0f} | {m:.1f} |")
+            row = (
+                f"| {10 * scale} Mb/s | {s['flows_started']:,} | {s['packets_forwarded']:,} | {w:.2f} "
+                f"| {1e9 * w / s['packets_forwarded']:.0f} | {m:.1f} |"
+            )
             if with_ns3:
                 w2, m2, _, _ = run_ns3(sc, fl, tmp / f"scale-{scale}-ns3.csv")
                 row += f" {w2:.1f} | {w2 / w:.0f}x | {m2:.1f} | {m / m2:.2f} |"
             sc_lines.append(row)
             print(row, flush=True)
-        sc_lines += ["", "Savanna keeps per-flow state only for the flows open at once (a flow's record goes "
-                     "to a scratch file, and its state is reused, as soon as it is final; flows.parquet "
-                     "is written from that file at the end), so its memory grows with the connections "
-                     "open together (about 1.2 KB each, plus 8 bytes per packet of the largest flight "
-                     "for the sender's send times) and the packets queued, not with the flows started."]
+        sc_lines += [
+            "",
+            "Savanna keeps per-flow state only for the flows open at once (a flow's record goes "
+            "to a scratch file, and its state is reused, as soon as it is final; flows.parquet "
+            "is written from that file at the end), so its memory grows with the connections "
+            "open together (about 1.2 KB each, plus 8 bytes per packet of the largest flight "
+            "for the sender's send times) and the packets queued, not with the flows started.",
+        ]
         print("\n".join(sc_lines))
         report += sc_lines + [""]
 
@@ -356,6 +475,7 @@ def main() -> int:
     # The plot: median FCT by flow-size bucket, both simulators, one panel per scenario.
     if plots:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 

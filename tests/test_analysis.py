@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pandas as pd
-
 from savanna.analysis import fct_by_size
 
 
@@ -37,16 +36,24 @@ def test_compare_command(tmp_path):
         "traffic": [{"type": "poisson", "load": 0.7, "size": {"dist": "pareto", "shape": 1.3, "mean": 30.0}}],
     }
     savanna.run(base, out=tmp_path / "a")
-    red = dict(base, topology=dict(base["topology"], bottleneck_queue={"type": "red", "limit_pkts": 80, "min_th": 12.0, "max_th": 40.0}))
+    red = dict(
+        base,
+        topology=dict(
+            base["topology"], bottleneck_queue={"type": "red", "limit_pkts": 80, "min_th": 12.0, "max_th": 40.0}
+        ),
+    )
     savanna.run(red, out=tmp_path / "b")
     md = tmp_path / "r.md"
     p = subprocess.run(
         [sys.executable, "-m", "savanna", "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--markdown", str(md)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert p.returncode == 0, p.stderr
     assert "| 11-30 |" in p.stdout and md.read_text() == p.stdout
-    p = subprocess.run([sys.executable, "-m", "savanna", "compare", str(tmp_path / "nope")], capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "savanna", "compare", str(tmp_path / "nope")], capture_output=True, text=True
+    )
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not a finished run directory" in p.stderr
 
 
@@ -58,7 +65,14 @@ def test_result_carries_traces_and_classifier_series():
         "topology": {
             "type": "dumbbell",
             "pairs": 2,
-            "bottleneck_queue": {"type": "rio", "limit_pkts": 80, "min_th_short": 12.0, "max_th_short": 28.0, "min_th_long": 12.0, "max_th_long": 40.0},
+            "bottleneck_queue": {
+                "type": "rio",
+                "limit_pkts": 80,
+                "min_th_short": 12.0,
+                "max_th_short": 28.0,
+                "min_th_long": 12.0,
+                "max_th_long": 40.0,
+            },
         },
         "traffic": [{"type": "poisson", "load": 0.5, "size": {"dist": "fixed", "value": 30}}],
         "classifiers": [{"type": "threshold", "node": "left"}],

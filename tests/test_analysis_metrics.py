@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from savanna import analysis as A
 
 NAN = float("nan")
@@ -95,8 +94,9 @@ def test_mean_ci_single_value_and_bad_input():
 
 
 def test_latency_by_size_hand_case():
-    flows = pd.DataFrame({"start_s": [1.0, 1.0, 1.0, 1.0, 0.1], "size_pkts": [2, 2, 2, 5, 2],
-                          "fct_s": [1.0, 2.0, 3.0, None, 50.0]})
+    flows = pd.DataFrame(
+        {"start_s": [1.0, 1.0, 1.0, 1.0, 0.1], "size_pkts": [2, 2, 2, 5, 2], "fct_s": [1.0, 2.0, 3.0, None, 50.0]}
+    )
     t = A.latency_by_size(flows, warmup_s=0.5).set_index("size_pkts")
     # size 2 (the warm-up flow left out): 1, 2, 3 -> mean 2, median 2, sd 1, C.O.V. 0.5
     assert t.loc[2, "flows"] == 3 and t.loc[2, "mean_fct_s"] == 2.0 and t.loc[2, "median_fct_s"] == 2.0
@@ -108,9 +108,14 @@ def test_latency_by_size_hand_case():
 
 def test_percentile_by_class_hand_case():
     n = 1000
-    flows = pd.DataFrame({"start_s": [0.0] * (n + 3), "size_pkts": [10] * n + [1000] * 3,
-                          "fct_s": list(np.arange(1.0, n + 1)) + [400.0, 420.0, None],
-                          "class_at_end": ["short"] * n + ["long"] * 3})
+    flows = pd.DataFrame(
+        {
+            "start_s": [0.0] * (n + 3),
+            "size_pkts": [10] * n + [1000] * 3,
+            "fct_s": list(np.arange(1.0, n + 1)) + [400.0, 420.0, None],
+            "class_at_end": ["short"] * n + ["long"] * 3,
+        }
+    )
     t = A.percentile_by_class(flows).set_index("class")
     # 1..1000: position 0.999 * 999 = 998.001 -> 999 + 0.001 * (1000 - 999)
     assert t.loc["short", "p99.9"] == pytest.approx(999.001)
@@ -179,11 +184,17 @@ def test_delta_i_refuses_runs_with_different_flows():
 
 
 def test_rto_ratio_hand_case():
-    flows = pd.DataFrame({
-        "kind": ["tcp"] * 4, "start_s": [0.0, 0.0, 0.0, 0.0], "size_pkts": [10, 20, 6, None],
-        "fct_s": [1.0, 2.0, None, None], "retransmits": [2, 4, 0, 9], "timeouts": [1, 0, 0, 5],
-        "load": [0.5, 0.9, 0.9, 0.9],
-    })
+    flows = pd.DataFrame(
+        {
+            "kind": ["tcp"] * 4,
+            "start_s": [0.0, 0.0, 0.0, 0.0],
+            "size_pkts": [10, 20, 6, None],
+            "fct_s": [1.0, 2.0, None, None],
+            "retransmits": [2, 4, 0, 9],
+            "timeouts": [1, 0, 0, 5],
+            "load": [0.5, 0.9, 0.9, 0.9],
+        }
+    )
     # finished sized flows: 1 / ((10 + 2) + (20 + 4)); the persistent flow never counts
     assert A.rto_ratio(flows) == pytest.approx(1 / 36)
     assert A.rto_ratio(flows, finished_only=False) == pytest.approx(1 / 42)
@@ -192,10 +203,16 @@ def test_rto_ratio_hand_case():
 
 
 def test_rto_recovery_ratio_hand_case():
-    flows = pd.DataFrame({
-        "kind": ["tcp"] * 4, "start_s": [0.0] * 4, "size_pkts": [10, 10, 20, 4], "fct_s": [1.0] * 4,
-        "timeouts": [1, 2, 0, 1], "fast_retransmits": [1, 0, 0, 0],
-    })
+    flows = pd.DataFrame(
+        {
+            "kind": ["tcp"] * 4,
+            "start_s": [0.0] * 4,
+            "size_pkts": [10, 10, 20, 4],
+            "fct_s": [1.0] * 4,
+            "timeouts": [1, 2, 0, 1],
+            "fast_retransmits": [1, 0, 0, 0],
+        }
+    )
     t = A.rto_recovery_ratio(flows).set_index("size_pkts")
     assert t.loc[10, "tau"] == pytest.approx(3 / 4)  # (1 + 2) / (1 + 2 + 1 + 0)
     assert math.isnan(t.loc[20, "tau"])  # no recovery at all
@@ -204,10 +221,17 @@ def test_rto_recovery_ratio_hand_case():
 
 
 def test_p_favor_by_size_hand_case():
-    flows = pd.DataFrame({
-        "kind": ["tcp"] * 3, "start_s": [0.0] * 3, "size_pkts": [2, 2, 30], "fct_s": [1.0] * 3,
-        "retransmits": [0, 1, 5], "syn_drops": [0, 1, 0], "favored_pkts": [4, 5, 14],
-    })
+    flows = pd.DataFrame(
+        {
+            "kind": ["tcp"] * 3,
+            "start_s": [0.0] * 3,
+            "size_pkts": [2, 2, 30],
+            "fct_s": [1.0] * 3,
+            "retransmits": [0, 1, 5],
+            "syn_drops": [0, 1, 0],
+            "favored_pkts": [4, 5, 14],
+        }
+    )
     p = A.p_favor_by_size(flows).set_index("size_pkts")
     # size 2 with the handshake counted: (4 + 5) / ((2 + 0 + 2) + (2 + 1 + 2 + 1)) = 9 / 10
     assert p.loc[2, "p_favor"] == pytest.approx(9 / 10)
@@ -219,8 +243,12 @@ def test_p_favor_by_size_hand_case():
 
 
 def test_pushout_share_hand_case():
-    summary = {"queues": [{"name": "left->right", "discipline": "favorqueue", "dropped": 10, "pushed_out": 3},
-                          {"name": "right->left", "discipline": "droptail", "dropped": 0, "pushed_out": 0}]}
+    summary = {
+        "queues": [
+            {"name": "left->right", "discipline": "favorqueue", "dropped": 10, "pushed_out": 3},
+            {"name": "right->left", "discipline": "droptail", "dropped": 0, "pushed_out": 0},
+        ]
+    }
     t = A.pushout_share(summary).set_index("queue")
     assert t.loc["left->right", "pushout_share"] == pytest.approx(0.3)
     assert math.isnan(t.loc["right->left", "pushout_share"])
@@ -229,8 +257,14 @@ def test_pushout_share_hand_case():
 
 
 def test_syn_loss_ratio_hand_case():
-    flows = pd.DataFrame({"kind": ["tcp", "tcp", "tcp", "tcp", "udp"], "start_s": [0.0, 1.0, 2.0, 3.0, 0.0],
-                          "syn_drops": [0, 0, 1, 2, 0], "run": ["x", "x", "y", "y", "x"]})
+    flows = pd.DataFrame(
+        {
+            "kind": ["tcp", "tcp", "tcp", "tcp", "udp"],
+            "start_s": [0.0, 1.0, 2.0, 3.0, 0.0],
+            "syn_drops": [0, 0, 1, 2, 0],
+            "run": ["x", "x", "y", "y", "x"],
+        }
+    )
     # 3 SYNs lost out of 4 + 3 sent (each loss is sent again); the UDP flow has no SYN
     assert A.syn_loss_ratio(flows) == pytest.approx(3 / 7)
     assert A.syn_loss_ratio(flows, warmup_s=2.5) == pytest.approx(2 / 3)
@@ -242,8 +276,9 @@ def test_syn_loss_ratio_hand_case():
 
 
 def test_active_flows_hand_case():
-    flows = pd.DataFrame({"start_s": [0.0, 1.0, 1.5, 3.0], "end_s": [2.0, None, 1.7, 4.0],
-                          "source": ["a", "b", "a", "b"]})
+    flows = pd.DataFrame(
+        {"start_s": [0.0, 1.0, 1.5, 3.0], "end_s": [2.0, None, 1.7, 4.0], "source": ["a", "b", "a", "b"]}
+    )
     s = A.active_flows(flows, [0.0, 1.0, 1.6, 2.0, 3.5, 10.0])
     assert list(s) == [1, 2, 3, 1, 2, 1]
     d = A.active_flows(flows, [1.6, 3.5], by="source")
@@ -259,13 +294,25 @@ def _queues():
     # One queue sampled every 0.5 s; counters cover the interval ending at t_s, len_* is the
     # queue length at t_s.
     z = [0, 0, 0, 0]
-    return pd.DataFrame({
-        "t_s": [0.5, 1.0, 1.5, 2.0], "queue": ["q"] * 4, "len_pkts": [1, 0, 3, 1],
-        "len_none": z, "len_short": [1, 0, 0, 0], "len_long": [0, 0, 3, 1],
-        "departures_none": z, "departures_short": [2, 4, 0, 6], "departures_long": [2, 0, 4, 2],
-        "drops_none": z, "drops_short": [1, 0, 0, 0], "drops_long": [0, 2, 1, 0],
-        "marks_none": z, "marks_short": z, "marks_long": [0, 1, 0, 1],
-    })
+    return pd.DataFrame(
+        {
+            "t_s": [0.5, 1.0, 1.5, 2.0],
+            "queue": ["q"] * 4,
+            "len_pkts": [1, 0, 3, 1],
+            "len_none": z,
+            "len_short": [1, 0, 0, 0],
+            "len_long": [0, 0, 3, 1],
+            "departures_none": z,
+            "departures_short": [2, 4, 0, 6],
+            "departures_long": [2, 0, 4, 2],
+            "drops_none": z,
+            "drops_short": [1, 0, 0, 0],
+            "drops_long": [0, 2, 1, 0],
+            "marks_none": z,
+            "marks_short": z,
+            "marks_long": [0, 1, 0, 1],
+        }
+    )
 
 
 def test_departure_share_sliding_window():
@@ -293,7 +340,9 @@ def test_drop_mark_rates_hand_case():
     assert r.loc[(1.0, "short"), "arrivals"] == 7 and r.loc[(1.0, "short"), "drop_rate"] == pytest.approx(1 / 7)
     # long: 2 + 2 + 0 = 4 arrivals, 2 drops, 1 mark
     assert r.loc[(1.0, "long"), "arrivals"] == 4
-    assert r.loc[(1.0, "long"), ["drop_rate", "mark_rate", "drop_mark_rate"]].tolist() == pytest.approx([0.5, 0.25, 0.75])
+    assert r.loc[(1.0, "long"), ["drop_rate", "mark_rate", "drop_mark_rate"]].tolist() == pytest.approx(
+        [0.5, 0.25, 0.75]
+    )
     # (0.5, 1.5]: short 4 + 0 + (0 - 1) = 3; long 4 + 3 + (3 - 0) = 10 with 3 drops, 1 mark
     assert r.loc[(1.5, "short"), "arrivals"] == 3
     assert r.loc[(1.5, "long"), "arrivals"] == 10
@@ -316,12 +365,14 @@ def test_queue_windows_reject_a_window_off_the_sampling_grid():
 
 def _goodput():
     # a 10 s record: flows 1 and 2 short, flow 3 long
-    return pd.DataFrame({
-        "t_s": [10.0, 10.0, 10.0, 20.0, 20.0, 20.0, 30.0, 30.0, 40.0, 40.0],
-        "flow_id": [1, 2, 3, 1, 2, 3, 1, 3, 1, 3],
-        "delivered_pkts": [100, 100, 500, 100, 300, 500, 50, 200, 50, 200],
-        "class": ["short", "short", "long", "short", "short", "long", "short", "long", "short", "long"],
-    })
+    return pd.DataFrame(
+        {
+            "t_s": [10.0, 10.0, 10.0, 20.0, 20.0, 20.0, 30.0, 30.0, 40.0, 40.0],
+            "flow_id": [1, 2, 3, 1, 2, 3, 1, 3, 1, 3],
+            "delivered_pkts": [100, 100, 500, 100, 300, 500, 50, 200, 50, 200],
+            "class": ["short", "short", "long", "short", "short", "long", "short", "long", "short", "long"],
+        }
+    )
 
 
 def test_windowed_goodput_and_fairness_from_the_record():
@@ -339,12 +390,14 @@ def test_windowed_goodput_and_fairness_from_the_record():
 
 
 def test_goodput_fairness_counts_idle_flows_as_zero():
-    flows = pd.DataFrame({
-        "flow_id": [1, 2, 3, 4, 5],
-        "start_s": [0.0, 0.0, 0.0, 25.0, 0.0],
-        "end_s": [None, None, None, 35.0, 15.0],
-        "class_at_end": ["short", "short", "long", "long", "short"],
-    })
+    flows = pd.DataFrame(
+        {
+            "flow_id": [1, 2, 3, 4, 5],
+            "start_s": [0.0, 0.0, 0.0, 25.0, 0.0],
+            "end_s": [None, None, None, 35.0, 15.0],
+            "class_at_end": ["short", "short", "long", "long", "short"],
+        }
+    )
     f = A.goodput_fairness(_goodput(), window_s=20.0, flows=flows).set_index(["t_s", "class"])
     # (0, 20]: short 10, 20 and flow 5 (in the system, never in the record) at 0
     #          -> 30^2 / (3 * 500) = 0.6
@@ -358,8 +411,15 @@ def test_goodput_fairness_counts_idle_flows_as_zero():
 
 def test_goodput_classes_from_the_flows_table():
     # the record without a class column (as the core writes it): classes come from flows
-    flows = pd.DataFrame({"flow_id": [1, 2, 3], "start_s": [0.0, 0.0, 0.0], "end_s": [None, 22.0, None],
-                          "class_at_end": ["long", "long", "long"], "size_pkts": [10, 12, 5000]})
+    flows = pd.DataFrame(
+        {
+            "flow_id": [1, 2, 3],
+            "start_s": [0.0, 0.0, 0.0],
+            "end_s": [None, 22.0, None],
+            "class_at_end": ["long", "long", "long"],
+            "size_pkts": [10, 12, 5000],
+        }
+    )
     rec = _goodput().drop(columns="class")
     f = A.goodput_fairness(rec, window_s=20.0, flows=flows).set_index(["t_s", "class"])
     # (0, 20]: all three in class_at_end "long": 10, 20, 50 -> 80^2 / (3 * (100 + 400 + 2500))
@@ -385,10 +445,14 @@ def test_windowed_goodput_bad_window():
 
 
 def test_foreground_fairness_hand_case():
-    flows = pd.DataFrame({
-        "start_s": [0.0] * 7, "tag": ["foreground"] * 6 + [""], "size_pkts": [10, 10, 10, 10, 1000, 1000, 10],
-        "fct_s": [1.0, 1.0, 2.0, None, 10.0, 10.0, 50.0],
-    })
+    flows = pd.DataFrame(
+        {
+            "start_s": [0.0] * 7,
+            "tag": ["foreground"] * 6 + [""],
+            "size_pkts": [10, 10, 10, 10, 1000, 1000, 10],
+            "fct_s": [1.0, 1.0, 2.0, None, 10.0, 10.0, 50.0],
+        }
+    )
     t = A.foreground_fairness(flows).set_index("class")
     # size 10: (1 + 1 + 2)^2 / (3 * (1 + 1 + 4)) = 16 / 18; the untagged flow is not foreground
     assert t.loc[10, "jain"] == pytest.approx(8 / 9)
@@ -408,9 +472,12 @@ def droptail_and_favorqueue():
     base = {
         "seed": 3,
         "duration_s": 8.0,
-        "topology": {"type": "dumbbell", "pairs": 4,
-                     "bottleneck_queue": {"type": "droptail", "limit_pkts": 8},
-                     "reverse_queue": {"type": "droptail", "limit_pkts": 8}},
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 4,
+            "bottleneck_queue": {"type": "droptail", "limit_pkts": 8},
+            "reverse_queue": {"type": "droptail", "limit_pkts": 8},
+        },
         "traffic": [{"type": "poisson", "load": 0.9, "size": {"dist": "pareto", "shape": 1.3, "mean": 30.0}}],
         "sampling": {"interval_s": 0.5, "queues": ["bottleneck"]},
     }
@@ -467,8 +534,13 @@ def test_real_run_queue_windows_conserve_packets(droptail_and_favorqueue):
 
 
 def test_path_utilisation_hand_case_and_a_real_run():
-    q = pd.DataFrame({"t_s": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0], "queue": ["a"] * 3 + ["b"] * 3,
-                      "utilisation": [0.2, 0.4, 0.6, 1.0, 1.0, 1.0]})
+    q = pd.DataFrame(
+        {
+            "t_s": [1.0, 2.0, 3.0, 1.0, 2.0, 3.0],
+            "queue": ["a"] * 3 + ["b"] * 3,
+            "utilisation": [0.2, 0.4, 0.6, 1.0, 1.0, 1.0],
+        }
+    )
     t = A.path_utilisation(q)
     assert t.loc["a", "mean"] == pytest.approx(0.4) and t.loc["a", "std"] == pytest.approx((0.08 / 3) ** 0.5)
     assert t.loc["b", "std"] == 0.0 and t.loc["b", "intervals"] == 3
@@ -477,10 +549,16 @@ def test_path_utilisation_hand_case_and_a_real_run():
         A.path_utilisation(q, warmup_s=-1)
     # The busy fractions of a real run average to the summary's utilisation.
     import savanna
-    r = savanna.run({"duration_s": 20.0, "seed": 2,
-                     "topology": {"type": "dumbbell", "pairs": 2},
-                     "traffic": [{"type": "persistent", "count": 2}],
-                     "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]}})
+
+    r = savanna.run(
+        {
+            "duration_s": 20.0,
+            "seed": 2,
+            "topology": {"type": "dumbbell", "pairs": 2},
+            "traffic": [{"type": "persistent", "count": 2}],
+            "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]},
+        }
+    )
     u = A.path_utilisation(r.queues).loc["left->right", "mean"]
     s = next(x for x in r.summary["queues"] if x["name"] == "left->right")["utilisation"]
     assert u == pytest.approx(s, abs=1e-6)

@@ -10,23 +10,43 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import savanna
-import savanna.analysis
 import savanna._core
-from savanna import Result, ScenarioError
-
+import savanna.analysis
 from conftest import SHORT_S
+from savanna import Result, ScenarioError
 
 # flows.parquet columns fixed by the design contract.
 FLOW_COLUMNS = {
-    "flow_id", "src", "dst", "kind", "start_s", "end_s", "size_bytes", "size_pkts", "fct_s",
-    "data_pkts_sent", "retransmits", "timeouts", "fast_retransmits", "drops", "ecn_marks",
-    "syn_drops", "first_data_drop", "favored_pkts", "class_at_end", "path",
+    "flow_id",
+    "src",
+    "dst",
+    "kind",
+    "start_s",
+    "end_s",
+    "size_bytes",
+    "size_pkts",
+    "fct_s",
+    "data_pkts_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "drops",
+    "ecn_marks",
+    "syn_drops",
+    "first_data_drop",
+    "favored_pkts",
+    "class_at_end",
+    "path",
 }
 SUMMARY_KEYS = {
-    "sim_seconds", "wall_seconds", "events", "packets_forwarded", "flows_started",
-    "flows_finished", "queues",
+    "sim_seconds",
+    "wall_seconds",
+    "events",
+    "packets_forwarded",
+    "flows_started",
+    "flows_finished",
+    "queues",
 }
 QUEUE_KEYS = {"enqueued", "dropped", "marked", "pushed_out", "utilisation"}
 
@@ -88,9 +108,7 @@ def test_dict_with_numpy_values(scenario_dict, scenario_path):
         k: (np.int64(v) if type(v) is int else np.float64(v) if type(v) is float else v)
         for k, v in scenario_dict.items()
     }
-    r = savanna.run(
-        d, seed=np.int64(5), duration_s=np.float64(SHORT_S), base_dir=scenario_path.parent
-    )
+    r = savanna.run(d, seed=np.int64(5), duration_s=np.float64(SHORT_S), base_dir=scenario_path.parent)
     _check(r)
 
 
@@ -124,8 +142,13 @@ def test_bad_scenario_types():
 @pytest.mark.parametrize(
     "kw",
     [
-        {"seed": -1}, {"seed": 2**64}, {"seed": True}, {"seed": 1.5},
-        {"duration_s": 0}, {"duration_s": -1.0}, {"duration_s": float("inf")},
+        {"seed": -1},
+        {"seed": 2**64},
+        {"seed": True},
+        {"seed": 1.5},
+        {"duration_s": 0},
+        {"duration_s": -1.0},
+        {"duration_s": float("inf")},
         {"duration_s": "10"},
     ],
 )

@@ -9,11 +9,9 @@ import sys
 import textwrap
 
 import pytest
-
 import savanna
-from savanna.cli import format_summary, one_line
-
 from conftest import SHORT_S
+from savanna.cli import format_summary, one_line
 
 
 def test_version(cli):
@@ -29,9 +27,7 @@ def test_no_command_is_usage_error(cli):
 
 
 def test_python_dash_m_works():
-    proc = subprocess.run(
-        [sys.executable, "-m", "savanna", "--version"], capture_output=True, text=True
-    )
+    proc = subprocess.run([sys.executable, "-m", "savanna", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("savanna ")
 
 
@@ -82,9 +78,7 @@ def test_run_unreadable_file(cli, expect_error, write, tmp_path):
     assert "Not a directory" in line
 
 
-@pytest.mark.parametrize(
-    "args", [["--seed", "-1"], ["--duration", "0"], ["--duration", "nan"], ["--duration", "-3"]]
-)
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--duration", "0"], ["--duration", "nan"], ["--duration", "-3"]])
 def test_run_bad_overrides(cli, expect_error, scenario_path, tmp_path, args):
     expect_error(cli("run", scenario_path, "--out", tmp_path / "out", *args))
 
@@ -122,9 +116,7 @@ def test_one_line_collapses_parser_diagrams():
         expected `"`, `'`
         """
     )
-    assert one_line(msg) == (
-        "TOML parse error at line 3, column 7: invalid string: expected `\"`, `'`"
-    )
+    assert one_line(msg) == ("TOML parse error at line 3, column 7: invalid string: expected `\"`, `'`")
     assert one_line("queue.red.min_th: must be < max_th") == "queue.red.min_th: must be < max_th"
 
 
@@ -214,10 +206,25 @@ def test_format_summary_lists_queues_and_classes():
 
 
 def test_format_summary_folds_quiet_queues():
-    busy = {"name": "left->right", "discipline": "droptail", "arrivals": 100, "enqueued": 90,
-            "dropped": 10, "utilisation": 0.9}
-    idle = [{"name": f"src{i}->left", "discipline": "droptail", "arrivals": 5, "enqueued": 5,
-             "dropped": 0, "utilisation": 0.001 * i} for i in range(10)]
+    busy = {
+        "name": "left->right",
+        "discipline": "droptail",
+        "arrivals": 100,
+        "enqueued": 90,
+        "dropped": 10,
+        "utilisation": 0.9,
+    }
+    idle = [
+        {
+            "name": f"src{i}->left",
+            "discipline": "droptail",
+            "arrivals": 5,
+            "enqueued": 5,
+            "dropped": 0,
+            "utilisation": 0.001 * i,
+        }
+        for i in range(10)
+    ]
     summary = {"scenario": "d", "queues": [busy] + idle}
     text = format_summary(summary)
     assert "queue left->right (droptail): utilisation 90.0%" in text

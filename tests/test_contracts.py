@@ -19,11 +19,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 import savanna
-from savanna import ScenarioError
-
 from conftest import SCENARIOS, _savanna_command
+from savanna import ScenarioError
 
 pytestmark = pytest.mark.needs_core
 
@@ -91,31 +89,40 @@ queues = ["bottleneck"]
 # the message must contain)
 BAD_CASES = [
     ("unknown-key-top", "seed = 1\n", "seed = 1\nbogus_top = 3\n", "bogus_top", []),
-    ("unknown-key-topology", "pairs = 2\n", "pairs = 2\nbogus_topo = 3\n",
-     "topology.bogus_topo", []),
+    ("unknown-key-topology", "pairs = 2\n", "pairs = 2\nbogus_topo = 3\n", "topology.bogus_topo", []),
     ("unknown-key-tcp", "ito_s = 3.0\n", "ito_s = 3.0\nbogus_tcp = 3\n", "tcp.bogus_tcp", []),
     ("wrong-type-top", "duration_s = 2.0", 'duration_s = "two"', "duration_s", []),
-    ("wrong-type-topology", "bottleneck_rate_mbps = 10.0", 'bottleneck_rate_mbps = "ten"',
-     "topology.bottleneck_rate_mbps", []),
+    (
+        "wrong-type-topology",
+        "bottleneck_rate_mbps = 10.0",
+        'bottleneck_rate_mbps = "ten"',
+        "topology.bottleneck_rate_mbps",
+        [],
+    ),
     ("wrong-type-tcp", "ito_s = 3.0", 'ito_s = "three"', "tcp.ito_s", []),
     ("wrong-type-traffic", "load = 0.5", 'load = "high"', "traffic[0].load", []),
-    ("negative-rate", "bottleneck_rate_mbps = 10.0", "bottleneck_rate_mbps = -10",
-     "topology.bottleneck_rate_mbps", []),
-    ("red-min-above-max", "min_th = 12.0", "min_th = 50.0",
-     "topology.bottleneck_queue.min_th", []),
+    ("negative-rate", "bottleneck_rate_mbps = 10.0", "bottleneck_rate_mbps = -10", "topology.bottleneck_rate_mbps", []),
+    ("red-min-above-max", "min_th = 12.0", "min_th = 50.0", "topology.bottleneck_queue.min_th", []),
     ("red-max-p-zero", "max_p = 0.1", "max_p = 0.0", "topology.bottleneck_queue.max_p", []),
     ("load-one", "load = 0.5", "load = 1.0", "traffic[0].load", []),
     ("load-missing", "load = 0.5\n", "", "traffic[0]", ["load"]),
     ("pareto-shape-le-1-with-mean", "shape = 1.3", "shape = 1.0", "traffic[0].size.shape", []),
-    ("unknown-discipline", 'type = "red", limit_pkts = 80', 'type = "fifo_xyz", limit_pkts = 80',
-     "topology.bottleneck_queue", ["fifo_xyz", "droptail", "red"]),
-    ("empirical-file-missing", 'size = { dist = "pareto", shape = 1.3, mean = 30.0 }',
-     'size = { dist = "empirical", file = "no-such-cdf.csv" }', "traffic[0].size.file",
-     ["no-such-cdf.csv"]),
-    ("flow-unknown-host", 'dst = "dst1"', 'dst = "nohost7"', "traffic[1].flows[0].dst",
-     ["nohost7"]),
-    ("fault-unknown-link", 'link = "bottleneck"', 'link = "left->nowhere"', "faults[0].link",
-     ["left->nowhere"]),
+    (
+        "unknown-discipline",
+        'type = "red", limit_pkts = 80',
+        'type = "fifo_xyz", limit_pkts = 80',
+        "topology.bottleneck_queue",
+        ["fifo_xyz", "droptail", "red"],
+    ),
+    (
+        "empirical-file-missing",
+        'size = { dist = "pareto", shape = 1.3, mean = 30.0 }',
+        'size = { dist = "empirical", file = "no-such-cdf.csv" }',
+        "traffic[0].size.file",
+        ["no-such-cdf.csv"],
+    ),
+    ("flow-unknown-host", 'dst = "dst1"', 'dst = "nohost7"', "traffic[1].flows[0].dst", ["nohost7"]),
+    ("fault-unknown-link", 'link = "bottleneck"', 'link = "left->nowhere"', "faults[0].link", ["left->nowhere"]),
     ("duration-zero", "duration_s = 2.0", "duration_s = 0", "duration_s", []),
 ]
 
@@ -135,9 +142,7 @@ def test_base_scenario_is_valid(cli, write, tmp_path):
     assert "probe" in set(r.flows["source"])
 
 
-@pytest.mark.parametrize(
-    "old,new,field,words", [c[1:] for c in BAD_CASES], ids=[c[0] for c in BAD_CASES]
-)
+@pytest.mark.parametrize("old,new,field,words", [c[1:] for c in BAD_CASES], ids=[c[0] for c in BAD_CASES])
 def test_cli_rejects_bad_scenario(cli, expect_error, write, tmp_path, old, new, field, words):
     bad = write("bad.toml", _bad_scenario(old, new))
     out = tmp_path / "out"
@@ -149,9 +154,7 @@ def test_cli_rejects_bad_scenario(cli, expect_error, write, tmp_path, old, new, 
     assert not _looks_complete(out), _looks_complete(out)
 
 
-@pytest.mark.parametrize(
-    "old,new,field,words", [c[1:] for c in BAD_CASES], ids=[c[0] for c in BAD_CASES]
-)
+@pytest.mark.parametrize("old,new,field,words", [c[1:] for c in BAD_CASES], ids=[c[0] for c in BAD_CASES])
 def test_api_rejects_bad_scenario(tmp_path, old, new, field, words):
     out = tmp_path / "out"
     with pytest.raises(ScenarioError) as info:
@@ -278,9 +281,7 @@ def test_conservation_in_summary(which):
     scenario = {"droptail": DROPTAIL, "red": RED, "lossy": _lossy_scenario()}[which]
     s = savanna.run(scenario, duration_s=RUN_S, base_dir=SCENARIOS).summary
     assert s["packets_created"] > 0
-    assert s["packets_created"] == (
-        s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network_at_end"]
-    )
+    assert s["packets_created"] == (s["packets_delivered"] + s["packets_dropped"] + s["packets_in_network_at_end"])
     queue_drops = 0
     link_losses = 0
     for q in s["queues"]:
@@ -358,8 +359,13 @@ FLOW_TYPES = {
     "delivered_pkts": pa.types.is_integer,
 }
 SUMMARY_KEYS = (
-    "sim_seconds", "wall_seconds", "events", "packets_forwarded", "flows_started",
-    "flows_finished", "queues",
+    "sim_seconds",
+    "wall_seconds",
+    "events",
+    "packets_forwarded",
+    "flows_started",
+    "flows_finished",
+    "queues",
 )
 QUEUE_KEYS = ("enqueued", "dropped", "marked", "pushed_out", "utilisation", "by_class")
 

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-
 from savanna import models
 
 RTT = 0.1
@@ -125,7 +124,11 @@ def test_scenario_criterion_matches_the_api():
     crit = {"criterion": "tokuda-f", "p_t": 0.05, "rtt_s": 0.08, "k_max": 100, "l_pkts": 2000}
     scenario = {
         "duration_s": 5.0,
-        "topology": {"type": "dumbbell", "pairs": 2, "bottleneck_queue": {"type": "reddiff", "a_long_from": {"size": size, "k": crit}}},
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 2,
+            "bottleneck_queue": {"type": "reddiff", "a_long_from": {"size": size, "k": crit}},
+        },
         "traffic": [{"type": "poisson", "load": 0.3, "size": size}],
         "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]},
         "classifiers": [{"type": "marking", "node": "left", "k": dict(crit, size=size)}],
@@ -178,7 +181,9 @@ def test_control_equilibria():
     assert run["q"][-1, 0] == pytest.approx(100.0)
     assert run["w"][-1] == pytest.approx(np.array(w0) + (9.0 - sum(w0)) / 3)
     # Individual control: each flow reaches its own B_i and C_i (eq. (7)).
-    run = models.control_simulate([0.05, 0.3], [0.02, 0.1], [7.0, 0.0], [0.0, 90.0], [50.0, 30.0], [5.0, 3.0], 3000, individual=True)
+    run = models.control_simulate(
+        [0.05, 0.3], [0.02, 0.1], [7.0, 0.0], [0.0, 90.0], [50.0, 30.0], [5.0, 3.0], 3000, individual=True
+    )
     assert run["q"][-1] == pytest.approx([50.0, 30.0]) and run["w"][-1] == pytest.approx([5.0, 3.0])
     # Poles of eq. (12) for N identical flows are those of the summed gains.
     assert models.control_poles(0.1, 0.05, n=4) == pytest.approx(models.control_poles([0.1] * 4, [0.05] * 4))

@@ -18,7 +18,10 @@ def test_quick_comparison_with_ns3(tmp_path):
     out = tmp_path / "vs.md"
     p = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "vs_ns3.py"), "--quick", "--recovery-check", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert p.returncode == 0, p.stderr[-3000:]
     md = out.read_text()

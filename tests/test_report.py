@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from savanna.report import (
     NOT_REPRODUCED,
     REPRODUCED,
@@ -77,8 +76,7 @@ def test_within_declared_tolerance_is_reproduced():
 
 
 def test_number_missed_but_direction_kept_is_same_direction():
-    spec = ClaimSpec("a", "gain", paper_value=30.0, unit="%", direction=">", rel_tol=0.25,
-                     why_differs="Because of X.")
+    spec = ClaimSpec("a", "gain", paper_value=30.0, unit="%", direction=">", rel_tol=0.25, why_differs="Because of X.")
     c = judge(spec, [10.0, 11.0, 12.0])
     assert c.verdict == SAME_DIRECTION
     assert c.note.endswith("Because of X.")
@@ -142,7 +140,9 @@ def _synthetic(out: Path):
             ax.bar(["a", "b"], [2, 5], color="#e07b00")
         figs.append(save_figure(fg, out, fid, title, f"Caption of {title} with a < b & c."))
     claims = [
-        judge(ClaimSpec("c-num", "A number: 1 < 2 & so on", paper_value=5.0, unit="%", source="Fig. 1"), [4.8, 5.1, 5.3]),
+        judge(
+            ClaimSpec("c-num", "A number: 1 < 2 & so on", paper_value=5.0, unit="%", source="Fig. 1"), [4.8, 5.1, 5.3]
+        ),
         judge(ClaimSpec("c-dir", "A direction", direction=">", source="§2"), [1.0, -1.0, 1.5]),
         judge(ClaimSpec("c-miss", "A miss", paper_value=100.0, unit="ms", source="Table 1"), [10.0, 11.0]),
     ]
@@ -154,7 +154,9 @@ def _synthetic(out: Path):
 @pytest.fixture
 def report(tmp_path):
     figs, claims, tables, meta = _synthetic(tmp_path)
-    paths = write_report(tmp_path, "Synthetic <report>", "First paragraph.\n\nSecond paragraph.", figs, claims, tables, meta)
+    paths = write_report(
+        tmp_path, "Synthetic <report>", "First paragraph.\n\nSecond paragraph.", figs, claims, tables, meta
+    )
     return tmp_path, paths, figs, claims
 
 
@@ -195,8 +197,10 @@ def test_html_is_self_contained(report):
 
 
 def test_index_links_each_report(tmp_path):
-    entries = [IndexEntry("paper-a", "Paper A", "paper-a", {REPRODUCED: 2, NOT_REPRODUCED: 1}, 3.0),
-               IndexEntry("paper-b", "Paper B", "paper-b", {SAME_DIRECTION: 4}, None)]
+    entries = [
+        IndexEntry("paper-a", "Paper A", "paper-a", {REPRODUCED: 2, NOT_REPRODUCED: 1}, 3.0),
+        IndexEntry("paper-b", "Paper B", "paper-b", {SAME_DIRECTION: 4}, None),
+    ]
     p = write_index(tmp_path, "Index", entries, meta={"mode": "quick"})
     html, md = p["html"].read_text(), p["md"].read_text()
     assert 'href="paper-a/report.html"' in html and 'href="paper-b/report.html"' in html
@@ -220,9 +224,19 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     out, paths, _, _ = report
     shot = tmp_path / "shot.png"
     proc = subprocess.run(
-        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--screenshot={shot}", "--window-size=1200,2000", paths["html"].resolve().as_uri()],
-        capture_output=True, text=True, timeout=120,
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1200,2000",
+            paths["html"].resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert shot.is_file() and shot.stat().st_size > 0, proc.stderr[-2000:]
     import matplotlib.image as mpimg

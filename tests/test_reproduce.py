@@ -13,13 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 import savanna
-from savanna.reproduce import papers, run
-from savanna.reproduce import favorqueue_2013 as fq
-from savanna.reproduce.common import Context, ReproduceError, override, scenario_digest, scenarios_dir
-
 from conftest import REPO_ROOT
+from savanna.reproduce import favorqueue_2013 as fq
+from savanna.reproduce import papers, run
+from savanna.reproduce.common import Context, ReproduceError, override, scenario_digest, scenarios_dir
 
 # ---- registry and command line ------------------------------------------------------------
 
@@ -58,10 +56,11 @@ def test_api_rejects_unknown_paper():
 
 
 def test_override_sets_dotted_paths_without_touching_the_original():
-    sc = {"topology": {"bottleneck_queue": {"type": "droptail", "limit_pkts": 8}},
-          "traffic": [{"name": "a", "load": 0.5}, {"name": "b", "load": 0.1}]}
-    new = override(sc, {"topology.bottleneck_queue.type": "favorqueue", "traffic[1].load": 0.3,
-                        "tcp.init_cwnd": 10})
+    sc = {
+        "topology": {"bottleneck_queue": {"type": "droptail", "limit_pkts": 8}},
+        "traffic": [{"name": "a", "load": 0.5}, {"name": "b", "load": 0.1}],
+    }
+    new = override(sc, {"topology.bottleneck_queue.type": "favorqueue", "traffic[1].load": 0.3, "tcp.init_cwnd": 10})
     assert new["topology"]["bottleneck_queue"] == {"type": "favorqueue", "limit_pkts": 8}
     assert new["traffic"][1]["load"] == 0.3 and new["tcp"] == {"init_cwnd": 10}
     assert sc["topology"]["bottleneck_queue"]["type"] == "droptail" and sc["traffic"][1]["load"] == 0.1
@@ -80,7 +79,8 @@ def test_digest_follows_the_scenario_and_the_files_it_reads(tmp_path):
 
 
 TINY = {
-    "name": "tiny", "duration_s": 3.0,
+    "name": "tiny",
+    "duration_s": 3.0,
     "topology": {"type": "dumbbell", "pairs": 2, "bottleneck_queue": {"type": "droptail", "limit_pkts": 8}},
     "traffic": [{"type": "poisson", "name": "forward", "load": 0.3, "size": {"dist": "fixed", "value": 5}}],
 }
@@ -143,11 +143,15 @@ def test_size_bins_cover_every_size_once():
 
 
 def test_common_finished_keeps_flows_finished_under_every_discipline():
-    f = pd.DataFrame({
-        "qdisc": ["droptail", "favorqueue", "droptail", "favorqueue", "droptail", "favorqueue"],
-        "load": [0.5] * 6, "rep": [1] * 6, "flow_id": [0, 0, 1, 1, 2, 2],
-        "fct_s": [1.0, 0.5, 2.0, None, 3.0, 3.0],
-    })
+    f = pd.DataFrame(
+        {
+            "qdisc": ["droptail", "favorqueue", "droptail", "favorqueue", "droptail", "favorqueue"],
+            "load": [0.5] * 6,
+            "rep": [1] * 6,
+            "flow_id": [0, 0, 1, 1, 2, 2],
+            "fct_s": [1.0, 0.5, 2.0, None, 3.0, 3.0],
+        }
+    )
     got = fq.common_finished(f, ("droptail", "favorqueue"))
     assert sorted(set(got["flow_id"])) == [0, 2] and len(got) == 4
 
@@ -178,8 +182,13 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("fq-quick")
     script = Path(sys.executable).parent / "savanna"
     cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "savanna"]
-    proc = subprocess.run(cmd + ["reproduce", "favorqueue-2013", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd + ["reproduce", "favorqueue-2013", "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
     return out, proc
 
 
@@ -289,11 +298,14 @@ def test_store_side_common_mean_fct_matches_the_pandas_definition(quick_run):
     ids = sorted(store.query(ds, "SELECT DISTINCT run_id FROM flows")["run_id"])
     batch = Batch("loads-100mbps", ds, ids)
     warm = fq.plan(True).warmup_100_s
-    got = fq._common_mean_fct(batch, ["load"], fq.DISC_100M,
-                              f"{{runs}} AND source = 'forward' AND start_s >= {warm}")
+    got = fq._common_mean_fct(batch, ["load"], fq.DISC_100M, f"{{runs}} AND source = 'forward' AND start_s >= {warm}")
     f = store.query(ds, "SELECT qdisc, load, rep, flow_id, fct_s, start_s FROM flows WHERE source = 'forward'")
-    want = (fq.common_finished(f[f["start_s"] >= warm], fq.DISC_100M)
-            .groupby(["qdisc", "load", "rep"])["fct_s"].agg(["mean", "size"]).reset_index())
+    want = (
+        fq.common_finished(f[f["start_s"] >= warm], fq.DISC_100M)
+        .groupby(["qdisc", "load", "rep"])["fct_s"]
+        .agg(["mean", "size"])
+        .reset_index()
+    )
     m = want.merge(got, on=["qdisc", "load", "rep"], how="outer", indicator=True)
     assert (m["_merge"] == "both").all() and len(m) == len(fq.DISC_100M) * len(set(f["load"])) * len(set(f["rep"]))
     assert (m["size"] == m["n"]).all()

@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import savanna
+from conftest import REPO_ROOT
 from savanna.reproduce import guo_matta_2001 as gm
 from savanna.reproduce import papers
 from savanna.reproduce.common import scenarios_dir
-
-from conftest import REPO_ROOT
 
 SCENARIOS = [gm.SC_FIG2B, gm.SC_FIG3, gm.SC_EXP1, gm.SC_EXP2]
 
@@ -46,8 +44,8 @@ def test_table3_queues_for_the_exp1_product():
 
 
 def test_bdp_matches_table3():
-    assert gm.bdp_pkts(8.0, 500) == pytest.approx(200.0)   # "about 200 packets (Exp1)"
-    assert gm.bdp_pkts(4.8, 500) == pytest.approx(120.0)   # "about 120 packets (Exp2)"
+    assert gm.bdp_pkts(8.0, 500) == pytest.approx(200.0)  # "about 200 packets (Exp1)"
+    assert gm.bdp_pkts(4.8, 500) == pytest.approx(120.0)  # "about 120 packets (Exp2)"
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -65,15 +63,20 @@ def _rtt(sc: dict) -> float:
     return 2 * (t["server_delay_ms"] + t["core_delay_ms"] + t["bottleneck_delay_ms"] + t["client_delay_ms"]) / 1000
 
 
-@pytest.mark.parametrize("name,rate_key", [(gm.SC_FIG3, "bottleneck_rate_mbps"), (gm.SC_EXP1, "rate1_mbps"),
-                                           (gm.SC_EXP2, "rate1_mbps")])
+@pytest.mark.parametrize(
+    "name,rate_key", [(gm.SC_FIG3, "bottleneck_rate_mbps"), (gm.SC_EXP1, "rate1_mbps"), (gm.SC_EXP2, "rate1_mbps")]
+)
 def test_scenario_queues_follow_table3(name, rate_key):
     sc = gm.load_scenario(name)
     assert _rtt(sc) == pytest.approx(gm.RTT_S)
     bdp = gm.bdp_pkts(sc["topology"][rate_key], sc["packet_bytes"])
     assert sc["topology"]["bottleneck_queue"] == gm.table3_queue(gm.RIO, bdp)
     assert [c["type"] for c in sc["classifiers"]] == ["threshold"]
-    assert (sc["classifiers"][0]["slr"], sc["classifiers"][0]["t_u_s"], sc["classifiers"][0]["t_c_s"]) == (3.0, 1.0, 10.0)
+    assert (sc["classifiers"][0]["slr"], sc["classifiers"][0]["t_u_s"], sc["classifiers"][0]["t_c_s"]) == (
+        3.0,
+        1.0,
+        10.0,
+    )
     assert sc["tcp"]["max_window"] == 128 and sc["tcp"]["granularity_s"] == 0.1 and sc["packet_bytes"] == 500
 
 
@@ -93,7 +96,7 @@ def test_bounded_pareto_mean_by_integration():
     from scipy import integrate
 
     a, lo, hi = 1.2, 4.0, 500.0
-    c = a * lo ** a / (1 - (lo / hi) ** a)
+    c = a * lo**a / (1 - (lo / hi) ** a)
     num, _ = integrate.quad(lambda x: x * c * x ** (-a - 1), lo, hi, limit=200)
     assert gm.bounded_pareto_mean(a, lo, hi) == pytest.approx(num, rel=1e-6)
 
@@ -116,11 +119,13 @@ def test_scheme_swap_keeps_the_flows_and_drops_the_classifier():
 
 
 def test_batches_group_injections_and_ignore_unfinished():
-    fg = pd.DataFrame({
-        "start_s": [25.0] * 3 + [50.0] * 2,
-        "source": ["fg-short"] * 5,
-        "fct_s": [1.0, 1.0, 4.0, 2.0, None],
-    })
+    fg = pd.DataFrame(
+        {
+            "start_s": [25.0] * 3 + [50.0] * 2,
+            "source": ["fg-short"] * 5,
+            "fct_s": [1.0, 1.0, 4.0, 2.0, None],
+        }
+    )
     b = gm.batches(fg).set_index("start_s")
     assert b.loc[25.0, "fi"] == pytest.approx(36 / (3 * 18))  # (1+1+4)^2 / (3 (1+1+16))
     assert b.loc[25.0, "mean"] == pytest.approx(2.0)
@@ -163,8 +168,8 @@ def _fake_model(d, p, rtt_s=0.1, ito_s=3.0):
 
 def test_fig2a_claims_read_the_model_at_the_declared_points():
     v = gm.fig2a_claims(_fake_model)
-    assert v["fig2a-short-flat"] == pytest.approx(100 * (1.1 / 1.01 - 1))   # p = 1e-4 -> 1e-3
-    assert v["fig2a-short-steep"] == pytest.approx(31 / 4)                   # p = 0.03 -> 0.3
+    assert v["fig2a-short-flat"] == pytest.approx(100 * (1.1 / 1.01 - 1))  # p = 1e-4 -> 1e-3
+    assert v["fig2a-short-steep"] == pytest.approx(31 / 4)  # p = 0.03 -> 0.3
     assert v["fig2a-long-grows"] == pytest.approx(100 * (1.1 / 1.01 - 1))
     cur = gm.fig2a_curves(_fake_model, sizes=(10, 1000), ps=(0.01, 0.1))
     assert list(cur["latency_s"]) == pytest.approx([0.2, 1.1, 20.0, 110.0])
@@ -182,8 +187,14 @@ def test_fig2a_figure_and_exact_values(tmp_path, monkeypatch):
     monkeypatch.setattr(gm, "latency_model", lambda: _fake_model)
     plt = plot_style()
     figs, samples, fixed = [], {c.id: [] for c in gm.CLAIMS}, {}
-    gm._fig2a(plt, gm.plan(True), _Batch(), samples, fixed,
-              lambda fg, i, t, c: figs.append(save_figure(fg, tmp_path, i, t, c)))
+    gm._fig2a(
+        plt,
+        gm.plan(True),
+        _Batch(),
+        samples,
+        fixed,
+        lambda fg, i, t, c: figs.append(save_figure(fg, tmp_path, i, t, c)),
+    )
     assert [f.id for f in figs] == ["fig02a-latency-model"] and figs[0].svg.is_file()
     assert samples["fig2a-short-steep"] == [pytest.approx(31 / 4)]
     spec = {c.id: c for c in gm.CLAIMS}
@@ -210,8 +221,15 @@ def test_the_model_behaves_as_section_2b_describes():
 
 # ---- end to end: the quick reproduction --------------------------------------------------------
 
-FIGURES = {"fig02b-cov-lossy-link", "fig03-link-share", "fig07-response-time-relative", "fig08-queue-drop-mark",
-           "fig09-foreground-fairness", "fig10-foreground-times", "fig11-unbalanced"}
+FIGURES = {
+    "fig02b-cov-lossy-link",
+    "fig03-link-share",
+    "fig07-response-time-relative",
+    "fig08-queue-drop-mark",
+    "fig09-foreground-fairness",
+    "fig10-foreground-times",
+    "fig11-unbalanced",
+}
 
 
 @pytest.fixture(scope="module")
@@ -219,8 +237,13 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("gm-quick")
     script = Path(sys.executable).parent / "savanna"
     cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "savanna"]
-    proc = subprocess.run(cmd + ["reproduce", "guo-matta-2001", "--quick", "--workers", "2", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd + ["reproduce", "guo-matta-2001", "--quick", "--workers", "2", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
     return out, proc
 
 

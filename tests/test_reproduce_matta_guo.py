@@ -18,13 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 import savanna
-from savanna.reproduce import papers
-from savanna.reproduce import matta_guo_2000 as mg
-from savanna.reproduce.common import ReproduceError, load_scenario, scenarios_dir
-
 from conftest import REPO_ROOT
+from savanna.reproduce import matta_guo_2000 as mg
+from savanna.reproduce import papers
+from savanna.reproduce.common import ReproduceError, load_scenario, scenarios_dir
 
 # ---- scenarios and schemes ----------------------------------------------------------------------
 
@@ -134,9 +132,9 @@ def test_window_ends_start_after_the_warmup():
 
 
 def test_session_windows_count_silent_sessions_as_zero():
-    rows = pd.DataFrame({"t_s": [20.0, 20.0, 40.0, 40.0, 40.0],
-                         "session": ["a", "b", "a", "b", "c"],
-                         "pkts": [20, 20, 10, 10, 10]})
+    rows = pd.DataFrame(
+        {"t_s": [20.0, 20.0, 40.0, 40.0, 40.0], "session": ["a", "b", "a", "b", "c"], "pkts": [20, 20, 10, 10, 10]}
+    )
     w = mg.session_windows(rows, ["a", "b", "c"], [20.0, 40.0, 60.0])
     # window 1: (20 + 20)^2 / (3 x 800) = 2/3 (c delivered nothing); window 2: all equal
     assert w["jain"].iloc[0] == pytest.approx(2 / 3)
@@ -226,14 +224,27 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("mg-quick")
     script = Path(sys.executable).parent / "savanna"
     cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "savanna"]
-    proc = subprocess.run(cmd + ["reproduce", "matta-guo-2000", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd + ["reproduce", "matta-guo-2000", "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
     return out, proc
 
 
-FIGURES = ("table2-udp-utilisation", "fig02-udp-active-flows", "fig03b-04a-window-dynamics",
-           "fig04b-transmission-times", "fig06-pipe-n30", "fig07-pipe-n60", "fig08-buffer",
-           "fig10-web-background", "fig10-web-fairness-time")
+FIGURES = (
+    "table2-udp-utilisation",
+    "fig02-udp-active-flows",
+    "fig03b-04a-window-dynamics",
+    "fig04b-transmission-times",
+    "fig06-pipe-n30",
+    "fig07-pipe-n60",
+    "fig08-buffer",
+    "fig10-web-background",
+    "fig10-web-fairness-time",
+)
 
 
 def test_quick_reproduction_writes_every_figure_and_claim(quick_run):

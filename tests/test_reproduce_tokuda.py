@@ -16,13 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 import savanna
+from conftest import REPO_ROOT
 from savanna.reproduce import papers
 from savanna.reproduce import tokuda_2002 as tk
 from savanna.reproduce.common import scenarios_dir
-
-from conftest import REPO_ROOT
 
 # ---- scenarios and methods ----------------------------------------------------------------
 
@@ -191,8 +189,9 @@ def test_recovery_shares():
 
 def test_short_long_unfairness():
     # short-lived (<= 7 packets): 1 and 2 Mb/s; long-lived: 4 and 4 Mb/s
-    f = pd.DataFrame({"size_pkts": [1, 7, 8, 100], "size_bytes": [1000, 2000, 4000, 8000],
-                      "fct_s": [0.008, 0.008, 0.008, 0.016]})
+    f = pd.DataFrame(
+        {"size_pkts": [1, 7, 8, 100], "size_bytes": [1000, 2000, 4000, 8000], "fct_s": [0.008, 0.008, 0.008, 0.016]}
+    )
     s, lg, u = tk.short_long_unfairness(f)
     assert (s, lg) == pytest.approx((1.5, 4.0))
     assert u == pytest.approx(math.log(4.0 / 1.5))
@@ -264,8 +263,13 @@ def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("tokuda-quick")
     script = Path(sys.executable).parent / "savanna"
     cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "savanna"]
-    proc = subprocess.run(cmd + ["reproduce", "tokuda-2002", "--quick", "--out", str(out), "--workers", "2"],
-                          capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd + ["reproduce", "tokuda-2002", "--quick", "--out", str(out), "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
     return out, proc
 
 
@@ -277,8 +281,13 @@ def test_quick_reproduction_writes_every_figure_and_claim(quick_run):
     html = (out / "report.html").read_text()
     data = json.loads((out / "claims.json").read_text())
     figs = {f["id"]: f for f in data["figures"]}
-    assert {"fig02-throughput-lossy-link", "fig03-fairness-index", "fig05-classifier-accuracy",
-            "fig06-throughput-by-size", "fig06b-throughput-by-size-100-hosts"} <= set(figs)
+    assert {
+        "fig02-throughput-lossy-link",
+        "fig03-fairness-index",
+        "fig05-classifier-accuracy",
+        "fig06-throughput-by-size",
+        "fig06b-throughput-by-size-100-hosts",
+    } <= set(figs)
     for f in figs.values():
         assert (out / f["png"]).is_file() and (out / f["svg"]).is_file()
         assert f"]({f['png']})" in md

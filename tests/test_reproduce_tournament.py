@@ -7,13 +7,11 @@ end-to-end run (every figure, table and claim in both reports)."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-
 import savanna
 import savanna.reproduce as rp
 from savanna.analysis.stats import jain
@@ -102,26 +100,40 @@ def test_web_sessions_offer_the_requested_load():
 
 def _direct(res, duration_s, warmup_s, bottleneck):
     f = res.flows
-    f = f[(f["kind"] == "tcp") & (f["source"] != "reverse") & (f["start_s"] >= warmup_s)
-          & (f["start_s"] < 0.9 * duration_s)]
+    f = f[
+        (f["kind"] == "tcp")
+        & (f["source"] != "reverse")
+        & (f["start_s"] >= warmup_s)
+        & (f["start_s"] < 0.9 * duration_s)
+    ]
     s = f[f["size_pkts"] <= T.SHORT_MAX_PKTS]
     done = s[s["fct_s"].notna()]
     lg = f[f["size_pkts"] > T.LONG_MIN_PKTS]
     t = lg["fct_s"].fillna(duration_s - lg["start_s"])
     g = lg["delivered_pkts"] * 1500 * 8 / 1e6 / t
     q = res.queues[(res.queues["queue"] == bottleneck) & (res.queues["t_s"] >= warmup_s)]
-    return {"short_mean_s": done["fct_s"].mean(), "short_p99_s": float(np.percentile(done["fct_s"], 99)),
-            "short_unfinished": 1 - len(done) / len(s),
-            "jain_short": jain((done["base_rtt_s"] / done["fct_s"]).to_numpy()),
-            "long_goodput_mbps": g.mean(), "jain_long": jain(g.to_numpy()), "utilisation": q["utilisation"].mean()}
+    return {
+        "short_mean_s": done["fct_s"].mean(),
+        "short_p99_s": float(np.percentile(done["fct_s"], 99)),
+        "short_unfinished": 1 - len(done) / len(s),
+        "jain_short": jain((done["base_rtt_s"] / done["fct_s"]).to_numpy()),
+        "long_goodput_mbps": g.mean(),
+        "jain_long": jain(g.to_numpy()),
+        "utilisation": q["utilisation"].mean(),
+    }
 
 
 def test_run_metrics_match_a_direct_computation(tmp_path):
     ctx = Context(key="tournament", out_dir=tmp_path, quick=True, workers=1, progress=False)
     dur, warm = 40.0, 5.0
-    jobs = [ctx.job("pareto", T.scenario("pareto", d, 0.9, "papers", 1, dur), {"disc": d, "load": 0.9,
-                                                                              "tcp": "papers", "seed": 1})
-            for d in ("droptail", "las")]
+    jobs = [
+        ctx.job(
+            "pareto",
+            T.scenario("pareto", d, 0.9, "papers", 1, dur),
+            {"disc": d, "load": 0.9, "tcp": "papers", "seed": 1},
+        )
+        for d in ("droptail", "las")
+    ]
     m = T.run_metrics(ctx.run("pareto", jobs), "pareto", dur, warm, 1500).set_index("disc")
     for d in ("droptail", "las"):
         res = savanna.run(T.scenario("pareto", d, 0.9, "papers", 1, dur), base_dir=scenarios_dir())
@@ -154,8 +166,15 @@ def test_claims_are_declared_with_a_direction_and_documented():
         assert f"`{c.id}`" in doc
 
 
-TINY = T.Plan(pareto_loads=(0.5, T.HI_PARETO), pareto_duration_s=20.0, pareto_warmup_s=4.0,
-              web_loads=(T.HI_WEB,), web_duration_s=30.0, web_warmup_s=5.0, reps=2)
+TINY = T.Plan(
+    pareto_loads=(0.5, T.HI_PARETO),
+    pareto_duration_s=20.0,
+    pareto_warmup_s=4.0,
+    web_loads=(T.HI_WEB,),
+    web_duration_s=30.0,
+    web_warmup_s=5.0,
+    reps=2,
+)
 
 
 def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):

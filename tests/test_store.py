@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import savanna
 from savanna import store
 from savanna.sweep import Job, SweepError, run_many
-
 from test_sweep import base_dict
 
 # A string parameter with characters that must be escaped in a directory name.
@@ -32,8 +29,7 @@ def make_jobs():
             sc["topology"]["bottleneck_queue"]["type"] = q
             sc["traffic"][0]["load"] = load
             sc["seed"] = 3
-            params = {"qdisc": q, "load": load, "favour": q == "favorqueue", "note": ODD,
-                      "seed": 3}
+            params = {"qdisc": q, "load": load, "favour": q == "favorqueue", "note": ODD, "seed": 3}
             jobs.append(Job(f"{q}-{load}", sc, params))
     return jobs
 
@@ -58,15 +54,23 @@ def test_layout_is_hive_partitioned_by_the_parameters(dataset):
     out, jobs = dataset
     manifest = json.loads((out / "dataset.json").read_text())
     assert manifest["params"] == [
-        {"name": "qdisc", "type": "VARCHAR"}, {"name": "load", "type": "DOUBLE"},
-        {"name": "favour", "type": "BOOLEAN"}, {"name": "note", "type": "VARCHAR"},
+        {"name": "qdisc", "type": "VARCHAR"},
+        {"name": "load", "type": "DOUBLE"},
+        {"name": "favour", "type": "BOOLEAN"},
+        {"name": "note", "type": "VARCHAR"},
         {"name": "seed", "type": "BIGINT"},
     ]
     runs = store.completed_runs(out)
     assert sorted(runs) == sorted(j.run_id for j in jobs)
     d = runs["favorqueue-0.8"].relative_to(out / "runs")
-    assert d.parts == ("qdisc=favorqueue", "load=0.8", "favour=true", "note=a%2Fb%20c%3Dd%25e",
-                       "seed=3", "run_id=favorqueue-0.8")
+    assert d.parts == (
+        "qdisc=favorqueue",
+        "load=0.8",
+        "favour=true",
+        "note=a%2Fb%20c%3Dd%25e",
+        "seed=3",
+        "run_id=favorqueue-0.8",
+    )
     # The core writes goodput.parquet and network.parquet with queue sampling.
     assert store.tables(out) == ["flows", "goodput", "network", "queues", "summaries", "summary_queues"]
 
@@ -212,8 +216,9 @@ def test_a_failed_write_leaves_no_run_behind(tmp_path, monkeypatch):
 def test_encoded_values_round_trip(tmp_path):
     values = ["plain", "x y", "a/b", "k=v", "100%", "é", "..", "-1"]
     for i, v in enumerate(values):
-        store.commit_run(tmp_path, f"r{i}", {"s": v}, ["s"], {"summary.json": b"{}",
-                         "t.parquet": store._parquet_bytes([{"i": i}])})
+        store.commit_run(
+            tmp_path, f"r{i}", {"s": v}, ["s"], {"summary.json": b"{}", "t.parquet": store._parquet_bytes([{"i": i}])}
+        )
     store.merge_manifest(tmp_path, ["s"], {"s": "VARCHAR"})
     df = store.load(tmp_path, "t")
     assert dict(zip(df["i"], df["s"])) == dict(enumerate(values))

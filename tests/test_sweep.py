@@ -6,6 +6,7 @@ two-pair dumbbell, a few simulated seconds) to keep the file fast."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import json
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
+from conftest import _savanna_command
 from savanna import store
 from savanna.sweep import (
     FAIL_HOOK_ENV,
@@ -28,8 +29,6 @@ from savanna.sweep import (
     load_sweep,
     run_many,
 )
-
-from conftest import _savanna_command
 
 BASE_TOML = """\
 name = "tiny"
@@ -95,7 +94,9 @@ def file_stamps(run_dir: Path) -> dict:
 
 
 def test_grid_expands_to_every_point_with_its_fields_set(sweep_dir):
-    p = write_sweep(sweep_dir, """
+    p = write_sweep(
+        sweep_dir,
+        """
 base = "base.toml"
 seeds = [3, 5]
 [set]
@@ -110,7 +111,8 @@ set."topology.bottleneck_queue" = [
   { type = "droptail", limit_pkts = 8 },
   { type = "red", limit_pkts = 30, min_th = 5.0, max_th = 15.0 },
 ]
-""")
+""",
+    )
     sw = load_sweep(p)
     assert [a.name for a in sw.axes] == ["traffic[0].load", "pairs", "aqm"]
     assert len(sw.jobs) == 2 * 2 * 2 * 2
@@ -129,7 +131,11 @@ set."topology.bottleneck_queue" = [
     # Linked values replace the table whole.
     assert sw.jobs[0].scenario["topology"]["bottleneck_queue"] == {"type": "droptail", "limit_pkts": 8}
     assert sw.jobs[-1].scenario["topology"]["bottleneck_queue"] == {
-        "type": "red", "limit_pkts": 30, "min_th": 5.0, "max_th": 15.0}
+        "type": "red",
+        "limit_pkts": 30,
+        "min_th": 5.0,
+        "max_th": 15.0,
+    }
     # Run ids: unique, stable across loads, and tied to the scenario.
     ids = [j.run_id for j in sw.jobs]
     assert len(set(ids)) == len(ids)
@@ -142,14 +148,17 @@ set."topology.bottleneck_queue" = [
 
 
 def test_replications_default_seed_and_set_merging(sweep_dir):
-    p = write_sweep(sweep_dir, """
+    p = write_sweep(
+        sweep_dir,
+        """
 base = "base.toml"
 replications = 3
 [set]
 seed = 7
 topology.bottleneck_queue = { limit_pkts = 12 }
 "topology.access_queue" = { type = "droptail", limit_pkts = 50 }
-""")
+""",
+    )
     jobs = load_sweep(p).jobs
     assert [j.params for j in jobs] == [{"seed": 7}, {"seed": 8}, {"seed": 9}]
     # [set] merges tables into the base (bare or quoted dotted keys alike).
@@ -172,20 +181,21 @@ topology.bottleneck_queue = { limit_pkts = 12 }
         ('[grid]\n"traffic[0].load" = []', "grid.traffic[0].load: must not be empty"),
         ('[grid]\n"traffic[0].load" = [0.5, 0.5]', "grid.traffic[0].load[1]"),
         ('[grid]\n"traffic[0].load" = [{ a = 1 }]', "grid.traffic[0].load[0]"),
-        ('[grid]\nqt = { path = "topology.bottleneck_queue.type", values = ["droptail", "fifo"] }',
-         "grid.qt value 'fifo'"),
-        ('[grid]\nqt = { path = "topology.bottleneck_queue.type", values = ["red"] }',
-         "grid.qt value 'red'"),
+        (
+            '[grid]\nqt = { path = "topology.bottleneck_queue.type", values = ["droptail", "fifo"] }',
+            "grid.qt value 'fifo'",
+        ),
+        ('[grid]\nqt = { path = "topology.bottleneck_queue.type", values = ["red"] }', "grid.qt value 'red'"),
         ('[grid]\n"a..b" = [1]', "grid.a..b"),
-        ('[grid]\nseed = [1, 2]', "grid.seed"),
+        ("[grid]\nseed = [1, 2]", "grid.seed"),
         ('[grid]\nsrc = { path = "topology.pairs", values = [1] }', "grid.src"),
         ('[grid]\n"topology.pairs" = [1]\n[set]\n"topology.pairs" = 2', "grid.topology.pairs"),
         ('[[linked]]\nname = "x"\nvalues = [1, 2]\nset."topology.pairs" = [1]', "linked[0].set.topology.pairs"),
-        ('seeds = []', "seeds"),
-        ('seeds = [1, 1]', "seeds"),
-        ('replications = 0', "replications"),
-        ('seeds = [1]\nreplications = 2', "seeds"),
-        ('bogus = 1', "bogus: unknown key"),
+        ("seeds = []", "seeds"),
+        ("seeds = [1, 1]", "seeds"),
+        ("replications = 0", "replications"),
+        ("seeds = [1]\nreplications = 2", "seeds"),
+        ("bogus = 1", "bogus: unknown key"),
     ],
 )
 def test_bad_sweep_files_name_the_field(sweep_dir, body, field):
@@ -293,7 +303,11 @@ def test_cli_sweep_reports_failure_exit_1(sweep_dir, cli):
     env = dict(os.environ, **{FAIL_HOOK_ENV: "traffic[0].load=0.8,seed=2"})
     proc = subprocess.run(
         _savanna_command() + ["sweep", str(p), "--out", str(out), "-j", "1"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
     )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -318,20 +332,25 @@ def test_sweep_resumes_after_sigkill_without_recomputing_or_losing_a_run(sweep_d
     # Runs long enough (a fifth of a second or more each) that the sweep can be killed
     # mid-way. Only the sweep's own process is killed, as the kernel's OOM killer would:
     # its worker processes must end by themselves.
-    p = write_sweep(sweep_dir, """
+    p = write_sweep(
+        sweep_dir,
+        """
 base = "base.toml"
 seeds = [1, 2]
 [set]
 duration_s = 150.0
 [grid]
 "topology.bottleneck_queue.type" = ["droptail", "favorqueue"]
-""")
+""",
+    )
     sw = load_sweep(p)
     total = len(sw.jobs)
     out = tmp_path / "killed"
     proc = subprocess.Popen(
         _savanna_command() + ["sweep", str(p), "--out", str(out), "-j", "2", "-q"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
@@ -347,20 +366,25 @@ duration_s = 150.0
             assert time.monotonic() < deadline, "worker processes outlived the sweep"
             time.sleep(0.1)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
     before = store.completed_runs(out)
     assert 1 <= len(before) < total, "killed too late to test resuming"
     # Only complete runs are visible: every run directory holds all its files.
     run_dirs = list((out / "runs").rglob("run_id=*"))
-    assert sorted(d.name[len("run_id="):] for d in run_dirs) == sorted(before)
+    assert sorted(d.name[len("run_id=") :] for d in run_dirs) == sorted(before)
     for d in run_dirs:
         names = {f.name for f in d.iterdir()}
-        assert {"flows.parquet", "queues.parquet", "summary.json", "summaries.parquet",
-                "summary_queues.parquet", "params.json", "scenario.json"} <= names
+        assert {
+            "flows.parquet",
+            "queues.parquet",
+            "summary.json",
+            "summaries.parquet",
+            "summary_queues.parquet",
+            "params.json",
+            "scenario.json",
+        } <= names
     stamps = {rid: file_stamps(d) for rid, d in before.items()}
     (out / ".staging" / "leftover-0000").mkdir(parents=True, exist_ok=True)
 
@@ -432,9 +456,8 @@ def test_a_locked_dataset_is_refused(tmp_path):
 
     out = tmp_path / "ds"
     out.mkdir()
-    with _Lock(out):
-        with pytest.raises(SweepError, match="another sweep"):
-            run_many(tiny_jobs(1, ("droptail",)), out, workers=1, progress=False)
+    with _Lock(out), pytest.raises(SweepError, match="another sweep"):
+        run_many(tiny_jobs(1, ("droptail",)), out, workers=1, progress=False)
 
 
 # ---- Dask ----------------------------------------------------------------------------------
@@ -445,7 +468,10 @@ def test_dask_gives_the_same_results_as_the_local_pool(tmp_path):
     jobs = tiny_jobs()
     local = run_many(jobs, tmp_path / "local", workers=2, progress=False)
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
         dashboard_address=None,
     ) as cluster:
         remote = run_many(jobs, tmp_path / "dask", dask=cluster.scheduler_address, progress=False)
@@ -459,9 +485,7 @@ def test_dask_gives_the_same_results_as_the_local_pool(tmp_path):
         for name in ("flows.parquet", "queues.parquet", "params.json"):
             assert (a[rid] / name).read_bytes() == (b[rid] / name).read_bytes(), (rid, name)
     pd.testing.assert_frame_equal(store.load(tmp_path / "local"), store.load(tmp_path / "dask"))
-    pd.testing.assert_frame_equal(
-        store.load(tmp_path / "local", "queues"), store.load(tmp_path / "dask", "queues")
-    )
+    pd.testing.assert_frame_equal(store.load(tmp_path / "local", "queues"), store.load(tmp_path / "dask", "queues"))
 
 
 def test_dask_unreachable_is_an_input_error(tmp_path):

@@ -14,13 +14,14 @@ Later commands (``sweep``, ``reproduce``, ``query``) plug in as further subparse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import signal
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -42,9 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     seed, duration_s = check_overrides(args.seed, args.duration)
     out_dir = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
     _ctrl_c_kills()
-    summary_json = _core.run_to_dir(
-        sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
-    )
+    summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
     if not args.quiet:
         summary_path = out_dir / "summary.json"
         if summary_path.is_file():
@@ -112,8 +111,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if not quiet:
             done_before = sum(1 for i in ids if i in existing)
             print(
-                f"sweep {sweep.name}: {len(ids)} runs ({sweep.shape}), {done_before} already "
-                f"complete, into {out}",
+                f"sweep {sweep.name}: {len(ids)} runs ({sweep.shape}), {done_before} already complete, into {out}",
                 flush=True,
             )
         # Ctrl-C: with worker processes, this process waits in Python and gets a
@@ -129,15 +127,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for rid, err in report.failed.items():
         params = ", ".join(f"{k}={v!r}" for k, v in report.params[rid].items())
         print(
-            f"{PROG}: run {rid} ({params}) failed: {one_line(err)} "
-            f"[{out / store.FAILED_DIR / (rid + '.json')}]",
+            f"{PROG}: run {rid} ({params}) failed: {one_line(err)} [{out / store.FAILED_DIR / (rid + '.json')}]",
             file=sys.stderr,
         )
     if not quiet:
         print(
             f"sweep {sweep.name}: {len(report.done)} done, {len(report.skipped)} already "
             f"complete, {len(report.failed)} failed, in {report.wall_seconds:.1f} s; "
-            f"results in {out} (savanna query {out} \"SELECT ...\")"
+            f'results in {out} (savanna query {out} "SELECT ...")'
         )
     if report.failed:
         _error(
@@ -203,14 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
         "queue sampling is on) and DIR/summary.json, and print a short summary.",
     )
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
-    p.add_argument(
-        "--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>)"
-    )
+    p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>)")
     _add_overrides(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    p.add_argument(
-        "--verbose", "-v", action="store_true", help="list every queue in the summary"
-    )
+    p.add_argument("--verbose", "-v", action="store_true", help="list every queue in the summary")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
@@ -244,21 +237,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
     where = p.add_mutually_exclusive_group()
     where.add_argument(
-        "--workers", "-j", type=int, metavar="N",
+        "--workers",
+        "-j",
+        type=int,
+        metavar="N",
         help="local worker processes (default: one per CPU)",
     )
     where.add_argument(
-        "--dask", metavar="ADDRESS",
+        "--dask",
+        metavar="ADDRESS",
         help="run on the Dask distributed scheduler at ADDRESS (tcp://host:port)",
     )
-    p.add_argument("--out", "-o", metavar="DIR", help="dataset directory (default: the "
-                   "sweep file's out, else out/<sweep name>)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="check the sweep and list its runs without running them")
-    p.add_argument("--prune", action="store_true",
-                   help="delete completed runs in DIR that are not part of this sweep")
-    p.add_argument("--quiet", "-q", action="store_true",
-                   help="no progress bar or summary (failures are still reported)")
+    p.add_argument(
+        "--out", "-o", metavar="DIR", help="dataset directory (default: the sweep file's out, else out/<sweep name>)"
+    )
+    p.add_argument("--dry-run", action="store_true", help="check the sweep and list its runs without running them")
+    p.add_argument("--prune", action="store_true", help="delete completed runs in DIR that are not part of this sweep")
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bar or summary (failures are still reported)"
+    )
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser(
@@ -283,9 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
-    p.add_argument(
-        "--duration", type=float, metavar="S", help="override the scenario's duration (seconds)"
-    )
+    p.add_argument("--duration", type=float, metavar="S", help="override the scenario's duration (seconds)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -294,7 +289,7 @@ def _add_overrides(p: argparse.ArgumentParser) -> None:
 
 def format_summary(
     summary: dict,
-    out_dir: Optional[Path] = None,
+    out_dir: Path | None = None,
     *,
     scenario: str = "",
     all_queues: bool = False,
@@ -312,8 +307,7 @@ def format_summary(
     lines = [
         f"{name}  seed {g('seed', '?')}",
         f"  simulated {sim_s:g} s in {wall_s:.2f} s wall{speed}, {int(g('events') or 0):,} events",
-        f"  flows: {int(g('flows_started') or 0):,} started, "
-        f"{int(g('flows_finished') or 0):,} finished",
+        f"  flows: {int(g('flows_started') or 0):,} started, {int(g('flows_finished') or 0):,} finished",
     ]
     queues = list(g("queues") or [])
     shown = queues if all_queues or len(queues) <= 4 else [q for q in queues if _notable(q)]
@@ -324,25 +318,20 @@ def format_summary(
     rest = [q for q in queues if not any(q is s for s in shown)]
     if rest:
         top = max(100.0 * float(q.get("utilisation") or 0.0) for q in rest)
-        lines.append(
-            f"  {len(rest)} other queues: utilisation <= {top:.1f}%, no drops "
-            "(--verbose lists them)"
-        )
+        lines.append(f"  {len(rest)} other queues: utilisation <= {top:.1f}%, no drops (--verbose lists them)")
     if out_dir is not None:
-        written = [f for f in ("flows.parquet", "queues.parquet", "summary.json")
-                   if (Path(out_dir) / f).is_file()]
+        written = [f for f in ("flows.parquet", "queues.parquet", "summary.json") if (Path(out_dir) / f).is_file()]
         lines.append(f"  wrote {out_dir}/: {', '.join(written) if written else 'nothing'}")
     return "\n".join(lines)
 
 
 def _notable(q: dict) -> bool:
     return bool(
-        q.get("dropped") or q.get("marked") or q.get("pushed_out")
-        or float(q.get("utilisation") or 0.0) >= 0.05
+        q.get("dropped") or q.get("marked") or q.get("pushed_out") or float(q.get("utilisation") or 0.0) >= 0.05
     )
 
 
-def _queue_lines(q: dict) -> List[str]:
+def _queue_lines(q: dict) -> list[str]:
     arrivals = int(q.get("arrivals") or 0)
     dropped = int(q.get("dropped") or 0)
     rate = f" ({100.0 * dropped / arrivals:.2f}%)" if arrivals else ""
@@ -359,8 +348,7 @@ def _queue_lines(q: dict) -> List[str]:
     classes = {k: v for k, v in (q.get("by_class") or {}).items() if (v or {}).get("arrivals")}
     if len(classes) > 1 or (classes and "none" not in classes):
         parts = [
-            f"{k}: enq {int(v.get('enqueued') or 0):,} drop {int(v.get('dropped') or 0):,}"
-            for k, v in classes.items()
+            f"{k}: enq {int(v.get('enqueued') or 0):,} drop {int(v.get('dropped') or 0):,}" for k, v in classes.items()
         ]
         lines.append("    by class: " + "; ".join(parts))
     return lines
@@ -386,17 +374,16 @@ def _ctrl_c_kills() -> None:
     # Python-level KeyboardInterrupt would wait for the whole run. Let Ctrl-C kill the
     # process at once instead: the core writes its outputs atomically, so nothing that
     # looks complete is left behind.
-    try:
+    # (Not possible outside the main thread, e.g. main() called from a thread.)
+    with contextlib.suppress(ValueError):
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-    except ValueError:  # not in the main thread (e.g. main() called from a thread)
-        pass
 
 
 # ---------------------------------------------------------------------------------------
 # Entry point
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     try:
         from savanna import ScenarioError
     except ImportError as e:  # the extension module is missing or broken
@@ -405,7 +392,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    func: Optional[Callable[[argparse.Namespace], int]] = getattr(args, "func", None)
+    func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
         return EXIT_INPUT

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import NamedTuple, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import NamedTuple, Union
 
 import numpy as np
 
@@ -114,8 +115,7 @@ def _count(name: str, v, minimum: int = 0) -> int:
 def _size_json(size) -> str:
     if not isinstance(size, dict):
         raise ValueError(
-            "size: must be a size table (dict), e.g. "
-            '{"dist": "pareto", "shape": 1.3, "mean": 30}; see docs/scenario.md'
+            'size: must be a size table (dict), e.g. {"dist": "pareto", "shape": 1.3, "mean": 30}; see docs/scenario.md'
         )
     return json.dumps(size)
 
@@ -132,7 +132,9 @@ def _max_window(v) -> float:
     return _positive("max_window", v)
 
 
-def padhye_throughput(p, rtt_s: Number, t0_s: Number, b: Number = 1, wmax_pkts: Optional[Number] = None, approx: bool = False):
+def padhye_throughput(
+    p, rtt_s: Number, t0_s: Number, b: Number = 1, wmax_pkts: Number | None = None, approx: bool = False
+):
     """TCP Reno throughput of Padhye et al. 1998, packets sent per second.
 
     ``p``: loss-indication probability (a number or an array); ``rtt_s``: round-trip time;
@@ -148,7 +150,9 @@ def padhye_throughput(p, rtt_s: Number, t0_s: Number, b: Number = 1, wmax_pkts: 
     return np.array([one(x) for x in np.ravel(p)]).reshape(np.shape(p))
 
 
-def guo_matta_latency(d: Number, p: Number, rtt_s: Number = 0.1, rto_s: Optional[Number] = None, ito_s: Number = 3.0) -> Latency:
+def guo_matta_latency(
+    d: Number, p: Number, rtt_s: Number = 0.1, rto_s: Number | None = None, ito_s: Number = 3.0
+) -> Latency:
     """Expected latency of a TCP transfer of ``d`` packets under independent loss ``p``
     (Guo & Matta 2001, eq. (1) + eq. (2), seconds). Defaults are Fig. 2(a)'s: RTT 0.1 s,
     RTO 4 RTT, ITO 3 s. Eq. (2)'s inner terms are Cardwell et al. 2000's with b = 1 and no
@@ -169,11 +173,11 @@ def tokuda_throughput(
     p_l: Number,
     k: int = 0,
     p_s: Number = 0.0,
-    rto_s: Optional[Number] = None,
+    rto_s: Number | None = None,
     ito_s: Number = 3.0,
     b: Number = 1,
     init_cwnd: Number = 1,
-    max_window: Optional[Number] = None,
+    max_window: Number | None = None,
     handshake: bool = False,
 ):
     """Tokuda et al.'s rho(f), packets per second, for documents of ``sizes`` packets (an
@@ -187,7 +191,10 @@ def tokuda_throughput(
     Returns a float for an int, else a numpy array.
     """
     scalar = np.ndim(sizes) == 0
-    fs = [_count("sizes", int(x) if isinstance(x, float) and float(x).is_integer() else x, 1) for x in np.atleast_1d(sizes).tolist()]
+    fs = [
+        _count("sizes", int(x) if isinstance(x, float) and float(x).is_integer() else x, 1)
+        for x in np.atleast_1d(sizes).tolist()
+    ]
     rtt = _positive("rtt_s", rtt_s)
     out = _core.tokuda_throughput(
         fs,
@@ -225,11 +232,15 @@ def long_share(size: dict, k, counting: str = "beyond-k", extra_pkts: int = 0, m
     """
     scalar = np.ndim(k) == 0
     ks = [_count("k", x, 1) for x in np.atleast_1d(k).tolist()]
-    out = _core.long_share(_size_json(size), _positive("mss_bytes", mss_bytes), ks, _counting(counting), _count("extra_pkts", extra_pkts))
+    out = _core.long_share(
+        _size_json(size), _positive("mss_bytes", mss_bytes), ks, _counting(counting), _count("extra_pkts", extra_pkts)
+    )
     return out[0] if scalar else np.array(out)
 
 
-def _criterion_args(size, p_t, rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake, l_pkts, k_max, counting, extra_pkts, mss_bytes):
+def _criterion_args(
+    size, p_t, rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake, l_pkts, k_max, counting, extra_pkts, mss_bytes
+):
     p = _probability("p_t", p_t)
     if p == 0:
         raise ValueError("p_t: must be above 0 (RED's target drop probability)")
@@ -255,12 +266,12 @@ def tokuda_f(
     size: dict,
     p_t: Number,
     rtt_s: Number,
-    ks: Optional[Sequence[int]] = None,
-    rto_s: Optional[Number] = None,
+    ks: Sequence[int] | None = None,
+    rto_s: Number | None = None,
     ito_s: Number = 3.0,
     b: Number = 1,
     init_cwnd: Number = 1,
-    max_window: Optional[Number] = None,
+    max_window: Number | None = None,
     handshake: bool = False,
     l_pkts: int = 10000,
     k_max: int = 1000,
@@ -278,7 +289,22 @@ def tokuda_f(
     """
     import pandas as pd
 
-    args = _criterion_args(size, p_t, rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake, l_pkts, k_max, counting, extra_pkts, mss_bytes)
+    args = _criterion_args(
+        size,
+        p_t,
+        rtt_s,
+        rto_s,
+        ito_s,
+        b,
+        init_cwnd,
+        max_window,
+        handshake,
+        l_pkts,
+        k_max,
+        counting,
+        extra_pkts,
+        mss_bytes,
+    )
     if ks is not None:
         ks = [_count("ks", x, 1) for x in np.atleast_1d(ks).tolist()]
     rows = _core.tokuda_f(ks=ks, **args)
@@ -289,11 +315,11 @@ def tokuda_k(
     size: dict,
     p_t: Number,
     rtt_s: Number,
-    rto_s: Optional[Number] = None,
+    rto_s: Number | None = None,
     ito_s: Number = 3.0,
     b: Number = 1,
     init_cwnd: Number = 1,
-    max_window: Optional[Number] = None,
+    max_window: Number | None = None,
     handshake: bool = False,
     l_pkts: int = 10000,
     k_max: int = 1000,
@@ -304,7 +330,22 @@ def tokuda_k(
     """The K in 1..min(k_max, l_pkts - 1) with the smallest F(K) (the smallest K on ties),
     as a scenario's ``k = { criterion = "tokuda-f", ... }`` chooses it. Arguments as
     :func:`tokuda_f`."""
-    args = _criterion_args(size, p_t, rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake, l_pkts, k_max, counting, extra_pkts, mss_bytes)
+    args = _criterion_args(
+        size,
+        p_t,
+        rtt_s,
+        rto_s,
+        ito_s,
+        b,
+        init_cwnd,
+        max_window,
+        handshake,
+        l_pkts,
+        k_max,
+        counting,
+        extra_pkts,
+        mss_bytes,
+    )
     return KChoice(*_core.tokuda_k(**args))
 
 
@@ -329,7 +370,7 @@ def paper_condition(alpha: Number, beta: Number, n: int) -> bool:
     return float(alpha) + 2.0 * float(beta) < 4.0 / _count("n", n, 1)
 
 
-def control_poles(alpha, beta, n: Optional[int] = None):
+def control_poles(alpha, beta, n: int | None = None):
     """Poles of the aggregate model (eq. (12), z^2 + [N(alpha + beta) - 2] z + 1 - N beta)
     as two complex numbers: N identical flows (``alpha``, ``beta`` numbers and ``n``), or
     one gain per flow (lists, where N alpha and N beta become their sums)."""
@@ -337,7 +378,7 @@ def control_poles(alpha, beta, n: Optional[int] = None):
     return [complex(re, im) for re, im in _core.control_poles(sum(a), sum(bb))]
 
 
-def control_stable(alpha, beta, n: Optional[int] = None, method: str = "iteration", max_steps: int = 200_000) -> bool:
+def control_stable(alpha, beta, n: int | None = None, method: str = "iteration", max_steps: int = 200_000) -> bool:
     """Whether the aggregate model (eq. (1)) is asymptotically stable.
 
     ``method = "iteration"`` runs eq. (1) with every flow from a perturbed equilibrium and

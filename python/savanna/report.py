@@ -35,9 +35,10 @@ import html
 import json
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction"
@@ -86,10 +87,10 @@ class ClaimSpec:
 
     id: str
     text: str
-    paper_value: Optional[float] = None
+    paper_value: float | None = None
     unit: str = ""
-    paper_text: Optional[str] = None
-    direction: Optional[str] = None
+    paper_text: str | None = None
+    direction: str | None = None
     reference: float = 0.0
     rel_tol: float = 0.25
     abs_tol: float = 0.0
@@ -112,7 +113,7 @@ class Claim:
     id: str
     text: str
     paper: str
-    paper_value: Optional[float]
+    paper_value: float | None
     mean: float
     ci_low: float
     ci_high: float
@@ -138,17 +139,27 @@ def judge(spec: ClaimSpec, samples: Iterable[float], note: str = "", why: str = 
     m, lo, hi, n = mean_ci(samples)
     paper_text = spec.paper_text if spec.paper_text is not None else _num(spec.paper_value, spec.unit)
     if n == 0:
-        return Claim(spec.id, spec.text, paper_text, spec.paper_value, m, lo, hi, 0, NOT_REPRODUCED,
-                     note or "No replication produced this quantity (no qualifying flows or runs).",
-                     spec.unit, spec.source)
+        return Claim(
+            spec.id,
+            spec.text,
+            paper_text,
+            spec.paper_value,
+            m,
+            lo,
+            hi,
+            0,
+            NOT_REPRODUCED,
+            note or "No replication produced this quantity (no qualifying flows or runs).",
+            spec.unit,
+            spec.source,
+        )
     verdict, auto = _verdict(spec, m, lo, hi)
     if not note:
         note = auto
         reason = why or spec.why_differs
         if verdict != REPRODUCED and reason:
             note = f"{note} {reason}"
-    return Claim(spec.id, spec.text, paper_text, spec.paper_value, m, lo, hi, n, verdict, note,
-                 spec.unit, spec.source)
+    return Claim(spec.id, spec.text, paper_text, spec.paper_value, m, lo, hi, n, verdict, note, spec.unit, spec.source)
 
 
 def _verdict(spec: ClaimSpec, m: float, lo: float, hi: float):
@@ -165,10 +176,15 @@ def _verdict(spec: ClaimSpec, m: float, lo: float, hi: float):
         inside = lo <= p <= hi
         if abs(m - p) <= tol:
             where = "; it also lies inside our 95% CI" if inside else ""
-            return REPRODUCED, f"Ours is within the declared tolerance (±{_num(tol, u)}) of the paper's {_num(p, u)}{where}."
+            return (
+                REPRODUCED,
+                f"Ours is within the declared tolerance (±{_num(tol, u)}) of the paper's {_num(p, u)}{where}.",
+            )
         if inside:  # the CI is then wider than the tolerance: it cannot confirm the number
-            gap = (f"The paper's {_num(p, u)} lies inside our 95% CI, but that CI (±{_num(half, u)}) is wider than "
-                   f"the ±{_num(tol, u)} tolerance and our mean {_num(m, u)} is outside it")
+            gap = (
+                f"The paper's {_num(p, u)} lies inside our 95% CI, but that CI (±{_num(half, u)}) is wider than "
+                f"the ±{_num(tol, u)} tolerance and our mean {_num(m, u)} is outside it"
+            )
         else:
             gap = f"Ours is {_num(m, u)} against the paper's {_num(p, u)}, beyond the ±{_num(tol, u)} tolerance"
         if side is not None and side[0]:
@@ -185,7 +201,7 @@ def _verdict(spec: ClaimSpec, m: float, lo: float, hi: float):
     return NOT_REPRODUCED, f"Our mean is not {spec.direction} {ref}."
 
 
-def _num(x: Optional[float], unit: str = "") -> str:
+def _num(x: float | None, unit: str = "") -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     a = abs(x)
@@ -218,11 +234,11 @@ class Figure:
     title: str
     caption: str
     png: Path
-    svg: Optional[Path] = None
+    svg: Path | None = None
     wide: bool = False  # spans the page width in the HTML report (multi-panel figures)
 
 
-def save_figure(fig, out_dir: Union[str, Path], id: str, title: str, caption: str, dpi: int = 110) -> Figure:
+def save_figure(fig, out_dir: str | Path, id: str, title: str, caption: str, dpi: int = 110) -> Figure:
     """Write a matplotlib figure as ``<out_dir>/figures/<id>.png`` and ``.svg``, close it,
     and return its ``Figure``. The SVG carries no timestamp, so reruns are byte-identical.
     A figure at least 8 inches wide is shown across the page in the HTML report."""
@@ -243,12 +259,12 @@ class Table:
     """A small table: ``columns`` names, ``rows`` of cells (numbers are formatted)."""
 
     title: str
-    columns: List[str]
-    rows: List[List[Any]]
+    columns: list[str]
+    rows: list[list[Any]]
     caption: str = ""
 
     @classmethod
-    def from_frame(cls, title: str, df, caption: str = "") -> "Table":
+    def from_frame(cls, title: str, df, caption: str = "") -> Table:
         return cls(title, [str(c) for c in df.columns], df.values.tolist(), caption)
 
 
@@ -275,19 +291,19 @@ def _cell(x: Any) -> str:
 # Writing
 
 
-def verdict_counts(claims: Sequence[Claim]) -> Dict[str, int]:
+def verdict_counts(claims: Sequence[Claim]) -> dict[str, int]:
     return {v: sum(1 for c in claims if c.verdict == v) for v in VERDICTS}
 
 
 def write_report(
-    out_dir: Union[str, Path],
+    out_dir: str | Path,
     title: str,
     intro: str,
     figures: Sequence[Figure],
     claims: Sequence[Claim],
     tables: Sequence[Table] = (),
-    meta: Optional[Dict[str, Any]] = None,
-) -> Dict[str, Path]:
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Path]:
     """Write ``report.md`` and ``report.html`` into ``out_dir``; return their paths.
 
     ``intro`` is plain text (paragraphs separated by blank lines). ``meta`` is shown as
@@ -302,26 +318,47 @@ def write_report(
     paths = {"md": out / "report.md", "html": out / "report.html", "json": out / "claims.json"}
     paths["md"].write_text(md, encoding="utf-8")
     paths["html"].write_text(page, encoding="utf-8")
-    paths["json"].write_text(json.dumps({
-        "title": title,
-        "meta": meta,
-        "verdicts": verdict_counts(claims),
-        "claims": [_claim_json(c) for c in claims],
-        "figures": [{"id": f.id, "title": f.title, "png": _rel(f.png, out), "svg": _rel(f.svg, out)} for f in figures],
-    }, indent=2, default=str) + "\n", encoding="utf-8")
+    paths["json"].write_text(
+        json.dumps(
+            {
+                "title": title,
+                "meta": meta,
+                "verdicts": verdict_counts(claims),
+                "claims": [_claim_json(c) for c in claims],
+                "figures": [
+                    {"id": f.id, "title": f.title, "png": _rel(f.png, out), "svg": _rel(f.svg, out)} for f in figures
+                ],
+            },
+            indent=2,
+            default=str,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     return paths
 
 
-def _claim_json(c: Claim) -> Dict[str, Any]:
+def _claim_json(c: Claim) -> dict[str, Any]:
     def f(x):
         return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
-    return {"id": c.id, "text": c.text, "paper": c.paper, "paper_value": f(c.paper_value), "mean": f(c.mean),
-            "ci_low": f(c.ci_low), "ci_high": f(c.ci_high), "n": c.n, "verdict": c.verdict,
-            "note": c.note, "unit": c.unit, "source": c.source}
+    return {
+        "id": c.id,
+        "text": c.text,
+        "paper": c.paper,
+        "paper_value": f(c.paper_value),
+        "mean": f(c.mean),
+        "ci_low": f(c.ci_low),
+        "ci_high": f(c.ci_high),
+        "n": c.n,
+        "verdict": c.verdict,
+        "note": c.note,
+        "unit": c.unit,
+        "source": c.source,
+    }
 
 
-def _rel(p: Optional[Path], base: Path) -> Optional[str]:
+def _rel(p: Path | None, base: Path) -> str | None:
     if p is None:
         return None
     try:
@@ -344,7 +381,10 @@ def _ours_html(c: Claim) -> str:
     main = f'<span class="strong">{_e(_num(c.mean, c.unit))}</span>'
     if c.n == 1:
         return main + '<span class="ci">n = 1</span>'
-    return main + f'<span class="ci">95% CI {_e(_num(c.ci_low, c.unit))} to {_e(_num(c.ci_high, c.unit))} · n = {c.n}</span>'
+    return (
+        main
+        + f'<span class="ci">95% CI {_e(_num(c.ci_low, c.unit))} to {_e(_num(c.ci_high, c.unit))} · n = {c.n}</span>'
+    )
 
 
 def _md_escape(s: str) -> str:
@@ -366,8 +406,11 @@ def _markdown(out, title, intro, figures, claims, tables, meta) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for c in claims:
-        lines.append("| " + " | ".join(_md_escape(x) for x in (
-            c.id, c.text, c.source, c.paper, _ours(c), f"**{c.verdict}**", c.note)) + " |")
+        lines.append(
+            "| "
+            + " | ".join(_md_escape(x) for x in (c.id, c.text, c.source, c.paper, _ours(c), f"**{c.verdict}**", c.note))
+            + " |"
+        )
     lines.append("")
     if figures:
         lines += ["## Figures", ""]
@@ -427,7 +470,8 @@ th, td { text-align: left; vertical-align: top; padding: 7px 9px; border-bottom:
 th { background: #eef1f6; font-weight: 600; position: sticky; top: 0; }
 tr:hover td { background: #fafbfd; }
 td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; color: var(--muted); white-space: nowrap; }
+td.id { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; color: var(--muted);
+        white-space: nowrap; }
 td.note { color: var(--muted); font-size: 12.5px; }
 td.where { color: var(--muted); font-size: 12.5px; }
 table.claims { table-layout: fixed; }
@@ -472,7 +516,7 @@ def _img_data(path: Path) -> str:
 
 def _html(title, intro, figures, claims, tables, meta) -> str:
     counts = verdict_counts(claims)
-    h: List[str] = [
+    h: list[str] = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -504,10 +548,12 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
         h.append(f'<span class="chip {_BADGE[v]}">{counts[v]} {_e(v)}</span>')
     h.append(f'<span class="chip" style="background:#eef1f6">{len(claims)} claims</span></div>')
     h.append('<p class="files">Ours: mean [95% confidence interval] over n replications.</p>')
-    h.append('<div class="card tablewrap"><table class="claims"><colgroup><col style="width:13%">'
-             '<col style="width:21%"><col style="width:8%"><col style="width:9%"><col style="width:13%">'
-             '<col style="width:11%"><col style="width:25%"></colgroup><thead><tr><th>id</th><th>claim</th>'
-             "<th>where</th><th>paper</th><th>ours</th><th>verdict</th><th>note</th></tr></thead><tbody>")
+    h.append(
+        '<div class="card tablewrap"><table class="claims"><colgroup><col style="width:13%">'
+        '<col style="width:21%"><col style="width:8%"><col style="width:9%"><col style="width:13%">'
+        '<col style="width:11%"><col style="width:25%"></colgroup><thead><tr><th>id</th><th>claim</th>'
+        "<th>where</th><th>paper</th><th>ours</th><th>verdict</th><th>note</th></tr></thead><tbody>"
+    )
     for c in claims:
         h.append(
             f'<tr id="claim-{_e(c.id)}"><td class="id">{_e(c.id)}</td><td>{_e(c.text)}</td>'
@@ -545,10 +591,12 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
         for k, v in meta.items():
             h.append(f"<tr><td>{_e(k)}</td><td>{_e(_meta_value(v))}</td></tr>")
         h.append("</tbody></table></div>")
-    h.append("<footer>Written by savanna.report. Verdict rule: reproduced when our mean is within the tolerance "
-             "declared with the claim of the paper's number (or, for a claim of direction only, when our whole 95% CI "
-             "is on the claimed side); same direction when only the sign or order of the effect matches; otherwise "
-             "not reproduced (docs/reproduce.md).</footer>")
+    h.append(
+        "<footer>Written by savanna.report. Verdict rule: reproduced when our mean is within the tolerance "
+        "declared with the claim of the paper's number (or, for a claim of direction only, when our whole 95% CI "
+        "is on the claimed side); same direction when only the sign or order of the effect matches; otherwise "
+        "not reproduced (docs/reproduce.md).</footer>"
+    )
     h.append("</main></body></html>")
     return "\n".join(h) + "\n"
 
@@ -564,36 +612,52 @@ class IndexEntry:
     key: str
     title: str
     report_dir: str
-    counts: Dict[str, int] = field(default_factory=dict)
-    wall_s: Optional[float] = None
+    counts: dict[str, int] = field(default_factory=dict)
+    wall_s: float | None = None
 
 
-def write_index(out_dir: Union[str, Path], title: str, entries: Sequence[IndexEntry],
-                meta: Optional[Dict[str, Any]] = None) -> Dict[str, Path]:
+def write_index(
+    out_dir: str | Path, title: str, entries: Sequence[IndexEntry], meta: dict[str, Any] | None = None
+) -> dict[str, Path]:
     """Write ``index.html`` and ``index.md`` linking each paper's report with its verdict counts."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     meta = dict(meta or {})
-    md = [f"# {title}", "", "| paper | claims | reproduced | same direction | not reproduced | wall time | report |",
-          "|---|---|---|---|---|---|---|"]
+    md = [
+        f"# {title}",
+        "",
+        "| paper | claims | reproduced | same direction | not reproduced | wall time | report |",
+        "|---|---|---|---|---|---|---|",
+    ]
     rows = []
     for e in entries:
         c = {v: int(e.counts.get(v, 0)) for v in VERDICTS}
         wall = f"{e.wall_s:.0f} s" if e.wall_s is not None else ""
-        md.append(f"| {_md_escape(e.title)} | {sum(c.values())} | {c[REPRODUCED]} | {c[SAME_DIRECTION]} | "
-                  f"{c[NOT_REPRODUCED]} | {wall} | [{e.report_dir}/report.md]({e.report_dir}/report.md) |")
-        badges = "".join(f'<span class="badge {_BADGE[v]}" style="margin-right:6px">{c[v]} {_e(v)}</span>' for v in VERDICTS)
-        rows.append(f'<tr><td><a href="{_e(e.report_dir)}/report.html">{_e(e.title)}</a>'
-                    f'<div class="files">{_e(e.key)}</div></td><td class="num">{sum(c.values())}</td>'
-                    f"<td>{badges}</td><td class=\"num\">{_e(wall)}</td></tr>")
+        md.append(
+            f"| {_md_escape(e.title)} | {sum(c.values())} | {c[REPRODUCED]} | {c[SAME_DIRECTION]} | "
+            f"{c[NOT_REPRODUCED]} | {wall} | [{e.report_dir}/report.md]({e.report_dir}/report.md) |"
+        )
+        badges = "".join(
+            f'<span class="badge {_BADGE[v]}" style="margin-right:6px">{c[v]} {_e(v)}</span>' for v in VERDICTS
+        )
+        rows.append(
+            f'<tr><td><a href="{_e(e.report_dir)}/report.html">{_e(e.title)}</a>'
+            f'<div class="files">{_e(e.key)}</div></td><td class="num">{sum(c.values())}</td>'
+            f'<td>{badges}</td><td class="num">{_e(wall)}</td></tr>'
+        )
     if meta:
-        md += ["", "| | |", "|---|---|"] + [f"| {_md_escape(k)} | {_md_escape(_meta_value(v))} |" for k, v in meta.items()]
+        md += ["", "| | |", "|---|---|"] + [
+            f"| {_md_escape(k)} | {_md_escape(_meta_value(v))} |" for k, v in meta.items()
+        ]
     page = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f'<header class="top"><div class="in"><h1>{_e(title)}</h1><p>One report per paper.</p></div></header><main>',
         '<div class="card tablewrap"><table><thead><tr><th>paper</th><th>claims</th><th>verdicts</th>'
-        "<th>wall time</th></tr></thead><tbody>", *rows, "</tbody></table></div>",
+        "<th>wall time</th></tr></thead><tbody>",
+        *rows,
+        "</tbody></table></div>",
     ]
     if meta:
         page.append('<h2>Run</h2><div class="card"><table class="meta"><tbody>')

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from savanna import _core
 from savanna._core import ScenarioError
@@ -63,15 +63,15 @@ class Result:
     they were written to a temporary directory that is already gone.
     """
 
-    flows: "pd.DataFrame"
-    queues: Optional["pd.DataFrame"]
+    flows: pd.DataFrame
+    queues: pd.DataFrame | None
     summary: dict
-    out_dir: Optional[Path] = None
+    out_dir: Path | None = None
     scenario: str = field(default="", repr=False)
-    classifiers: Optional["pd.DataFrame"] = None
-    traces: Optional["pd.DataFrame"] = None
-    goodput: Optional["pd.DataFrame"] = None
-    network: Optional["pd.DataFrame"] = None
+    classifiers: pd.DataFrame | None = None
+    traces: pd.DataFrame | None = None
+    goodput: pd.DataFrame | None = None
+    network: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -86,10 +86,10 @@ class Result:
 def run(
     scenario: ScenarioLike,
     *,
-    seed: Optional[int] = None,
-    duration_s: Optional[float] = None,
-    out: Union[str, "os.PathLike[str]", None] = None,
-    base_dir: Union[str, "os.PathLike[str]", None] = None,
+    seed: int | None = None,
+    duration_s: float | None = None,
+    out: str | os.PathLike[str] | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run one simulation and return its records.
 
@@ -108,17 +108,13 @@ def run(
     seed, duration_s = check_overrides(seed, duration_s)
     if out is not None:
         out_dir = Path(out)
-        summary_json = _core.run_to_dir(
-            sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
-        )
+        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=True)
     tmp = tempfile.mkdtemp(prefix="savanna-run-")
     try:
         # A fresh (not yet existing) directory: the core creates it atomically.
         out_dir = Path(tmp) / "out"
-        summary_json = _core.run_to_dir(
-            sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s
-        )
+        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -127,9 +123,9 @@ def run(
 def validate(
     scenario: ScenarioLike,
     *,
-    seed: Optional[int] = None,
-    duration_s: Optional[float] = None,
-    base_dir: Union[str, "os.PathLike[str]", None] = None,
+    seed: int | None = None,
+    duration_s: float | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> None:
     """Parse and validate a scenario without running it; raise ``ScenarioError`` if bad."""
     sc = resolve_scenario(scenario, base_dir=base_dir)
@@ -141,9 +137,7 @@ def validate(
 # Turning what the user gave into scenario text
 
 
-def resolve_scenario(
-    scenario: ScenarioLike, *, base_dir: Union[str, "os.PathLike[str]", None] = None
-) -> ScenarioText:
+def resolve_scenario(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None = None) -> ScenarioText:
     """Turn a path, TOML text or dict into a ``ScenarioText``, checking its syntax.
 
     A str is a path if such a file exists; otherwise it is TOML text if it looks like TOML
@@ -171,8 +165,7 @@ def resolve_scenario(
         return _read_file(Path(scenario), base_dir)
 
     raise TypeError(
-        "scenario must be a path (str or pathlib.Path), TOML text or a dict, "
-        f"not {type(scenario).__name__}"
+        f"scenario must be a path (str or pathlib.Path), TOML text or a dict, not {type(scenario).__name__}"
     )
 
 
@@ -203,9 +196,7 @@ def check_syntax(text: str, fmt: str, origin: str) -> None:
         try:
             json.loads(text)
         except json.JSONDecodeError as e:
-            raise ScenarioError(
-                f"{origin}: invalid JSON: {e.msg} (at line {e.lineno}, column {e.colno})"
-            ) from None
+            raise ScenarioError(f"{origin}: invalid JSON: {e.msg} (at line {e.lineno}, column {e.colno})") from None
         return
     tomllib = _tomllib()
     try:
@@ -265,7 +256,7 @@ def _tomllib():
 # Reading the output back
 
 
-def read_flows(path: Union[str, "os.PathLike[str]"]):
+def read_flows(path: str | os.PathLike[str]):
     """A flows.parquet file as a pandas DataFrame in flow order (row i is flow i). The
     core writes the rows as flows retire (docs/scenario.md, "What a run writes")."""
     import pyarrow.parquet as pq
@@ -277,8 +268,8 @@ def read_flows(path: Union[str, "os.PathLike[str]"]):
 
 
 def load_result(
-    out_dir: Union[str, "os.PathLike[str]"],
-    summary_json: Optional[str] = None,
+    out_dir: str | os.PathLike[str],
+    summary_json: str | None = None,
     *,
     scenario: str = "",
     keep_dir: bool = True,

@@ -27,14 +27,16 @@ are imported only when needed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import shutil
 import uuid
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -76,7 +78,7 @@ def check_param(name: str, value: Any, where: str = "params") -> None:
         )
     if name == RUN_KEY:
         raise StoreError(f"{where}: '{RUN_KEY}' is reserved and cannot be a parameter name")
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, (bool, int)):
         return
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -86,10 +88,7 @@ def check_param(name: str, value: Any, where: str = "params") -> None:
         if value == "":
             raise StoreError(f"{where}.{name}: must not be an empty string")
         return
-    raise StoreError(
-        f"{where}.{name}: must be a string, integer, float or boolean, "
-        f"got {type(value).__name__}"
-    )
+    raise StoreError(f"{where}.{name}: must be a string, integer, float or boolean, got {type(value).__name__}")
 
 
 def sql_type(value: Any) -> str:
@@ -102,7 +101,7 @@ def sql_type(value: Any) -> str:
     return "VARCHAR"
 
 
-def widen(a: Optional[str], b: str) -> str:
+def widen(a: str | None, b: str) -> str:
     """The SQL type holding values of both types (integers widen to doubles; any other
     mix becomes text)."""
     if a is None or a == b:
@@ -134,7 +133,7 @@ def partition_dir(params: Mapping[str, Any], names: Iterable[str], run_id: str) 
 # The manifest
 
 
-def read_manifest(out_dir: PathLike) -> Optional[dict]:
+def read_manifest(out_dir: PathLike) -> dict | None:
     path = Path(out_dir) / MANIFEST
     if not path.is_file():
         return None
@@ -142,14 +141,12 @@ def read_manifest(out_dir: PathLike) -> Optional[dict]:
         m = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
         raise StoreError(f"{path}: unreadable dataset manifest ({e})") from None
-    if not isinstance(m, dict) or m.get("format") != FORMAT_VERSION or not isinstance(
-        m.get("params"), list
-    ):
+    if not isinstance(m, dict) or m.get("format") != FORMAT_VERSION or not isinstance(m.get("params"), list):
         raise StoreError(f"{path}: not a Savanna dataset manifest (format {FORMAT_VERSION})")
     return m
 
 
-def merge_manifest(out_dir: PathLike, names: List[str], types: Dict[str, str]) -> dict:
+def merge_manifest(out_dir: PathLike, names: list[str], types: dict[str, str]) -> dict:
     """Check the parameters against an existing manifest (same names, same order), widen
     the types, and write the manifest atomically. Returns it."""
     out = Path(out_dir)
@@ -173,10 +170,10 @@ def merge_manifest(out_dir: PathLike, names: List[str], types: Dict[str, str]) -
 # Writing runs
 
 
-def completed_runs(out_dir: PathLike) -> Dict[str, Path]:
+def completed_runs(out_dir: PathLike) -> dict[str, Path]:
     """run_id -> directory of every complete run in the dataset."""
     root = Path(out_dir) / RUNS_DIR
-    found: Dict[str, Path] = {}
+    found: dict[str, Path] = {}
     if not root.is_dir():
         return found
     prefix = RUN_KEY + "="
@@ -186,7 +183,7 @@ def completed_runs(out_dir: PathLike) -> Dict[str, Path]:
             if d.startswith(prefix):
                 p = Path(dirpath) / d
                 if (p / COMPLETE_MARKER).is_file():
-                    found[d[len(prefix):]] = p
+                    found[d[len(prefix) :]] = p
             else:
                 keep.append(d)
         dirnames[:] = sorted(keep)
@@ -202,7 +199,7 @@ def commit_run(
     out_dir: PathLike,
     run_id: str,
     params: Mapping[str, Any],
-    names: List[str],
+    names: list[str],
     files: Mapping[str, bytes],
 ) -> Path:
     """Write one run's files into a staging directory, then rename it into place.
@@ -240,16 +237,14 @@ def record_failure(out_dir: PathLike, run_id: str, record: Mapping[str, Any]) ->
 
 
 def clear_failure(out_dir: PathLike, run_id: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         (Path(out_dir) / FAILED_DIR / f"{run_id}.json").unlink()
-    except FileNotFoundError:
-        pass
 
 
-def failures(out_dir: PathLike) -> Dict[str, dict]:
+def failures(out_dir: PathLike) -> dict[str, dict]:
     """run_id -> failure record of the runs that failed last time they were tried."""
     d = Path(out_dir) / FAILED_DIR
-    out: Dict[str, dict] = {}
+    out: dict[str, dict] = {}
     if d.is_dir():
         for p in sorted(d.glob("*.json")):
             try:
@@ -272,10 +267,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
         _write_file(tmp, data)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-        except FileNotFoundError:
-            pass
         raise
 
 
@@ -296,14 +289,14 @@ def _fsync_dir(path: Path) -> None:
 # Summary rows (built in the worker that ran the simulation)
 
 
-def summary_tables(summary: Mapping[str, Any], skip: Iterable[str] = ()) -> Dict[str, bytes]:
+def summary_tables(summary: Mapping[str, Any], skip: Iterable[str] = ()) -> dict[str, bytes]:
     """Parquet files for a run's summary: ``summaries.parquet`` (one row of the scalars,
     nested tables flattened with ``_``) and ``summary_<key>.parquet`` for each list of
     tables (``summary_queues``: one row per queue). Keys in ``skip`` (parameters that
     would shadow them) are left out of the one-row table."""
     skip = set(skip)
-    row: Dict[str, Any] = {}
-    lists: Dict[str, List[dict]] = {}
+    row: dict[str, Any] = {}
+    lists: dict[str, list[dict]] = {}
     for key, value in summary.items():
         if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
             lists[key] = [_flatten(v) for v in value]
@@ -315,8 +308,8 @@ def summary_tables(summary: Mapping[str, Any], skip: Iterable[str] = ()) -> Dict
     return files
 
 
-def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for k, v in d.items():
         name = f"{prefix}{k}"
         if isinstance(v, Mapping):
@@ -328,12 +321,12 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
     return out
 
 
-def _parquet_bytes(rows: List[dict]) -> bytes:
+def _parquet_bytes(rows: list[dict]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     # Every row gets every column (missing counters are absent from the core's output).
-    names: List[str] = []
+    names: list[str] = []
     for r in rows:
         for k in r:
             if k not in names:
@@ -348,7 +341,7 @@ def _parquet_bytes(rows: List[dict]) -> bytes:
 # Reading: DuckDB views and DataFrames
 
 
-def tables(out_dir: PathLike) -> List[str]:
+def tables(out_dir: PathLike) -> list[str]:
     """The tables of a dataset (one per ``X.parquet`` file name found in its runs)."""
     runs = completed_runs(out_dir)
     names = set()
@@ -377,7 +370,7 @@ def connect(out_dir: PathLike):
     return con
 
 
-def query(out_dir: PathLike, sql: str, threads: Optional[int] = None):
+def query(out_dir: PathLike, sql: str, threads: int | None = None):
     """Run ``sql`` over the dataset at ``out_dir`` (views as in ``connect``) and return a
     pandas DataFrame. Raises ``StoreError`` for a missing dataset or a SQL error.
     ``threads``: DuckDB's worker threads (default: one per core). With one, float

@@ -20,6 +20,7 @@ pool and Dask call the same function, so they give byte-identical run files.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -28,9 +29,10 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Union
 
 from savanna import store
 
@@ -59,7 +61,7 @@ class Job:
     run_id: str
     scenario: dict
     params: dict
-    base_dir: Optional[str] = None
+    base_dir: str | None = None
 
 
 @dataclass
@@ -68,12 +70,12 @@ class RunReport:
     complete before, ``failed`` run id -> one-line error. ``stale``: complete runs in the
     output directory that are not among the jobs. ``params``: run id -> parameters."""
 
-    done: List[str] = field(default_factory=list)
-    skipped: List[str] = field(default_factory=list)
-    failed: Dict[str, str] = field(default_factory=dict)
-    stale: List[str] = field(default_factory=list)
-    params: Dict[str, dict] = field(default_factory=dict)
-    out_dir: Optional[Path] = None
+    done: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    stale: list[str] = field(default_factory=list)
+    params: dict[str, dict] = field(default_factory=dict)
+    out_dir: Path | None = None
     wall_seconds: float = 0.0
 
     @property
@@ -101,7 +103,7 @@ def execute(task: Mapping[str, Any]) -> dict:
         return {"run_id": run_id, "error": _error_line(e)}
 
 
-def _simulate(task: Mapping[str, Any]) -> Dict[str, bytes]:
+def _simulate(task: Mapping[str, Any]) -> dict[str, bytes]:
     from savanna import _core
     from savanna.runner import resolve_scenario
 
@@ -118,9 +120,7 @@ def _simulate(task: Mapping[str, Any]) -> Dict[str, bytes]:
     files.update(store.summary_tables(summary, skip=params))
     _check_shadowing(files, params)
     files["params.json"] = _json_bytes(params)
-    files["scenario.json"] = _json_bytes(
-        {"base_dir": str(sc.base_dir), "scenario": task["scenario"]}
-    )
+    files["scenario.json"] = _json_bytes({"base_dir": str(sc.base_dir), "scenario": task["scenario"]})
     return files
 
 
@@ -136,9 +136,7 @@ def _check_shadowing(files: Mapping[str, bytes], params: Mapping[str, Any]) -> N
             cols = set(pq.read_schema(pa.BufferReader(data)).names)
             clash = sorted(cols & taken)
             if clash:
-                raise ValueError(
-                    f"parameter {clash[0]!r} has the name of a column of {name}; rename it"
-                )
+                raise ValueError(f"parameter {clash[0]!r} has the name of a column of {name}; rename it")
 
 
 def _fail_hook(params: Mapping[str, Any]) -> None:
@@ -172,10 +170,8 @@ def _worker_init(started=None) -> None:
     _STARTED = started
     _exit_with_parent()
 
-    try:
+    with contextlib.suppress(ValueError):  # pragma: no cover
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-    except ValueError:  # pragma: no cover
-        pass
 
 
 # ---------------------------------------------------------------------------------------
@@ -183,10 +179,10 @@ def _worker_init(started=None) -> None:
 
 
 def run_many(
-    jobs: List[Job],
+    jobs: list[Job],
     out_dir: PathLike,
-    workers: Optional[int] = None,
-    dask: Optional[Any] = None,
+    workers: int | None = None,
+    dask: Any | None = None,
     progress: bool = True,
 ) -> RunReport:
     """Run ``jobs`` into the dataset at ``out_dir`` and report what happened.
@@ -203,9 +199,8 @@ def run_many(
     t0 = time.perf_counter()
     out = Path(out_dir)
     names, types = _check_jobs(jobs)
-    if workers is not None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise SweepError(f"workers: must be a positive integer, got {workers!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise SweepError(f"workers: must be a positive integer, got {workers!r}")
     if dask is not None and workers is not None:
         raise SweepError("workers and dask: give one or the other")
     try:
@@ -262,8 +257,13 @@ def run_many(
                     store.record_failure(
                         out,
                         rid,
-                        {"run_id": rid, "params": t["params"], "error": err,
-                         "base_dir": t["base_dir"], "scenario": t["scenario"]},
+                        {
+                            "run_id": rid,
+                            "params": t["params"],
+                            "error": err,
+                            "base_dir": t["base_dir"],
+                            "scenario": t["scenario"],
+                        },
                     )
                 bar.update(len(report.failed))
         finally:
@@ -275,11 +275,11 @@ def run_many(
     return report
 
 
-def _check_jobs(jobs: List[Job]) -> Tuple[List[str], Dict[str, str]]:
+def _check_jobs(jobs: list[Job]) -> tuple[list[str], dict[str, str]]:
     if not isinstance(jobs, (list, tuple)):
         raise SweepError(f"jobs: must be a list of Job, got {type(jobs).__name__}")
-    names: Optional[List[str]] = None
-    types: Dict[str, str] = {}
+    names: list[str] | None = None
+    types: dict[str, str] = {}
     seen = set()
     for i, j in enumerate(jobs):
         where = f"jobs[{i}]"
@@ -287,8 +287,7 @@ def _check_jobs(jobs: List[Job]) -> Tuple[List[str], Dict[str, str]]:
             raise SweepError(f"{where}: must be a Job, got {type(j).__name__}")
         if not isinstance(j.run_id, str) or not store.RUN_ID_RE.match(j.run_id):
             raise SweepError(
-                f"{where}.run_id: {j.run_id!r} must be letters, digits, '_', '.' or '-' "
-                "(not starting with '.' or '-')"
+                f"{where}.run_id: {j.run_id!r} must be letters, digits, '_', '.' or '-' (not starting with '.' or '-')"
             )
         if j.run_id in seen:
             raise SweepError(f"{where}.run_id: {j.run_id!r} is used twice")
@@ -314,7 +313,7 @@ def _check_jobs(jobs: List[Job]) -> Tuple[List[str], Dict[str, str]]:
     return names or [], types
 
 
-def _results(tasks: List[dict], workers: Optional[int], dask: Any, fn=None):
+def _results(tasks: list[dict], workers: int | None, dask: Any, fn=None):
     """Yield the result of ``fn`` (default ``execute``) for every task, in completion
     order."""
     fn = fn or execute
@@ -331,7 +330,7 @@ def _results(tasks: List[dict], workers: Optional[int], dask: Any, fn=None):
     yield from _results_pool(tasks, n, fn)
 
 
-def _results_pool(tasks: List[dict], n: int, fn):
+def _results_pool(tasks: list[dict], n: int, fn):
     """Local process pool. A worker that dies (killed for lack of memory, a crash)
     breaks the whole pool: the runs that had not started go to a fresh pool, and each run
     that was running then is run again alone, in a pool of its own, so that only a run
@@ -340,7 +339,7 @@ def _results_pool(tasks: List[dict], n: int, fn):
 
     ctx = multiprocessing.get_context("spawn")
     shared = list(tasks)
-    alone: List[dict] = []
+    alone: list[dict] = []
     while shared or alone:
         if shared:
             batch, shared = shared, []
@@ -354,19 +353,21 @@ def _results_pool(tasks: List[dict], n: int, fn):
             t = alone.pop(0)
             for item in _pool_pass(ctx, [t], 1, fn):
                 if isinstance(item, _Broken):
-                    yield {"run_id": t["run_id"], "error": "the worker process running it "
-                           "died (out of memory? a crash?)"}
+                    yield {
+                        "run_id": t["run_id"],
+                        "error": "the worker process running it died (out of memory? a crash?)",
+                    }
                 else:
                     yield item
 
 
 @dataclass
 class _Broken:
-    running: List[dict]
-    not_started: List[dict]
+    running: list[dict]
+    not_started: list[dict]
 
 
-def _pool_pass(ctx, tasks: List[dict], n: int, fn):
+def _pool_pass(ctx, tasks: list[dict], n: int, fn):
     """Run ``tasks`` on a fresh pool of ``n`` processes; yield results, and a final
     ``_Broken`` if a worker died, with the unfinished tasks split by whether they had
     started."""
@@ -374,9 +375,8 @@ def _pool_pass(ctx, tasks: List[dict], n: int, fn):
     from concurrent.futures.process import BrokenProcessPool
 
     started = ctx.SimpleQueue()
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
-                               initargs=(started,))
-    left: Dict[Any, dict] = {}
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(started,))
+    left: dict[Any, dict] = {}
     broken = False
     try:
         left = {pool.submit(_pool_call, fn, t): t for t in tasks}
@@ -434,7 +434,7 @@ def _pool_call(fn, task):
     return fn(task)
 
 
-def _results_dask(tasks: List[dict], dask: Any, fn):
+def _results_dask(tasks: list[dict], dask: Any, fn):
     try:
         from distributed import Client, as_completed
     except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
@@ -468,8 +468,13 @@ class _Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=total, initial=initial, unit="run", desc="sweep", file=sys.stderr,
-                dynamic_ncols=True, smoothing=0.1,
+                total=total,
+                initial=initial,
+                unit="run",
+                desc="sweep",
+                file=sys.stderr,
+                dynamic_ncols=True,
+                smoothing=0.1,
             )
             self.bar.set_postfix(failed=0)
 
@@ -490,7 +495,7 @@ class _Lock:
 
     def __init__(self, out: Path):
         self.path = out / store.LOCK_FILE
-        self.fd: Optional[int] = None
+        self.fd: int | None = None
 
     def __enter__(self):
         try:
@@ -503,9 +508,7 @@ class _Lock:
         except OSError:
             os.close(self.fd)
             self.fd = None
-            raise SweepError(
-                f"{self.path.parent}: another sweep is writing this dataset (lock {self.path})"
-            ) from None
+            raise SweepError(f"{self.path.parent}: another sweep is writing this dataset (lock {self.path})") from None
         return self
 
     def __exit__(self, *exc):
@@ -524,11 +527,42 @@ SEED_PARAM = "seed"
 # query. The worker also checks each run's real columns; this catches the common ones
 # before anything runs.
 RESERVED_NAMES = {
-    store.RUN_KEY, "flow_id", "src", "dst", "kind", "source", "tag", "start_s", "end_s",
-    "size_bytes", "size_pkts", "fct_s", "data_pkts_sent", "retransmits", "timeouts",
-    "fast_retransmits", "drops", "ecn_marks", "syn_drops", "first_data_drop", "favored_pkts",
-    "class_at_end", "path", "base_rtt_s", "delivered_pkts", "t_s", "queue", "len_pkts",
-    "len_bytes", "avg_pkts", "node", "classifier", "threshold", "side", "event", "name",
+    store.RUN_KEY,
+    "flow_id",
+    "src",
+    "dst",
+    "kind",
+    "source",
+    "tag",
+    "start_s",
+    "end_s",
+    "size_bytes",
+    "size_pkts",
+    "fct_s",
+    "data_pkts_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "drops",
+    "ecn_marks",
+    "syn_drops",
+    "first_data_drop",
+    "favored_pkts",
+    "class_at_end",
+    "path",
+    "base_rtt_s",
+    "delivered_pkts",
+    "t_s",
+    "queue",
+    "len_pkts",
+    "len_bytes",
+    "avg_pkts",
+    "node",
+    "classifier",
+    "threshold",
+    "side",
+    "event",
+    "name",
     "discipline",
 }
 _SEGMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[0-9]+\])*)$")
@@ -541,8 +575,8 @@ class Axis:
     ``values[i]``."""
 
     name: str
-    values: List[Any]
-    sets: Dict[str, List[Any]]
+    values: list[Any]
+    sets: dict[str, list[Any]]
     where: str  # how the sweep file names it, for errors
 
 
@@ -554,9 +588,9 @@ class Sweep:
     name: str
     out_dir: Path
     base_dir: Path
-    axes: List[Axis]
-    seeds: List[int]
-    jobs: List[Job]
+    axes: list[Axis]
+    seeds: list[int]
+    jobs: list[Job]
 
     @property
     def shape(self) -> str:
@@ -564,7 +598,7 @@ class Sweep:
         return " x ".join(dims)
 
 
-def load_sweep(path: PathLike, *, out: Optional[PathLike] = None, validate: bool = True) -> Sweep:
+def load_sweep(path: PathLike, *, out: PathLike | None = None, validate: bool = True) -> Sweep:
     """Read a sweep file and build its jobs; with ``validate``, check every grid point's
     scenario with the core (stops at the first bad one, naming its parameter).
 
@@ -592,9 +626,7 @@ def load_sweep(path: PathLike, *, out: Optional[PathLike] = None, validate: bool
     return build_sweep(doc, path, out=out, validate=validate)
 
 
-def build_sweep(
-    doc: Mapping[str, Any], path: PathLike, *, out: Optional[PathLike] = None, validate: bool = True
-) -> Sweep:
+def build_sweep(doc: Mapping[str, Any], path: PathLike, *, out: PathLike | None = None, validate: bool = True) -> Sweep:
     """``load_sweep`` for an already parsed document; ``path`` names it in errors and
     anchors its relative paths."""
     path = Path(path)
@@ -638,7 +670,7 @@ def build_sweep(
         _assign(base, p, v, f"set.{p}", src)
 
     # The axes.
-    axes: List[Axis] = []
+    axes: list[Axis] = []
     grid = doc.get("grid", {})
     if not isinstance(grid, Mapping):
         fail("grid", f"must be a table of field paths to lists of values, got {_tname(grid)}")
@@ -690,17 +722,23 @@ def build_sweep(
         axes.append(Axis(lname, values, dict(sets), where))
 
     # Names and paths must not collide.
-    names: Dict[str, str] = {}
-    paths: Dict[str, str] = {p: f"set.{p}" for p in fixed}
+    names: dict[str, str] = {}
+    paths: dict[str, str] = {p: f"set.{p}" for p in fixed}
     for a in axes:
         if not store.NAME_RE.match(a.name):
-            fail(a.where, f"parameter name {a.name!r} must start with a letter or '_' and "
-                 "contain only letters, digits and _ . - [ ]")
+            fail(
+                a.where,
+                f"parameter name {a.name!r} must start with a letter or '_' and "
+                "contain only letters, digits and _ . - [ ]",
+            )
         if a.name == SEED_PARAM or any(_same_field(p, SEED_PARAM) for p in a.sets):
             fail(a.where, "the seed is not a grid field; use seeds = [...] or replications = N")
         if a.name in RESERVED_NAMES:
-            fail(a.where, f"parameter name {a.name!r} is also a column of the results; "
-                 "choose another (in [grid]: other = { path = ..., values = [...] })")
+            fail(
+                a.where,
+                f"parameter name {a.name!r} is also a column of the results; "
+                "choose another (in [grid]: other = { path = ..., values = [...] })",
+            )
         if a.name in names:
             fail(a.where, f"parameter {a.name!r} is also defined by {names[a.name]}")
         names[a.name] = a.where
@@ -723,10 +761,10 @@ def build_sweep(
         out_dir = Path("out") / path.stem
 
     # Grid points (seed fastest), each checked by the core.
-    jobs: List[Job] = []
+    jobs: list[Job] = []
     for point in _product([len(a.values) for a in axes]):
         sc = copy.deepcopy(base)
-        params: Dict[str, Any] = {}
+        params: dict[str, Any] = {}
         for a, k in zip(axes, point):
             params[a.name] = a.values[k]
             for p, lst in a.sets.items():
@@ -742,14 +780,12 @@ def build_sweep(
     return Sweep(path, name, out_dir, base_dir, axes, seeds, jobs)
 
 
-def run_sweep(
-    sweep: Sweep, *, workers: Optional[int] = None, dask: Any = None, progress: bool = True
-) -> RunReport:
+def run_sweep(sweep: Sweep, *, workers: int | None = None, dask: Any = None, progress: bool = True) -> RunReport:
     """Run a loaded sweep's jobs into its output directory (see ``run_many``)."""
     return run_many(sweep.jobs, sweep.out_dir, workers=workers, dask=dask, progress=progress)
 
 
-def prune(out_dir: PathLike, keep: List[str]) -> List[str]:
+def prune(out_dir: PathLike, keep: list[str]) -> list[str]:
     """Delete the complete runs (and failure records) in ``out_dir`` whose ids are not in
     ``keep``; drop the manifest when no run is left. Returns the deleted ids."""
     import shutil
@@ -766,10 +802,8 @@ def prune(out_dir: PathLike, keep: List[str]) -> List[str]:
             if rid not in keep_set:
                 store.clear_failure(out, rid)
         if not store.completed_runs(out):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 (out / store.MANIFEST).unlink()
-            except FileNotFoundError:
-                pass
         _remove_empty_dirs(out / store.RUNS_DIR)
     return gone
 
@@ -780,10 +814,8 @@ def _remove_empty_dirs(root: Path) -> None:
     for dirpath, _dirs, _files in os.walk(root, topdown=False):
         p = Path(dirpath)
         if p != root:
-            try:
+            with contextlib.suppress(OSError):
                 p.rmdir()
-            except OSError:
-                pass
 
 
 def _read_base(path: Path, src: str) -> dict:
@@ -796,10 +828,7 @@ def _read_base(path: Path, src: str) -> dict:
     except (OSError, UnicodeDecodeError) as e:
         raise SweepError(f"{src}: base: {path}: cannot read ({e})") from None
     try:
-        if path.suffix.lower() == ".json":
-            doc = json.loads(text)
-        else:
-            doc = _tomllib().loads(text)
+        doc = json.loads(text) if path.suffix.lower() == ".json" else _tomllib().loads(text)
     except ValueError as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
         raise SweepError(f"{src}: base: {path}: invalid scenario syntax: {e}") from None
     if not isinstance(doc, dict):
@@ -807,10 +836,10 @@ def _read_base(path: Path, src: str) -> dict:
     return doc
 
 
-def _flatten_paths(table: Mapping[str, Any], stop, prefix: str = "") -> Dict[str, Any]:
+def _flatten_paths(table: Mapping[str, Any], stop, prefix: str = "") -> dict[str, Any]:
     """Dotted paths of a (possibly nested, from bare dotted TOML keys) table; descends
     into sub-tables until ``stop(value)`` is true."""
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for k, v in table.items():
         p = f"{prefix}{k}"
         if stop(v):
@@ -820,8 +849,8 @@ def _flatten_paths(table: Mapping[str, Any], stop, prefix: str = "") -> Dict[str
     return out
 
 
-def _parse_path(p: str) -> List[Union[str, int]]:
-    segs: List[Union[str, int]] = []
+def _parse_path(p: str) -> list[str | int]:
+    segs: list[str | int] = []
     for part in p.split("."):
         m = _SEGMENT_RE.match(part)
         if not m:
@@ -873,7 +902,7 @@ def _assign(sc: dict, p: str, value: Any, where: str, src: str) -> None:
         done = here
 
 
-def _check_values(values: Any, where: str, src: str) -> List[Any]:
+def _check_values(values: Any, where: str, src: str) -> list[Any]:
     if not isinstance(values, list):
         raise SweepError(f"{src}: {where}: must be a list of values, got {_tname(values)}")
     if not values:
@@ -899,7 +928,7 @@ def _check_values(values: Any, where: str, src: str) -> List[Any]:
     return list(values)
 
 
-def _seeds(doc: Mapping[str, Any], base: Mapping[str, Any], src: str) -> List[int]:
+def _seeds(doc: Mapping[str, Any], base: Mapping[str, Any], src: str) -> list[int]:
     def is_int(v):
         return isinstance(v, int) and not isinstance(v, bool)
 
@@ -928,7 +957,7 @@ def _seeds(doc: Mapping[str, Any], base: Mapping[str, Any], src: str) -> List[in
     return [first]
 
 
-def _product(sizes: List[int]):
+def _product(sizes: list[int]):
     if not sizes:
         yield ()
         return
@@ -977,8 +1006,7 @@ def _overlaps(p: str, q: str) -> bool:
 
 
 def _run_id(scenario: Mapping[str, Any], params: Mapping[str, Any]) -> str:
-    text = json.dumps({"params": params, "scenario": scenario}, sort_keys=True,
-                      separators=(",", ":"), allow_nan=False)
+    text = json.dumps({"params": params, "scenario": scenario}, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

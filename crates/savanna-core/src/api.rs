@@ -7,14 +7,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::metrics::{output, RunOutput, RunSummary};
+pub use crate::scenario::Format;
 use crate::scenario::{self, Scenario};
-
-/// Text format of a scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Toml,
-    Json,
-}
 
 /// Options a front end may set on top of the scenario text.
 #[derive(Clone, Debug, Default)]

@@ -6,8 +6,8 @@
 //! queue disciplines and `traffic` generators; `metrics` holds the records and writes them.
 
 pub mod api;
-pub mod classify;
 pub mod aqm;
+pub mod classify;
 pub mod engine;
 pub mod error;
 pub mod metrics;
@@ -15,6 +15,7 @@ pub mod model;
 pub mod net;
 pub mod scenario;
 pub mod sim;
+pub mod spec;
 pub mod tcp;
 pub mod traffic;
 

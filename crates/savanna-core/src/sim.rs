@@ -18,7 +18,10 @@ use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, secs_to_ns, Event, Rng, Scheduler, Time};
 use crate::error::{Error, Result};
-use crate::metrics::{ClassMark, ClassTotals, ClassifierSample, FlowRecord, FlowSink, GoodputSample, Name, NetSample, QueueSample, QueueTotals, RunOutput, RunSummary, TraceSample};
+use crate::metrics::{
+    ClassMark, ClassTotals, ClassifierSample, FlowRecord, FlowSink, GoodputSample, Name, NetSample, QueueSample,
+    QueueTotals, RunOutput, RunSummary, TraceSample,
+};
 use crate::net::packet::FLAG_RETX;
 use crate::net::topology::NO_ROUTE;
 use crate::net::{Packet, PacketPool, PktId, PktKind};
@@ -313,13 +316,18 @@ impl World {
         for (i, (node, _)) in plan.classifiers.iter().enumerate() {
             node_classifier[*node as usize] = i as u32;
         }
-        let classifiers: Vec<Box<dyn Classifier>> = plan.classifiers.iter().map(|(_, c)| make_classifier(c, plan.seed)).collect();
+        let classifiers: Vec<Box<dyn Classifier>> =
+            plan.classifiers.iter().map(|(_, c)| make_classifier(c, plan.seed)).collect();
         let classifier_nodes = plan.classifiers.iter().map(|(n, _)| *n).collect();
         let mut node_policy = vec![NONE; topo.n_nodes()];
         for (i, p) in plan.policies.iter().enumerate() {
             node_policy[p.node as usize] = i as u32;
         }
-        let policy_rng = plan.policies.iter().map(|p| Rng::stream(plan.seed, &format!("policy/{}", topo.node_names[p.node as usize]))).collect();
+        let policy_rng = plan
+            .policies
+            .iter()
+            .map(|p| Rng::stream(plan.seed, &format!("policy/{}", topo.node_names[p.node as usize])))
+            .collect();
         let mut w = World {
             n_nodes: topo.n_nodes(),
             sched: Scheduler::new(),
@@ -343,7 +351,11 @@ impl World {
             classifiers,
             classifier_nodes,
             node_classifier,
-            link_to_router: topo.links.iter().map(|l| topo.node_kinds[l.to as usize] == crate::net::NodeKind::Router).collect(),
+            link_to_router: topo
+                .links
+                .iter()
+                .map(|l| topo.node_kinds[l.to as usize] == crate::net::NodeKind::Router)
+                .collect(),
             session_rng: vec![Vec::new(); plan.traffic.len()],
             classifier_samples: Vec::new(),
             traces: Vec::new(),
@@ -583,7 +595,8 @@ impl World {
         };
         link.stats.arrivals[class] += 1;
         self.qout.clear();
-        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let mut cx =
+            QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let accepted = link.qdisc.enqueue(id, &mut cx);
         if accepted {
             link.stats.enqueued[class] += 1;
@@ -623,7 +636,8 @@ impl World {
         let now = self.sched.now();
         let link = &mut self.links[l as usize];
         self.qout.clear();
-        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let mut cx =
+            QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let next = link.qdisc.dequeue(&mut cx);
         self.account_qout(l, None);
         if let Some(id) = next {
@@ -652,7 +666,8 @@ impl World {
         let link = &mut self.links[l as usize];
         link.busy = false;
         let id = link.tx_pkt;
-        let lost = (!link.faults.is_empty() && Self::fault_hits(&mut link.faults, self.pkts.get(id))) || (link.loss > 0.0 && link.loss_rng.bernoulli(link.loss));
+        let lost = (!link.faults.is_empty() && Self::fault_hits(&mut link.faults, self.pkts.get(id)))
+            || (link.loss > 0.0 && link.loss_rng.bernoulli(link.loss));
         if lost {
             self.link_losses += 1;
             let c = self.pkts.get(id).class.index();
@@ -878,6 +893,7 @@ impl World {
         self.check_retire(fi);
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn new_endpoint(&mut self, flow: u32, side: u8, local: u32, remote: u32, cfg: u16, snd: u64, rcv: u64) -> u32 {
         let c: &TcpConfig = &self.plan.tcp[cfg as usize];
         match self.free_eps.pop() {
@@ -899,7 +915,9 @@ impl World {
         let src = t as u32;
         let rng = &mut self.traffic_rng[t];
         match &self.plan.traffic[t].kind {
-            TrafficKind::Poisson { start, .. } | TrafficKind::Persistent { start, .. } | TrafficKind::Periodic { start, .. } => {
+            TrafficKind::Poisson { start, .. }
+            | TrafficKind::Persistent { start, .. }
+            | TrafficKind::Periodic { start, .. } => {
                 self.sched.at(*start, Event::Traffic { src, arg: 0 });
             }
             TrafficKind::List { flows } => {
@@ -922,7 +940,9 @@ impl World {
             TrafficKind::Closed { sessions, ends, start, spread, .. } => {
                 let mut v = Vec::with_capacity(*sessions as usize);
                 let name = &self.plan.traffic[t].name;
-                self.session_rng[t] = (0..*sessions).map(|i| Rng::stream(self.plan.seed, &format!("traffic/{name}/session{i}"))).collect();
+                self.session_rng[t] = (0..*sessions)
+                    .map(|i| Rng::stream(self.plan.seed, &format!("traffic/{name}/session{i}")))
+                    .collect();
                 for i in 0..*sessions {
                     let at = *start + (*spread as f64 * rng.uniform()) as Time;
                     let (a, b) = match ends {
@@ -1322,7 +1342,12 @@ impl World {
             [NO_PATH, _] => names.empty.clone(),
             [a, b] => {
                 // The policy that chose it is the one on the flow's path.
-                let pol = self.plan.policies.iter().position(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a)).or((!self.plan.policies.is_empty()).then_some(0));
+                let pol = self
+                    .plan
+                    .policies
+                    .iter()
+                    .position(|p| p.cands[f.dst as usize].iter().any(|c| c.0 == a))
+                    .or((!self.plan.policies.is_empty()).then_some(0));
                 match pol {
                     Some(p) if a == b => names.hops[p][a as usize].clone(),
                     Some(p) => Name::from(format!("{}>{}", names.hops[p][a as usize], names.hops[p][b as usize])),
@@ -1392,7 +1417,12 @@ impl World {
             let s = &link.stats;
             let occ: u64 = s.occupancy.iter().sum();
             if occ != link.qdisc.len_pkts() as u64 {
-                return Err(Error::Internal(format!("queue {}: accounting says {} queued, discipline holds {}", link.name, occ, link.qdisc.len_pkts())));
+                return Err(Error::Internal(format!(
+                    "queue {}: accounting says {} queued, discipline holds {}",
+                    link.name,
+                    occ,
+                    link.qdisc.len_pkts()
+                )));
             }
             in_queues += occ;
             let mut busy = link.busy_ns;
@@ -1457,7 +1487,9 @@ impl World {
             flows_finished: self.flows_finished,
             queues,
         };
-        if summary.packets_created != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end {
+        if summary.packets_created
+            != summary.packets_delivered + summary.packets_dropped + summary.packets_in_network_at_end
+        {
             return Err(Error::Internal("packet conservation failed".into()));
         }
         // Every flow still live retires now, in flow order, after those already queued.
@@ -1522,8 +1554,8 @@ fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats, receives
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Format;
     use crate::scenario::parse;
+    use crate::scenario::Format;
 
     fn scenario(file: &str, secs: f64) -> Scenario {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);

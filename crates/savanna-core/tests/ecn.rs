@@ -36,7 +36,10 @@ fn ecn_marks_replace_early_drops() {
     let without = red_run(false);
     let q = |o: &RunOutput| o.summary.queues.iter().find(|q| q.name == "left->right").unwrap().clone();
     let (qe, qn) = (q(&with), q(&without));
-    eprintln!("ecn: marked {} early {:?} util {:.3}; plain: early {:?} util {:.3}", qe.marked, qe.dropped_by_reason, qe.utilisation, qn.dropped_by_reason, qn.utilisation);
+    eprintln!(
+        "ecn: marked {} early {:?} util {:.3}; plain: early {:?} util {:.3}",
+        qe.marked, qe.dropped_by_reason, qe.utilisation, qn.dropped_by_reason, qn.utilisation
+    );
     assert_eq!(qn.marked, 0);
     assert!(qe.marked > 100, "marks: {}", qe.marked);
     let early = |q: &savanna_core::metrics::QueueTotals| q.dropped_by_reason.get("early").copied().unwrap_or(0);

@@ -187,7 +187,18 @@ fn print_table(title: &str, cases: &[Case]) {
     println!("\n{title}");
     println!(
         "{:>6} {:>10} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "p", "sent/s", "model/s", "rel.err", "approx/s", "goodput/s", "RTT ms", "queue ms", "T0 ms", "TDs", "TOs", "ind.rate"
+        "p",
+        "sent/s",
+        "model/s",
+        "rel.err",
+        "approx/s",
+        "goodput/s",
+        "RTT ms",
+        "queue ms",
+        "T0 ms",
+        "TDs",
+        "TOs",
+        "ind.rate"
     );
     for c in cases {
         println!(
@@ -206,7 +217,10 @@ fn print_table(title: &str, cases: &[Case]) {
             c.loss_ind_rate
         );
         if c.t0_bound > MIN_RTO_S {
-            println!("       (T0 from the RTT_mean + 4 sigma bound {:.1} ms, above the min_rto floor)", c.t0_bound * 1e3);
+            println!(
+                "       (T0 from the RTT_mean + 4 sigma bound {:.1} ms, above the min_rto floor)",
+                c.t0_bound * 1e3
+            );
         }
     }
 }

@@ -19,7 +19,8 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The ns-3 comparison's DropTail dumbbell for `secs` seconds: about 22 flows a second.
 fn dumbbell(secs: f64) -> String {
-    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/dumbbell-droptail.toml")).unwrap();
+    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/dumbbell-droptail.toml"))
+        .unwrap();
     text.replace("duration_s = 500.0", &format!("duration_s = {secs}"))
 }
 
@@ -40,7 +41,8 @@ fn streamed_flows_file_is_the_in_memory_one_byte_for_byte() {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::RowAccessor;
     let reader = SerializedFileReader::new(fs::File::open(dir.join("run").join("flows.parquet")).unwrap()).unwrap();
-    let order: Vec<usize> = reader.get_row_iter(None).unwrap().map(|r| r.unwrap().get_long(0).unwrap() as usize).collect();
+    let order: Vec<usize> =
+        reader.get_row_iter(None).unwrap().map(|r| r.unwrap().get_long(0).unwrap() as usize).collect();
     assert_eq!(order.len(), out.flows.len());
     assert!(order.windows(2).any(|w| w[0] > w[1]), "rows in flow order: were they written only at the end?");
     let in_file_order: Vec<_> = order.iter().map(|&i| out.flows[i].clone()).collect();
@@ -52,7 +54,8 @@ fn streamed_flows_file_is_the_in_memory_one_byte_for_byte() {
     let meta = reader.metadata();
     assert_eq!(meta.num_row_groups(), out.flows.len().div_ceil(ROW_GROUP_ROWS));
     assert_eq!(meta.file_metadata().num_rows() as usize, out.flows.len());
-    let names: Vec<String> = fs::read_dir(dir.join("run")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let names: Vec<String> =
+        fs::read_dir(dir.join("run")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.starts_with(".partial-")), "staging left behind: {names:?}");
     fs::remove_dir_all(&dir).unwrap();
 }

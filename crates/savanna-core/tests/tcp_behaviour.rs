@@ -96,7 +96,12 @@ kind = "syn"
         assert_eq!(f2.timeouts, 2);
         assert_eq!(f2.syn_drops, 2);
         // The second SYN waits a backed-off timer: ITO, then 2 ITO.
-        assert!((f2.fct_s.unwrap() - base - 3.0 * ito).abs() < 1e-6, "ito {ito}: {} vs {} + 3 ito", f2.fct_s.unwrap(), base);
+        assert!(
+            (f2.fct_s.unwrap() - base - 3.0 * ito).abs() < 1e-6,
+            "ito {ito}: {} vs {} + 3 ito",
+            f2.fct_s.unwrap(),
+            base
+        );
     }
 }
 
@@ -110,7 +115,9 @@ fn first_data_packet_loss_without_handshake_costs_the_ito() {
         assert!(f.first_data_drop);
         assert_eq!(f.timeouts, 1);
         assert!((f.fct_s.unwrap() - base - ito).abs() < 1e-6);
-        let fault2 = format!("{fault}\n[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 0\noccurrence = 2\n");
+        let fault2 = format!(
+            "{fault}\n[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 0\noccurrence = 2\n"
+        );
         let f = one_flow(100.0, 1, &tcp, &fault2);
         assert_eq!(f.timeouts, 2);
         assert!((f.fct_s.unwrap() - base - 3.0 * ito).abs() < 1e-6);
@@ -179,7 +186,6 @@ count = 1
     assert!(q.utilisation > 0.95, "utilisation {}", q.utilisation);
     assert!(q.dropped > 0, "the flow must have probed past the buffer");
 }
-
 
 fn one_request(size: u64, tcp: &str) -> FlowRecord {
     let toml = format!(
@@ -342,7 +348,9 @@ fn after_a_timeout_duplicates_of_resent_segments_do_not_start_a_fast_retransmit(
     // and start a spurious recovery.
     let tcp = "variant = \"newreno\"\ninit_cwnd = 2\nmax_window = 1000";
     let lose = |seq: u64, occurrence: u64| {
-        format!("[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = {seq}\noccurrence = {occurrence}\n\n")
+        format!(
+            "[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = {seq}\noccurrence = {occurrence}\n\n"
+        )
     };
     let faults = [lose(40, 1), lose(40, 2), lose(42, 1), lose(44, 1), lose(46, 1)].concat();
     let out = one_flow_run(100.0, 300, tcp, &format!("[trace]\nflows = [0]\n{faults}"));

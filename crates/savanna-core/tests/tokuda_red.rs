@@ -47,7 +47,8 @@ fn error(text: &str) -> String {
 fn derived_a_long_is_the_marked_share() {
     let size = r#"{ dist = "fixed", value = 10 }"#;
     for (handshake, extra, want) in [(true, 2u64, 5.0 / 12.0), (false, 0, 0.3)] {
-        let queue = format!(r#"{{ type = "reddiff", a_long_from = {{ size = {size}, k = 7, extra_pkts = {extra} }} }}"#);
+        let queue =
+            format!(r#"{{ type = "reddiff", a_long_from = {{ size = {size}, k = 7, extra_pkts = {extra} }} }}"#);
         let text = scenario(&queue, "type = \"marking\"\nk = 7", size) + &format!("[tcp]\nhandshake = {handshake}\n");
         let sc = load(&text, Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
         let out = run(&sc).expect("run");
@@ -74,7 +75,8 @@ fn criterion_k_reaches_the_classifier() {
     assert!(want.k > 1 && want.k < 200, "{want:?}");
     for kind in ["hashing", "marking", "sampling"] {
         let classifier = format!("type = \"{kind}\"\nk = {{ {crit}, size = {size} }}");
-        let sc = load(&scenario(&queue, &classifier, size), Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
+        let sc = load(&scenario(&queue, &classifier, size), Format::Toml, Path::new("."), &RunOptions::default())
+            .expect("valid");
         let out = run(&sc).expect("run");
         assert!(!out.classifiers.is_empty());
         for c in &out.classifiers {

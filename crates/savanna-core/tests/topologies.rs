@@ -23,7 +23,7 @@ fn arrivals(o: &RunOutput, link: &str) -> u64 {
     o.summary.queues.iter().find(|q| q.name == link).unwrap_or_else(|| panic!("no link {link}")).arrivals
 }
 
-fn flow<'a>(o: &'a RunOutput, id: u64) -> &'a FlowRecord {
+fn flow(o: &RunOutput, id: u64) -> &FlowRecord {
     &o.flows[id as usize]
 }
 
@@ -58,7 +58,11 @@ fn graph_routes_as_drawn() {
     let f1 = flow(&o, 1);
     assert!((f1.base_rtt_s - 2.0 * (0.002 + 0.010 + 0.001)).abs() < 1e-9);
     assert!(arrivals(&o, "b->a") >= 50 && arrivals(&o, "a->b") > 0);
-    assert_eq!(arrivals(&o, "b->h1") + arrivals(&o, "h1->b"), arrivals(&o, "a->b") + arrivals(&o, "b->a"), "only h1's flow crosses a-b");
+    assert_eq!(
+        arrivals(&o, "b->h1") + arrivals(&o, "h1->b"),
+        arrivals(&o, "a->b") + arrivals(&o, "b->a"),
+        "only h1's flow crosses a-b"
+    );
     assert!(o.flows.iter().all(|f| f.fct_s.is_some()));
 }
 
@@ -74,7 +78,9 @@ fn graph_input_errors_name_the_field() {
     let e = err(&GRAPH.replace(r#"routers = ["a", "b", "c"]"#, r#"routers = ["a", "b", "c", "a"]"#));
     assert!(e.contains("topology.routers[3]") && e.contains("declared twice"), "{e}");
     // A graph has no implicit host pairs: poisson traffic must say where it runs.
-    let e = err(&format!("{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nsize = {{ dist = \"fixed\", value = 3 }}\n"));
+    let e = err(&format!(
+        "{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nsize = {{ dist = \"fixed\", value = 3 }}\n"
+    ));
     assert!(e.contains("traffic[1].from") && e.contains("hosts"), "{e}");
     let e = err(&format!("{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nfrom = \"nobody\"\nto = \"h1\"\nsize = {{ dist = \"fixed\", value = 3 }}\n"));
     assert!(e.contains("traffic[1].from") && e.contains("'nobody'"), "{e}");
@@ -172,7 +178,7 @@ fn threshold_policy_moves_a_flow_after_exactly_n_packets() {
     // Every packet of the flow towards the client crosses n4: the first 32 (SYN included)
     // on path 1, all later ones on path 2.
     assert_eq!(arrivals(&o, "n4->n5"), 32);
-    assert!(arrivals(&o, "n4->n7") >= 200 - 32 + 1);
+    assert!(arrivals(&o, "n4->n7") > 200 - 32);
     assert_eq!(o.flows[0].delivered_pkts, 200);
     // A short flow never leaves path 1.
     let o = go(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = 32\n"));

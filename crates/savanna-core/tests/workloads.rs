@@ -120,7 +120,8 @@ size = { dist = "fixed", value = 20 }
 start_spread_s = 5.0
 "#
     ));
-    let mut by_pair: BTreeMap<(String, String), Vec<(f64, Option<f64>)>> = BTreeMap::new();
+    type Times = Vec<(f64, Option<f64>)>;
+    let mut by_pair: BTreeMap<(String, String), Times> = BTreeMap::new();
     for f in &o.flows {
         by_pair.entry((f.src.to_string(), f.dst.to_string())).or_default().push((f.start_s, f.end_s));
     }
@@ -283,7 +284,9 @@ fn workload_input_errors_name_the_field() {
     assert!(e.contains("traffic[0].think_s.mean"), "{e}");
     let e = err(&format!("{base}type = \"periodic\"\nsize = {{ dist = \"fixed\", value = 1 }}\nperiod_s = 0.0\n"));
     assert!(e.contains("traffic[0].period_s"), "{e}");
-    let e = err(&format!("{base}type = \"poisson\"\nrate_per_s = 1.0\nfrom = \"senders\"\nsize = {{ dist = \"fixed\", value = 1 }}\n"));
+    let e = err(&format!(
+        "{base}type = \"poisson\"\nrate_per_s = 1.0\nfrom = \"senders\"\nsize = {{ dist = \"fixed\", value = 1 }}\n"
+    ));
     assert!(e.contains("traffic[0].to"), "{e}");
 }
 

@@ -50,9 +50,9 @@ fn parse_format(fmt: &str) -> PyResult<Format> {
     match fmt {
         "toml" => Ok(Format::Toml),
         "json" => Ok(Format::Json),
-        other => Err(PyValueError::new_err(format!(
-            "fmt: unknown scenario format {other:?}; allowed: \"toml\", \"json\""
-        ))),
+        other => {
+            Err(PyValueError::new_err(format!("fmt: unknown scenario format {other:?}; allowed: \"toml\", \"json\"")))
+        }
     }
 }
 
@@ -95,8 +95,7 @@ fn run_to_dir(
     let format = parse_format(fmt)?;
     let opts = RunOptions { seed, duration_s };
     let json = call_core(py, move || {
-        let summary =
-            api::run_to_dir(&text, format, Path::new(&base_dir), Path::new(&out_dir), &opts)?;
+        let summary = api::run_to_dir(&text, format, Path::new(&base_dir), Path::new(&out_dir), &opts)?;
         Ok(savanna_core::metrics::summary::to_json(&summary))
     })?;
     Ok(json)
@@ -131,7 +130,10 @@ fn arg_err(msg: impl Into<String>) -> PyErr {
 fn call_model<T: Send, F: FnOnce() -> PyResult<T> + Send>(py: Python<'_>, f: F) -> PyResult<T> {
     py.detach(|| match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(payload) => Err(PyRuntimeError::new_err(format!("savanna model panicked: {} (a bug in Savanna)", panic_message(payload.as_ref())))),
+        Err(payload) => Err(PyRuntimeError::new_err(format!(
+            "savanna model panicked: {} (a bug in Savanna)",
+            panic_message(payload.as_ref())
+        ))),
     })
 }
 
@@ -154,7 +156,11 @@ fn padhye_throughput(p: f64, rtt_s: f64, t0_s: f64, b: f64, wmax_pkts: f64, appr
     if wmax_pkts.is_nan() || wmax_pkts < 1.0 {
         return Err(arg_err(format!("wmax_pkts: must be at least 1 packet (or infinite), got {wmax_pkts}")));
     }
-    Ok(if approx { padhye::throughput_approx(p, rtt_s, t0_s, b, wmax_pkts) } else { padhye::throughput_full(p, rtt_s, t0_s, b, wmax_pkts) })
+    Ok(if approx {
+        padhye::throughput_approx(p, rtt_s, t0_s, b, wmax_pkts)
+    } else {
+        padhye::throughput_full(p, rtt_s, t0_s, b, wmax_pkts)
+    })
 }
 
 /// (first, slow_start, loss, ca, total, d_ss, w_ss, q_timeout).
@@ -168,7 +174,15 @@ fn guo_matta_latency(d: f64, p: f64, rtt_s: f64, rto_s: f64, ito_s: f64) -> PyRe
     Ok((l.first, l.slow_start, l.loss, l.ca, l.total, l.d_ss, l.w_ss, l.q_timeout))
 }
 
-fn tokuda_tcp(rtt_s: f64, rto_s: Option<f64>, ito_s: f64, b: f64, init_cwnd: f64, max_window: f64, handshake: bool) -> PyResult<tokuda::Tcp> {
+fn tokuda_tcp(
+    rtt_s: f64,
+    rto_s: Option<f64>,
+    ito_s: f64,
+    b: f64,
+    init_cwnd: f64,
+    max_window: f64,
+    handshake: bool,
+) -> PyResult<tokuda::Tcp> {
     let tcp = tokuda::Tcp { rtt_s, rto_s: rto_s.unwrap_or(4.0 * rtt_s), ito_s, b, init_cwnd, max_window, handshake };
     tcp.check().map_err(arg_err)?;
     Ok(tcp)
@@ -179,7 +193,20 @@ fn tokuda_tcp(rtt_s: f64, rto_s: Option<f64>, ito_s: f64, b: f64, init_cwnd: f64
 #[pyfunction]
 #[pyo3(signature = (sizes, k, p_s, p_l, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false))]
 #[allow(clippy::too_many_arguments)]
-fn tokuda_throughput(py: Python<'_>, sizes: Vec<u64>, k: u64, p_s: f64, p_l: f64, rtt_s: f64, rto_s: Option<f64>, ito_s: f64, b: f64, init_cwnd: f64, max_window: f64, handshake: bool) -> PyResult<Vec<f64>> {
+fn tokuda_throughput(
+    py: Python<'_>,
+    sizes: Vec<u64>,
+    k: u64,
+    p_s: f64,
+    p_l: f64,
+    rtt_s: f64,
+    rto_s: Option<f64>,
+    ito_s: f64,
+    b: f64,
+    init_cwnd: f64,
+    max_window: f64,
+    handshake: bool,
+) -> PyResult<Vec<f64>> {
     let tcp = tokuda_tcp(rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake)?;
     let loss = tokuda::Losses { k, p_s, p_l };
     loss.check().map_err(arg_err)?;
@@ -224,7 +251,14 @@ fn packet_sizes(py: Python<'_>, size_json: String, mss_bytes: f64, n: u64) -> Py
 
 /// a_l for each K of `ks` (Tokuda et al. 2002 section 3.2).
 #[pyfunction]
-fn long_share(py: Python<'_>, size_json: String, mss_bytes: f64, ks: Vec<u64>, counting_name: String, extra_pkts: u64) -> PyResult<Vec<f64>> {
+fn long_share(
+    py: Python<'_>,
+    size_json: String,
+    mss_bytes: f64,
+    ks: Vec<u64>,
+    counting_name: String,
+    extra_pkts: u64,
+) -> PyResult<Vec<f64>> {
     let c = counting(&counting_name)?;
     call_model(py, move || {
         let ps = packet_law(&size_json, mss_bytes)?;
@@ -242,7 +276,24 @@ fn criterion(p_t: f64, l_pkts: u64, k_max: u64, counting_name: &str, extra_pkts:
 #[pyfunction]
 #[pyo3(signature = (size_json, mss_bytes, p_t, rtt_s, ks=None, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000, counting_name="beyond-k".to_string(), extra_pkts=0))]
 #[allow(clippy::too_many_arguments)]
-fn tokuda_f(py: Python<'_>, size_json: String, mss_bytes: f64, p_t: f64, rtt_s: f64, ks: Option<Vec<u64>>, rto_s: Option<f64>, ito_s: f64, b: f64, init_cwnd: f64, max_window: f64, handshake: bool, l_pkts: u64, k_max: u64, counting_name: String, extra_pkts: u64) -> PyResult<Vec<(u64, f64, f64, f64)>> {
+fn tokuda_f(
+    py: Python<'_>,
+    size_json: String,
+    mss_bytes: f64,
+    p_t: f64,
+    rtt_s: f64,
+    ks: Option<Vec<u64>>,
+    rto_s: Option<f64>,
+    ito_s: f64,
+    b: f64,
+    init_cwnd: f64,
+    max_window: f64,
+    handshake: bool,
+    l_pkts: u64,
+    k_max: u64,
+    counting_name: String,
+    extra_pkts: u64,
+) -> PyResult<Vec<(u64, f64, f64, f64)>> {
     let tcp = tokuda_tcp(rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake)?;
     let crit = criterion(p_t, l_pkts, k_max, &counting_name, extra_pkts)?;
     if let Some(bad) = ks.as_ref().and_then(|ks| ks.iter().find(|&&k| k == 0 || k >= l_pkts)) {
@@ -262,7 +313,23 @@ fn tokuda_f(py: Python<'_>, size_json: String, mss_bytes: f64, p_t: f64, rtt_s: 
 #[pyfunction]
 #[pyo3(signature = (size_json, mss_bytes, p_t, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000, counting_name="beyond-k".to_string(), extra_pkts=0))]
 #[allow(clippy::too_many_arguments)]
-fn tokuda_k(py: Python<'_>, size_json: String, mss_bytes: f64, p_t: f64, rtt_s: f64, rto_s: Option<f64>, ito_s: f64, b: f64, init_cwnd: f64, max_window: f64, handshake: bool, l_pkts: u64, k_max: u64, counting_name: String, extra_pkts: u64) -> PyResult<(u64, f64, f64, f64)> {
+fn tokuda_k(
+    py: Python<'_>,
+    size_json: String,
+    mss_bytes: f64,
+    p_t: f64,
+    rtt_s: f64,
+    rto_s: Option<f64>,
+    ito_s: f64,
+    b: f64,
+    init_cwnd: f64,
+    max_window: f64,
+    handshake: bool,
+    l_pkts: u64,
+    k_max: u64,
+    counting_name: String,
+    extra_pkts: u64,
+) -> PyResult<(u64, f64, f64, f64)> {
     let tcp = tokuda_tcp(rtt_s, rto_s, ito_s, b, init_cwnd, max_window, handshake)?;
     let crit = criterion(p_t, l_pkts, k_max, &counting_name, extra_pkts)?;
     call_model(py, move || {
@@ -285,7 +352,11 @@ fn control_poles(alpha_sum: f64, beta_sum: f64) -> PyResult<Vec<(f64, f64)>> {
 #[pyfunction]
 fn control_iterate(py: Python<'_>, alpha: Vec<f64>, beta: Vec<f64>, max_steps: usize) -> PyResult<(bool, f64, usize)> {
     if alpha.is_empty() || alpha.len() != beta.len() {
-        return Err(arg_err(format!("alpha, beta: need the same number (at least 1) of gains, got {} and {}", alpha.len(), beta.len())));
+        return Err(arg_err(format!(
+            "alpha, beta: need the same number (at least 1) of gains, got {} and {}",
+            alpha.len(),
+            beta.len()
+        )));
     }
     if alpha.iter().chain(&beta).any(|x| !x.is_finite()) {
         return Err(arg_err("alpha, beta: must be finite numbers"));
@@ -303,14 +374,32 @@ fn control_iterate(py: Python<'_>, alpha: Vec<f64>, beta: Vec<f64>, max_steps: u
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
-fn control_simulate(py: Python<'_>, alpha: Vec<f64>, beta: Vec<f64>, w0: Vec<f64>, q0: Vec<f64>, target: Vec<f64>, service: Vec<f64>, steps: usize, individual: bool) -> PyResult<(Vec<Vec<f64>>, Vec<Vec<f64>>)> {
+fn control_simulate(
+    py: Python<'_>,
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    w0: Vec<f64>,
+    q0: Vec<f64>,
+    target: Vec<f64>,
+    service: Vec<f64>,
+    steps: usize,
+    individual: bool,
+) -> PyResult<(Vec<Vec<f64>>, Vec<Vec<f64>>)> {
     let setup = control::Setup { alpha, beta, w0, q0, target, service };
     setup.check(individual).map_err(arg_err)?;
     if steps > 10_000_000 / setup.alpha.len().max(1) {
-        return Err(arg_err(format!("steps: at most {} for {} flows", 10_000_000 / setup.alpha.len().max(1), setup.alpha.len())));
+        return Err(arg_err(format!(
+            "steps: at most {} for {} flows",
+            10_000_000 / setup.alpha.len().max(1),
+            setup.alpha.len()
+        )));
     }
     call_model(py, move || {
-        let t = if individual { control::simulate_individual(&setup, steps) } else { control::simulate_aggregate(&setup, steps) };
+        let t = if individual {
+            control::simulate_individual(&setup, steps)
+        } else {
+            control::simulate_aggregate(&setup, steps)
+        };
         Ok((t.q, t.w))
     })
 }

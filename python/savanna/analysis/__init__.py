@@ -12,14 +12,6 @@ follows.
 - queues: per-class departure share and drop/mark rates over windows (Guo & Matta 2001)
 """
 
-from savanna.analysis.fct import (
-    SIZE_BUCKETS,
-    bucket_label,
-    compare_dirs,
-    compare_markdown,
-    fct_by_size,
-    load_flows,
-)
 from savanna.analysis.fairness import foreground_fairness, goodput_fairness, windowed_goodput
 from savanna.analysis.favorqueue import (
     active_flows,
@@ -30,6 +22,14 @@ from savanna.analysis.favorqueue import (
     rto_ratio,
     rto_recovery_ratio,
     syn_loss_ratio,
+)
+from savanna.analysis.fct import (
+    SIZE_BUCKETS,
+    bucket_label,
+    compare_dirs,
+    compare_markdown,
+    fct_by_size,
+    load_flows,
 )
 from savanna.analysis.queues import departure_share, drop_mark_rates, path_utilisation
 from savanna.analysis.stats import CI, cov, jain, latency_by_size, mean_ci, percentile_by_class

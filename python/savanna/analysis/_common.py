@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Sequence
+from typing import Optional, Union
 
 import numpy as np
 import pandas as pd
 
 from savanna.analysis.fct import bucket_label
 
-Bins = Optional[Sequence[Tuple[float, float]]]
-ClassSpec = Union[str, Dict[str, Tuple[float, float]]]
+Bins = Optional[Sequence[tuple[float, float]]]
+ClassSpec = Union[str, dict[str, tuple[float, float]]]
 
 
 def need(df, columns: Iterable[str], func: str, arg: str, what: str = "a flows table (flows.parquet)") -> None:
@@ -40,8 +41,16 @@ def check_number(x, func: str, arg: str, *, positive: bool = False, non_negative
     return x
 
 
-def select_flows(flows: pd.DataFrame, func: str, arg: str, *, warmup_s: float = 0.0,
-                 finished_only: bool = False, sized: bool = False, tcp_only: bool = False) -> pd.DataFrame:
+def select_flows(
+    flows: pd.DataFrame,
+    func: str,
+    arg: str,
+    *,
+    warmup_s: float = 0.0,
+    finished_only: bool = False,
+    sized: bool = False,
+    tcp_only: bool = False,
+) -> pd.DataFrame:
     """The flows a metric looks at: started at or after `warmup_s`; optionally only those
     that finished (fct_s not null), only those with a size (not persistent) and only TCP."""
     warmup_s = check_number(warmup_s, func, "warmup_s", non_negative=True)
@@ -58,19 +67,29 @@ def select_flows(flows: pd.DataFrame, func: str, arg: str, *, warmup_s: float = 
     return flows[keep]
 
 
-def check_bins(bins: Bins, func: str) -> Optional[list]:
+def check_bins(bins: Bins, func: str) -> list | None:
     """Validate size buckets: None, or a sequence of (lo, hi) with lo <= hi (packets,
     both ends included; hi may be math.inf)."""
     if bins is None:
         return None
     if isinstance(bins, (str, bytes)) or not isinstance(bins, Sequence) or len(bins) == 0:
-        raise ValueError(f"{func}: bins must be None (one group per size) or a non-empty list of (lo, hi) size ranges in packets")
+        raise ValueError(
+            f"{func}: bins must be None (one group per size) or a non-empty list of (lo, hi) size ranges in packets"
+        )
     out = []
     for b in bins:
         if not isinstance(b, (tuple, list)) or len(b) != 2:
             raise ValueError(f"{func}: bins must be (lo, hi) pairs of packet counts, got {b!r}")
         lo, hi = b
-        if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, numbers.Real) or not isinstance(hi, numbers.Real) or lo != lo or hi != hi or lo > hi:
+        if (
+            isinstance(lo, bool)
+            or isinstance(hi, bool)
+            or not isinstance(lo, numbers.Real)
+            or not isinstance(hi, numbers.Real)
+            or lo != lo
+            or hi != hi
+            or lo > hi
+        ):
             raise ValueError(f"{func}: bins must be (lo, hi) pairs with lo <= hi, got {b!r}")
         out.append((lo, hi))
     return out
@@ -116,7 +135,10 @@ def class_labels(flows: pd.DataFrame, by: ClassSpec, func: str) -> pd.Series:
                 raise ValueError(f"{func}: by: size range {name!r} overlaps another range")
             out[sel] = name
         return out
-    raise ValueError(f"{func}: by must be a column name (e.g. 'class_at_end', 'source') or a dict {{class name: (lo, hi) size range in packets}}, got {by!r}")
+    raise ValueError(
+        f"{func}: by must be a column name (e.g. 'class_at_end', 'source') or a dict "
+        f"{{class name: (lo, hi) size range in packets}}, got {by!r}"
+    )
 
 
 def as_array(values, func: str, arg: str = "values") -> np.ndarray:

@@ -13,8 +13,6 @@ delivered in that window; a flow that delivered nothing has no row), and optiona
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 import pandas as pd
 
@@ -25,8 +23,14 @@ _TOL = 1e-9
 _WHAT = "the goodput record (goodput.parquet: t_s, flow_id, delivered_pkts)"
 
 
-def windowed_goodput(goodput, window_s: float = 20.0, flows=None, by: Optional[ClassSpec] = None,
-                     packet_bytes: Optional[float] = None, until_s: Optional[float] = None) -> pd.DataFrame:
+def windowed_goodput(
+    goodput,
+    window_s: float = 20.0,
+    flows=None,
+    by: ClassSpec | None = None,
+    packet_bytes: float | None = None,
+    until_s: float | None = None,
+) -> pd.DataFrame:
     """Goodput of every flow in back-to-back windows of `window_s` seconds (Matta & Guo
     2000, section IV-A: 20 s): the record's delivered_pkts summed over the record windows
     ending in ((k-1) W, k W], divided by W. `window_s` must be a multiple of the record's
@@ -93,13 +97,15 @@ def windowed_goodput(goodput, window_s: float = 20.0, flows=None, by: Optional[C
     if until is not None:
         agg = agg[agg["t_s"] <= until + _TOL * max(1.0, until)]
     agg = agg.sort_values(["t_s", "class", "flow_id"], kind="stable").reset_index(drop=True)
-    out = pd.DataFrame({
-        "t_s": agg["t_s"].to_numpy(dtype=float),
-        "class": agg["class"].to_numpy(),
-        "flow_id": agg["flow_id"].to_numpy(),
-        "delivered_pkts": agg["delivered_pkts"].to_numpy(dtype=np.int64),
-        "goodput_pkts_s": agg["delivered_pkts"].to_numpy(dtype=float) / w,
-    })
+    out = pd.DataFrame(
+        {
+            "t_s": agg["t_s"].to_numpy(dtype=float),
+            "class": agg["class"].to_numpy(),
+            "flow_id": agg["flow_id"].to_numpy(),
+            "delivered_pkts": agg["delivered_pkts"].to_numpy(dtype=np.int64),
+            "goodput_pkts_s": agg["delivered_pkts"].to_numpy(dtype=float) / w,
+        }
+    )
     if pb is not None:
         out["goodput_bps"] = out["goodput_pkts_s"] * pb * 8.0
     return out
@@ -136,16 +142,25 @@ def _fill_idle(agg: pd.DataFrame, rec: pd.DataFrame, flows, w: float, flow_class
         fwd = pd.merge_asof(cand, r, on="_k", by="flow_id", direction="forward")["class"]
         cls = pd.Series(back.where(back.notna(), fwd).to_numpy(), index=cand.index)
         if "class_at_end" in flows.columns:
-            end_cls = cand["flow_id"].map(pd.Series(flows["class_at_end"].to_numpy(), index=flows["flow_id"].to_numpy()))
+            end_cls = cand["flow_id"].map(
+                pd.Series(flows["class_at_end"].to_numpy(), index=flows["flow_id"].to_numpy())
+            )
             cls = cls.where(cls.notna(), end_cls)
-    extra = pd.DataFrame({"_k": cand["_k"].to_numpy(), "class": cls.to_numpy(), "flow_id": cand["flow_id"].to_numpy(),
-                          "delivered_pkts": 0})
+    extra = pd.DataFrame(
+        {
+            "_k": cand["_k"].to_numpy(),
+            "class": cls.to_numpy(),
+            "flow_id": cand["flow_id"].to_numpy(),
+            "delivered_pkts": 0,
+        }
+    )
     extra = extra[extra["class"].notna()]
     return pd.concat([agg, extra], ignore_index=True) if len(extra) else agg
 
 
-def goodput_fairness(goodput, window_s: float = 20.0, flows=None, by: Optional[ClassSpec] = None,
-                     until_s: Optional[float] = None) -> pd.DataFrame:
+def goodput_fairness(
+    goodput, window_s: float = 20.0, flows=None, by: ClassSpec | None = None, until_s: float | None = None
+) -> pd.DataFrame:
     """Jain's fairness index of the flows' goodputs within each class in each window
     (Matta & Guo 2000, section IV-A, 20 s windows), from `windowed_goodput` (see it for
     `flows`, `by` and `until_s`). Rows: t_s (window end), class, flows, goodput_pkts_s (the
@@ -154,13 +169,22 @@ def goodput_fairness(goodput, window_s: float = 20.0, flows=None, by: Optional[C
     rows = []
     for (t, cls), g in wg.groupby(["t_s", "class"], sort=True):
         x = g["goodput_pkts_s"].to_numpy(dtype=float)
-        rows.append({"t_s": float(t), "class": cls, "flows": len(x), "goodput_pkts_s": float(x.sum()),
-                     "mean_goodput_pkts_s": float(x.mean()), "jain": jain(x)})
+        rows.append(
+            {
+                "t_s": float(t),
+                "class": cls,
+                "flows": len(x),
+                "goodput_pkts_s": float(x.sum()),
+                "mean_goodput_pkts_s": float(x.mean()),
+                "jain": jain(x),
+            }
+        )
     return pd.DataFrame(rows, columns=["t_s", "class", "flows", "goodput_pkts_s", "mean_goodput_pkts_s", "jain"])
 
 
-def foreground_fairness(flows, tag: Optional[str] = "foreground", by: ClassSpec = "size_pkts",
-                        warmup_s: float = 0.0) -> pd.DataFrame:
+def foreground_fairness(
+    flows, tag: str | None = "foreground", by: ClassSpec = "size_pkts", warmup_s: float = 0.0
+) -> pd.DataFrame:
     """Jain's fairness index over the response times T_i of foreground connections (Guo &
     Matta 2001, section IV-B.2, Fig. 9): the flows whose `tag` column equals `tag` (None:
     every flow), grouped by `by` (a column such as size_pkts or source, or a dict of size
@@ -178,8 +202,14 @@ def foreground_fairness(flows, tag: Optional[str] = "foreground", by: ClassSpec 
     for cls in sorted(labels.dropna().unique(), key=lambda v: (isinstance(v, str), v)):
         v = f.loc[labels == cls, "fct_s"]
         done = v.dropna().to_numpy(dtype=float)
-        rows.append({"class": cls, "connections": len(v), "unfinished": int(v.isna().sum()),
-                     "mean_fct_s": float(done.mean()) if len(done) else float("nan"),
-                     "max_fct_s": float(done.max()) if len(done) else float("nan"),
-                     "jain": jain(done)})
+        rows.append(
+            {
+                "class": cls,
+                "connections": len(v),
+                "unfinished": int(v.isna().sum()),
+                "mean_fct_s": float(done.mean()) if len(done) else float("nan"),
+                "max_fct_s": float(done.max()) if len(done) else float("nan"),
+                "jain": jain(done),
+            }
+        )
     return pd.DataFrame(rows, columns=["class", "connections", "unfinished", "mean_fct_s", "max_fct_s", "jain"])

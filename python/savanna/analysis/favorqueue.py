@@ -10,7 +10,7 @@ Inputs are flows tables (flows.parquet) and, for the push-out share, summary.jso
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -49,16 +49,20 @@ def delta_i(run_a, run_b, warmup_s: float = 0.0) -> pd.DataFrame:
         )
     keep = (both["start_s_a"] >= warmup_s) & both["fct_s_a"].notna() & both["fct_s_b"].notna()
     out = both[keep]
-    return pd.DataFrame(
-        {
-            "flow_id": out["flow_id"].to_numpy(),
-            "start_s": out["start_s_a"].to_numpy(dtype=float),
-            "size_pkts": out["size_pkts_a"].to_numpy(),
-            "fct_a_s": out["fct_s_a"].to_numpy(dtype=float),
-            "fct_b_s": out["fct_s_b"].to_numpy(dtype=float),
-            "delta_s": (out["fct_s_a"] - out["fct_s_b"]).to_numpy(dtype=float),
-        }
-    ).sort_values("flow_id", kind="stable").reset_index(drop=True)
+    return (
+        pd.DataFrame(
+            {
+                "flow_id": out["flow_id"].to_numpy(),
+                "start_s": out["start_s_a"].to_numpy(dtype=float),
+                "size_pkts": out["size_pkts_a"].to_numpy(),
+                "fct_a_s": out["fct_s_a"].to_numpy(dtype=float),
+                "fct_b_s": out["fct_s_b"].to_numpy(dtype=float),
+                "delta_s": (out["fct_s_a"] - out["fct_s_b"]).to_numpy(dtype=float),
+            }
+        )
+        .sort_values("flow_id", kind="stable")
+        .reset_index(drop=True)
+    )
 
 
 def gain(run_a, run_b, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame:
@@ -90,11 +94,21 @@ def gain(run_a, run_b, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame
                 "p_same": float(np.mean(dl == 0)) if n else float("nan"),
             }
         )
-    cols = ["bucket" if bins is not None else "size_pkts", "flows", "sum_fct_a_s", "gain", "gain_pos", "gain_neg", "p_faster", "p_slower", "p_same"]
+    cols = [
+        "bucket" if bins is not None else "size_pkts",
+        "flows",
+        "sum_fct_a_s",
+        "gain",
+        "gain_pos",
+        "gain_neg",
+        "p_faster",
+        "p_slower",
+        "p_same",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
-def _ratio(num: pd.Series, den: pd.Series, by: Optional[Union[str, pd.Series]], name: str):
+def _ratio(num: pd.Series, den: pd.Series, by: str | pd.Series | None, name: str):
     if by is None:
         d = float(den.sum())
         return float(num.sum()) / d if d > 0 else float("nan")
@@ -110,10 +124,13 @@ def _by(f: pd.DataFrame, by, func: str):
     if isinstance(by, str):
         need(f, [by], func, "flows")
         return f[by]
-    raise ValueError(f"{func}: by must be None (one number) or a column name of flows (e.g. 'load' after concatenating runs), got {by!r}")
+    raise ValueError(
+        f"{func}: by must be None (one number) or a column name of flows "
+        f"(e.g. 'load' after concatenating runs), got {by!r}"
+    )
 
 
-def rto_ratio(flows, by: Optional[str] = None, warmup_s: float = 0.0, finished_only: bool = True):
+def rto_ratio(flows, by: str | None = None, warmup_s: float = 0.0, finished_only: bool = True):
     """The RTO ratio (FavorQueue eq. 3, Fig. 19):
 
         T(rho) = sum_i RTO_i / sum_i (L_i + R_i)
@@ -123,7 +140,9 @@ def rto_ratio(flows, by: Optional[str] = None, warmup_s: float = 0.0, finished_o
     load rho, i.e. per run: one float, or a Series per value of column `by` when several
     runs are concatenated with a column telling them apart. Persistent flows (no size) are
     left out; so are unfinished ones unless `finished_only` is False."""
-    f = select_flows(flows, "rto_ratio", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True)
+    f = select_flows(
+        flows, "rto_ratio", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True
+    )
     need(f, ["timeouts", "retransmits"], "rto_ratio", "flows")
     return _ratio(f["timeouts"], f["size_pkts"] + f["retransmits"], _by(f, by, "rto_ratio"), "rto_ratio")
 
@@ -137,19 +156,29 @@ def rto_recovery_ratio(flows, bins: Bins = None, warmup_s: float = 0.0, finished
     recoveries done by a timeout. One row per size (bins=None) or (lo, hi) bucket;
     ALL_SIZES, [(1, inf)], gives the overall ratio (56% DropTail vs 38% FavorQueue in the paper).
     NaN where no flow of the group recovered from a loss."""
-    f = select_flows(flows, "rto_recovery_ratio", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True)
+    f = select_flows(
+        flows, "rto_recovery_ratio", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True
+    )
     need(f, ["timeouts", "fast_retransmits"], "rto_recovery_ratio", "flows")
     rows = []
     for key, label, g in size_groups(f, bins, "rto_recovery_ratio"):
         rto, fr = int(g["timeouts"].sum()), int(g["fast_retransmits"].sum())
-        rows.append({key: label, "flows": len(g), "timeouts": rto, "fast_retransmits": fr,
-                     "tau": rto / (rto + fr) if rto + fr > 0 else float("nan")})
+        rows.append(
+            {
+                key: label,
+                "flows": len(g),
+                "timeouts": rto,
+                "fast_retransmits": fr,
+                "tau": rto / (rto + fr) if rto + fr > 0 else float("nan"),
+            }
+        )
     cols = ["bucket" if bins is not None else "size_pkts", "flows", "timeouts", "fast_retransmits", "tau"]
     return pd.DataFrame(rows, columns=cols)
 
 
-def p_favor_by_size(flows, bins: Bins = None, warmup_s: float = 0.0, finished_only: bool = True,
-                    count_handshake: bool = True) -> pd.DataFrame:
+def p_favor_by_size(
+    flows, bins: Bins = None, warmup_s: float = 0.0, finished_only: bool = True, count_handshake: bool = True
+) -> pd.DataFrame:
     """The probability that a packet of a flow of size s is favoured (FavorQueue eq. 5,
     Fig. 21):
 
@@ -166,7 +195,9 @@ def p_favor_by_size(flows, bins: Bins = None, warmup_s: float = 0.0, finished_on
     no SYN-ACK was lost. Set count_handshake=False for eq. 5 as printed (or for runs
     without the handshake). The ratio assumes one favouring queue on the data path (the
     paper's setup: FavorQueue on the uplink only, DropTail on the ACK path)."""
-    f = select_flows(flows, "p_favor_by_size", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True)
+    f = select_flows(
+        flows, "p_favor_by_size", "flows", warmup_s=warmup_s, finished_only=finished_only, sized=True, tcp_only=True
+    )
     need(f, ["favored_pkts", "retransmits", "syn_drops"], "p_favor_by_size", "flows")
     den = f["size_pkts"] + f["retransmits"]
     if count_handshake:
@@ -175,8 +206,15 @@ def p_favor_by_size(flows, bins: Bins = None, warmup_s: float = 0.0, finished_on
     rows = []
     for key, label, g in size_groups(f, bins, "p_favor_by_size"):
         fa, d = int(g["favored_pkts"].sum()), float(g["_den"].sum())
-        rows.append({key: label, "flows": len(g), "favored_pkts": fa, "offered_pkts": d,
-                     "p_favor": fa / d if d > 0 else float("nan")})
+        rows.append(
+            {
+                key: label,
+                "flows": len(g),
+                "favored_pkts": fa,
+                "offered_pkts": d,
+                "p_favor": fa / d if d > 0 else float("nan"),
+            }
+        )
     cols = ["bucket" if bins is not None else "size_pkts", "flows", "favored_pkts", "offered_pkts", "p_favor"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -188,19 +226,28 @@ def pushout_share(summary: dict) -> pd.DataFrame:
     per-flow count of pushed-out packets that flows.parquet does not have; this is the
     per-queue figure."""
     if not isinstance(summary, dict) or not isinstance(summary.get("queues"), list):
-        raise ValueError("pushout_share: summary must be the dict of summary.json (Result.summary), with a 'queues' list")
+        raise ValueError(
+            "pushout_share: summary must be the dict of summary.json (Result.summary), with a 'queues' list"
+        )
     rows = []
     for q in summary["queues"]:
         missing = [k for k in ("name", "dropped", "pushed_out") if k not in q]
         if missing:
             raise ValueError(f"pushout_share: summary queue entry lacks {', '.join(missing)}")
         dropped, pushed = int(q["dropped"]), int(q["pushed_out"])
-        rows.append({"queue": q["name"], "discipline": q.get("discipline", ""), "dropped": dropped,
-                     "pushed_out": pushed, "pushout_share": pushed / dropped if dropped else float("nan")})
+        rows.append(
+            {
+                "queue": q["name"],
+                "discipline": q.get("discipline", ""),
+                "dropped": dropped,
+                "pushed_out": pushed,
+                "pushout_share": pushed / dropped if dropped else float("nan"),
+            }
+        )
     return pd.DataFrame(rows, columns=["queue", "discipline", "dropped", "pushed_out", "pushout_share"])
 
 
-def syn_loss_ratio(flows, by: Optional[str] = None, warmup_s: float = 0.0):
+def syn_loss_ratio(flows, by: str | None = None, warmup_s: float = 0.0):
     """The loss ratio of SYN segments (FavorQueue section 6.1: 1.8% DropTail vs 0.04%
     FavorQueue on average): SYNs dropped over SYNs sent, over TCP flows that started after
     `warmup_s` (finished or not). SYNs sent come from the `syn_sent` column (retransmissions
@@ -213,7 +260,7 @@ def syn_loss_ratio(flows, by: Optional[str] = None, warmup_s: float = 0.0):
     return _ratio(f["syn_drops"], sent, _by(f, by, "syn_loss_ratio"), "syn_loss_ratio")
 
 
-def active_flows(flows, times: Sequence[float], by: Optional[str] = None):
+def active_flows(flows, times: Sequence[float], by: str | None = None):
     """Number of flows in the system at each of `times` (FavorQueue Figs. 13-14): flows
     with start_s <= t < end_s; a flow that never finished (end_s null) counts until the end.
     A Series indexed by time, or a DataFrame with one column per value of `by`."""

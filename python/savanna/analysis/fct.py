@@ -7,17 +7,17 @@ from ``flows.parquet``). The buckets are those of the ns-3 comparison (issue 3):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-SIZE_BUCKETS: List[Tuple[int, float]] = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, math.inf)]
+SIZE_BUCKETS: list[tuple[int, float]] = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, math.inf)]
 
 
 def bucket_label(lo: int, hi: float) -> str:
     return f">{lo - 1}" if math.isinf(hi) else f"{lo}-{int(hi)}"
 
 
-def fct_by_size(flows, buckets: Sequence[Tuple[int, float]] = SIZE_BUCKETS, warmup_s: float = 0.0):
+def fct_by_size(flows, buckets: Sequence[tuple[int, float]] = SIZE_BUCKETS, warmup_s: float = 0.0):
     """One row per size bucket: flows started after `warmup_s`, how many finished, mean,
     median and 99th percentile of fct_s over the finished ones, and the share of flows that
     had at least one timeout. Persistent flows (no size) are left out."""
@@ -49,7 +49,7 @@ def load_flows(out_dir: Path):
     return read_flows(Path(out_dir) / "flows.parquet")
 
 
-def compare_markdown(runs: Dict[str, "object"], warmup_s: float = 0.0, summaries: Optional[Dict[str, dict]] = None) -> str:
+def compare_markdown(runs: dict[str, object], warmup_s: float = 0.0, summaries: dict[str, dict] | None = None) -> str:
     """A Markdown report comparing runs (name -> flows DataFrame): mean and median FCT per
     size bucket side by side, then per-run totals."""
     tables = {name: fct_by_size(fl, warmup_s=warmup_s) for name, fl in runs.items()}
@@ -64,7 +64,11 @@ def compare_markdown(runs: Dict[str, "object"], warmup_s: float = 0.0, summaries
             cells += [f"{int(r['flows'])}", _f(r["mean_fct_s"]), _f(r["median_fct_s"])]
         lines.append(f"| {bucket_label(lo, hi)} | " + " | ".join(cells) + " |")
     if summaries:
-        lines += ["", "| run | flows started | finished | bottleneck utilisation | bottleneck drop rate |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| run | flows started | finished | bottleneck utilisation | bottleneck drop rate |",
+            "|---|---|---|---|---|",
+        ]
         for n in names:
             s = summaries[n]
             q = _bottleneck(s)
@@ -74,7 +78,7 @@ def compare_markdown(runs: Dict[str, "object"], warmup_s: float = 0.0, summaries
     return "\n".join(lines) + "\n"
 
 
-def _bottleneck(summary: dict) -> Optional[dict]:
+def _bottleneck(summary: dict) -> dict | None:
     qs = summary.get("queues", [])
     named = [q for q in qs if q["name"] == "left->right"]
     if named:

@@ -17,7 +17,7 @@ window (t0, t1] are departures + drops + len_c(t1) - len_c(t0).
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ _TOL = 1e-9
 _WHAT = "the queues table (Result.queues / queues.parquet; needs [sampling] in the scenario)"
 
 
-def _classes(queues: pd.DataFrame, func: str, prefixes: List[str]) -> List[str]:
+def _classes(queues: pd.DataFrame, func: str, prefixes: list[str]) -> list[str]:
     need(queues, ["t_s", "queue"], func, "queues", _WHAT)
     classes = [m.group(1) for c in queues.columns if (m := re.fullmatch(r"departures_(.+)", str(c)))]
     if not classes:
@@ -37,8 +37,9 @@ def _classes(queues: pd.DataFrame, func: str, prefixes: List[str]) -> List[str]:
     return classes
 
 
-def _windows(queues: pd.DataFrame, window_s: float, step_s: Optional[float], func: str
-             ) -> Iterator[Tuple[str, pd.DataFrame, np.ndarray, np.ndarray]]:
+def _windows(
+    queues: pd.DataFrame, window_s: float, step_s: float | None, func: str
+) -> Iterator[tuple[str, pd.DataFrame, np.ndarray, np.ndarray]]:
     """Per queue: its samples sorted by time, and for each window that starts and ends on a
     sampling instant (or at time 0) the index of its last sample k and the index j of its
     first sample, so that the window covers samples j..k."""
@@ -85,8 +86,9 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def departure_share(queues, window_s: float = 0.5, step_s: Optional[float] = None,
-                    capacity_pkts_s: Union[None, float, Dict[str, float]] = None) -> pd.DataFrame:
+def departure_share(
+    queues, window_s: float = 0.5, step_s: float | None = None, capacity_pkts_s: None | float | dict[str, float] = None
+) -> pd.DataFrame:
     """Per queue, per class and per window: the class's departures in the window and its
     share of all the queue's departures (Guo & Matta 2001, Fig. 3, 0.5 s windows).
 
@@ -110,15 +112,22 @@ def departure_share(queues, window_s: float = 0.5, step_s: Optional[float] = Non
         total = sum(dep.values()) if dep else np.zeros(len(ks), dtype=np.int64)
         dep["all"] = total
         for c in classes + ["all"]:
-            frames.append(pd.DataFrame({
-                "t_s": g["t_s"].to_numpy(dtype=float)[ks], "queue": name, "class": c,
-                "departures": dep[c], "share": _div(dep[c], total),
-                "link_fraction": dep[c] / (cap * w) if cap is not None else np.nan,
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "t_s": g["t_s"].to_numpy(dtype=float)[ks],
+                        "queue": name,
+                        "class": c,
+                        "departures": dep[c],
+                        "share": _div(dep[c], total),
+                        "link_fraction": dep[c] / (cap * w) if cap is not None else np.nan,
+                    }
+                )
+            )
     return _collect(frames, ["t_s", "queue", "class", "departures", "share", "link_fraction"], classes)
 
 
-def drop_mark_rates(queues, window_s: float = 20.0, step_s: Optional[float] = None) -> pd.DataFrame:
+def drop_mark_rates(queues, window_s: float = 20.0, step_s: float | None = None) -> pd.DataFrame:
     """Per queue, per class and per window: arrivals, drops and ECN marks, and the drop
     rate, mark rate and their sum per arriving packet (Guo & Matta 2001, Fig. 8: forced
     drops plus ECN marks over the last 20 seconds, per class for RIO-PS). Arrivals are
@@ -138,11 +147,21 @@ def drop_mark_rates(queues, window_s: float = 20.0, step_s: Optional[float] = No
         per["all"] = tuple(sum(per[c][i] for c in classes) for i in range(3))
         for c in classes + ["all"]:
             arr, drops, marks = per[c]
-            frames.append(pd.DataFrame({
-                "t_s": g["t_s"].to_numpy(dtype=float)[ks], "queue": name, "class": c,
-                "arrivals": arr, "drops": drops, "marks": marks,
-                "drop_rate": _div(drops, arr), "mark_rate": _div(marks, arr), "drop_mark_rate": _div(drops + marks, arr),
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "t_s": g["t_s"].to_numpy(dtype=float)[ks],
+                        "queue": name,
+                        "class": c,
+                        "arrivals": arr,
+                        "drops": drops,
+                        "marks": marks,
+                        "drop_rate": _div(drops, arr),
+                        "mark_rate": _div(marks, arr),
+                        "drop_mark_rate": _div(drops + marks, arr),
+                    }
+                )
+            )
     cols = ["t_s", "queue", "class", "arrivals", "drops", "marks", "drop_rate", "mark_rate", "drop_mark_rate"]
     return _collect(frames, cols, classes)
 
@@ -155,7 +174,7 @@ def _capacities(caps, func: str):
     return check_number(caps, func, "capacity_pkts_s", positive=True)
 
 
-def _collect(frames: List[pd.DataFrame], cols: List[str], classes: List[str]) -> pd.DataFrame:
+def _collect(frames: list[pd.DataFrame], cols: list[str], classes: list[str]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True)

@@ -106,12 +106,21 @@ def latency_by_size(flows, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataF
                 "cov_fct_s": cov(done),
             }
         )
-    cols = ["bucket" if bins is not None else "size_pkts", "flows", "finished", "mean_fct_s", "median_fct_s", "std_fct_s", "cov_fct_s"]
+    cols = [
+        "bucket" if bins is not None else "size_pkts",
+        "flows",
+        "finished",
+        "mean_fct_s",
+        "median_fct_s",
+        "std_fct_s",
+        "cov_fct_s",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
-def percentile_by_class(flows, q: float = 99.9, by: ClassSpec = "class_at_end", value: str = "fct_s",
-                        warmup_s: float = 0.0) -> pd.DataFrame:
+def percentile_by_class(
+    flows, q: float = 99.9, by: ClassSpec = "class_at_end", value: str = "fct_s", warmup_s: float = 0.0
+) -> pd.DataFrame:
     """The `q`-th percentile of `value` (default the transmission time fct_s) per class of
     flows (Matta & Guo 2000, section IV-C: 99.9th percentile for short and long flows).
     `by` is a column (class_at_end, source, tag, ...) or a dict of size ranges such as

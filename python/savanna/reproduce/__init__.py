@@ -16,7 +16,6 @@ import pkgutil
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Union
 
 from savanna.reproduce.common import Context, Outcome, ReproduceError
 
@@ -31,9 +30,9 @@ DEFAULT_OUT = Path("out") / "reproduce"
 NOT_IN_ALL = ("tournament",)
 
 
-def registry() -> Dict[str, str]:
+def registry() -> dict[str, str]:
     """KEY -> module name of every paper module in this package, in command-line order."""
-    found: Dict[str, str] = {}
+    found: dict[str, str] = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_") or info.name in ("common", "command"):
             continue
@@ -45,7 +44,7 @@ def registry() -> Dict[str, str]:
     return {k: found[k] for k in sorted(found, key=lambda k: (rank.get(k, len(ORDER)), k))}
 
 
-def papers() -> List[str]:
+def papers() -> list[str]:
     """The registered paper keys."""
     return list(registry())
 
@@ -53,11 +52,11 @@ def papers() -> List[str]:
 def run(
     paper: str,
     quick: bool = False,
-    out: Union[str, Path, None] = None,
-    workers: Optional[int] = None,
+    out: str | Path | None = None,
+    workers: int | None = None,
     progress: bool = True,
-    command: Optional[str] = None,
-) -> Dict[str, Path]:
+    command: str | None = None,
+) -> dict[str, Path]:
     """Reproduce ``paper`` (a registered key, or ``all``) into ``out``.
 
     One paper: its report goes to ``out`` (default ``out/reproduce/<paper>``). ``all``:
@@ -86,7 +85,7 @@ def run(
     root = Path(out) if out is not None else DEFAULT_OUT
     _make_dir(root)
     cmd = command or " ".join(x for x in ("savanna reproduce all", mode, f"--out {root}") if x)
-    written: Dict[str, Path] = {}
+    written: dict[str, Path] = {}
     entries = []
     t0 = time.perf_counter()
     for key, modname in reg.items():
@@ -97,9 +96,18 @@ def run(
         counts = json.loads((root / key / "claims.json").read_text(encoding="utf-8"))["verdicts"]
         title = getattr(importlib.import_module(modname), "TITLE", key)
         entries.append(IndexEntry(key, title, key, counts, time.perf_counter() - t1))
-    idx = write_index(root, "Savanna: paper reproductions", entries, meta={
-        "command": cmd, "mode": "quick" if quick else "full", "papers": ", ".join(reg),
-        "wall time": f"{time.perf_counter() - t0:.0f} s", "savanna version": __version__})
+    idx = write_index(
+        root,
+        "Savanna: paper reproductions",
+        entries,
+        meta={
+            "command": cmd,
+            "mode": "quick" if quick else "full",
+            "papers": ", ".join(reg),
+            "wall time": f"{time.perf_counter() - t0:.0f} s",
+            "savanna version": __version__,
+        },
+    )
     written["index"] = idx["html"]
     return written
 
@@ -136,8 +144,7 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
         "python": sys.version.split()[0],
     }
     meta.update(outcome.meta)
-    paths = write_report(out_dir, outcome.title, outcome.intro, outcome.figures, outcome.claims,
-                         outcome.tables, meta)
+    paths = write_report(out_dir, outcome.title, outcome.intro, outcome.figures, outcome.claims, outcome.tables, meta)
     ctx.log(f"wrote {paths['html']} and {paths['md']} ({wall:.1f} s)")
     return paths["html"]
 

@@ -18,15 +18,17 @@ def add_parser(sub) -> None:
         description="Run a paper's experiments and write its figures (PNG, SVG), report.html and "
         "report.md, setting each of the paper's claims beside ours with a verdict. PAPER is a "
         "registered paper (guo-matta-2001, favorqueue-2013, matta-guo-2000, tokuda-2002, as "
-        "implemented), 'tournament' (every discipline on common workloads; not part of 'all') or 'all'. Completed simulations under DIR are reused by a re-run.",
+        "implemented), 'tournament' (every discipline on common workloads; not part of 'all') or 'all'. "
+        "Completed simulations under DIR are reused by a re-run.",
     )
     p.add_argument("paper", metavar="PAPER", help="paper to reproduce, or 'all'")
-    p.add_argument("--quick", action="store_true",
-                   help="shorter runs and fewer replications (about a minute per paper)")
-    p.add_argument("--out", "-o", metavar="DIR",
-                   help="output directory (default: out/reproduce/PAPER, or out/reproduce for 'all')")
-    p.add_argument("--workers", "-j", type=int, metavar="N",
-                   help="simulations in parallel (default: one per CPU)")
+    p.add_argument(
+        "--quick", action="store_true", help="shorter runs and fewer replications (about a minute per paper)"
+    )
+    p.add_argument(
+        "--out", "-o", metavar="DIR", help="output directory (default: out/reproduce/PAPER, or out/reproduce for 'all')"
+    )
+    p.add_argument("--workers", "-j", type=int, metavar="N", help="simulations in parallel (default: one per CPU)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the report paths")
     p.set_defaults(func=cmd_reproduce)
 
@@ -44,8 +46,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         if args.workers is not None and args.workers < 1:
             raise ReproduceError(f"--workers: must be a positive integer, got {args.workers}")
-        written = run(args.paper, quick=args.quick, out=args.out, workers=args.workers,
-                      progress=not args.quiet, command=cmd)
+        written = run(
+            args.paper, quick=args.quick, out=args.out, workers=args.workers, progress=not args.quiet, command=cmd
+        )
     except RunFailed as e:
         cli._error(str(e))
         return cli.EXIT_INTERNAL

@@ -22,9 +22,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any
 
 PathLike = "os.PathLike[str] | str"
 
@@ -42,14 +43,9 @@ class RunFailed(ReproduceError):
 def scenarios_dir() -> Path:
     """The repository's ``scenarios/`` directory (override with ``SAVANNA_SCENARIOS``)."""
     env = os.environ.get("SAVANNA_SCENARIOS")
-    if env:
-        d = Path(env)
-    else:
-        d = Path(__file__).resolve().parents[3] / "scenarios"
+    d = Path(env) if env else Path(__file__).resolve().parents[3] / "scenarios"
     if not d.is_dir():
-        raise ReproduceError(
-            f"scenarios directory {d} not found; run from a source checkout or set SAVANNA_SCENARIOS"
-        )
+        raise ReproduceError(f"scenarios directory {d} not found; run from a source checkout or set SAVANNA_SCENARIOS")
     return d
 
 
@@ -93,8 +89,8 @@ def override(scenario: Mapping[str, Any], changes: Mapping[str, Any]) -> dict:
     return out
 
 
-def _split(path: str) -> List[Any]:
-    parts: List[Any] = []
+def _split(path: str) -> list[Any]:
+    parts: list[Any] = []
     for piece in path.split("."):
         name, _, rest = piece.partition("[")
         if name:
@@ -106,14 +102,14 @@ def _split(path: str) -> List[Any]:
     return parts
 
 
-def seeds(n: int, base: int = 1) -> List[int]:
+def seeds(n: int, base: int = 1) -> list[int]:
     """The seeds of ``n`` replications: base, base + 1, ... Every discipline of a
     comparison gets the same seeds, hence the same flows (the seed rule)."""
     return [base + i for i in range(n)]
 
 
-_CORE_DIGEST: Optional[str] = None
-_CORE_STAT: Optional[tuple] = None
+_CORE_DIGEST: str | None = None
+_CORE_STAT: tuple | None = None
 
 
 def _core_path() -> Path:
@@ -150,7 +146,7 @@ def core_changed() -> bool:
     return _CORE_STAT is not None and _core_stat() != _CORE_STAT
 
 
-def scenario_digest(scenario: Mapping[str, Any], base_dir: Optional[Path] = None) -> str:
+def scenario_digest(scenario: Mapping[str, Any], base_dir: Path | None = None) -> str:
     """A short hash of a scenario, of the files it names (``file`` keys) and of the core's
     build, so that a cached run is reused only for an identical simulation."""
     h = hashlib.sha256(json.dumps(scenario, sort_keys=True, default=str).encode())
@@ -180,7 +176,7 @@ def _file_refs(x: Any) -> Iterable[str]:
 # The context a paper module works in
 
 
-def query_store(dataset: Path, sql: str) -> "Any":
+def query_store(dataset: Path, sql: str) -> Any:
     """``store.query`` for the reproductions: one DuckDB thread, so every float aggregate
     is added in the same order and the same runs give byte-identical claims and reports
     (with several threads the last digits can change from one analysis to the next)."""
@@ -195,12 +191,12 @@ class Batch:
 
     name: str
     dataset: Path
-    run_ids: List[str]
+    run_ids: list[str]
     done: int = 0
     skipped: int = 0
     wall_s: float = 0.0
 
-    def query(self, sql_select: str, table: str = "flows", where: str = "", group_by: str = "") -> "Any":
+    def query(self, sql_select: str, table: str = "flows", where: str = "", group_by: str = "") -> Any:
         """``SELECT <sql_select> FROM <table> WHERE run_id IN (this batch) [AND <where>]
         [GROUP BY <group_by>]`` as a pandas DataFrame (parameter columns and ``run_id`` are
         available). Grouped rows come ordered by the grouping columns, so that sums taken
@@ -214,7 +210,7 @@ class Batch:
         ids = ", ".join("'" + r.replace("'", "''") + "'" for r in self.run_ids)
         return f"run_id IN ({ids})"
 
-    def sql(self, query: str) -> "Any":
+    def sql(self, query: str) -> Any:
         """Run a full SQL ``query`` over the batch's store, with ``{runs}`` standing for
         the condition that selects this batch's runs; a pandas DataFrame."""
         return query_store(self.dataset, query.replace("{runs}", self.runs_filter()))
@@ -227,9 +223,9 @@ class Context:
     key: str
     out_dir: Path
     quick: bool
-    workers: Optional[int] = None
+    workers: int | None = None
     progress: bool = True
-    batches: List[Batch] = field(default_factory=list)
+    batches: list[Batch] = field(default_factory=list)
 
     @property
     def mode(self) -> str:
@@ -262,15 +258,17 @@ class Context:
         # writing) stalls once its workers' "started" notices fill a pipe nobody reads.
         for i in range(0, max(len(jobs), 1), CHUNK):
             try:
-                rep = run_many(jobs[i:i + CHUNK], dataset, workers=self.workers, progress=self.progress)
+                rep = run_many(jobs[i : i + CHUNK], dataset, workers=self.workers, progress=self.progress)
             except SweepError as e:  # an unusable output directory, or one in use by another run
                 raise ReproduceError(f"--out: {e}") from None
             if rep.failed:
                 rid, err = next(iter(rep.failed.items()))
                 raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
             if core_changed():
-                raise RunFailed(f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
-                                "reproduction ran, so its runs may mix two builds; run it again")
+                raise RunFailed(
+                    f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
+                    "reproduction ran, so its runs may mix two builds; run it again"
+                )
             done += len(rep.done)
             skipped += len(rep.skipped)
         b = Batch(experiment, dataset, [j.run_id for j in jobs], done, skipped, time.perf_counter() - t0)
@@ -290,10 +288,10 @@ class Outcome:
 
     title: str
     intro: str
-    figures: List[Any]
-    claims: List[Any]
-    tables: List[Any] = field(default_factory=list)
-    meta: Dict[str, Any] = field(default_factory=dict)
+    figures: list[Any]
+    claims: list[Any]
+    tables: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------
@@ -301,7 +299,7 @@ class Outcome:
 
 
 def plot_style(
-    height: Optional[float] = 3.9,
+    height: float | None = 3.9,
     linewidth: float = 1.5,
     hashsalt: str = "savanna",
     font_size: float = 9.5,
@@ -318,9 +316,16 @@ def plot_style(
     import matplotlib.pyplot as plt
 
     params = {
-        "font.size": font_size, "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False,
-        "axes.spines.right": False, "legend.frameon": False, "legend.fontsize": legend_font_size,
-        "svg.hashsalt": hashsalt, "lines.linewidth": linewidth, "lines.markersize": marker_size,
+        "font.size": font_size,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "legend.frameon": False,
+        "legend.fontsize": legend_font_size,
+        "svg.hashsalt": hashsalt,
+        "lines.linewidth": linewidth,
+        "lines.markersize": marker_size,
         "figure.constrained_layout.use": True,
     }
     if height is not None:
@@ -329,7 +334,7 @@ def plot_style(
     return plt
 
 
-def ci_frame(df: Any, by: List[str], value: str, keep_empty: bool = False) -> Any:
+def ci_frame(df: Any, by: list[str], value: str, keep_empty: bool = False) -> Any:
     """Mean and 95% CI of ``value`` over replications, per group ``by``: a DataFrame with the
     ``by`` columns, ``mean``, ``lo``, ``hi`` and ``n`` (``savanna.report.mean_ci``:
     non-finite values are ignored, one replication gives lo = hi = mean). A group with no

@@ -22,19 +22,28 @@ docs/reproduce.md for the verdict rule and the readings of the paper.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, ci_frame, load_scenario, override, plot_style, scenarios_dir, seeds
+from savanna.reproduce.common import (
+    Context,
+    Outcome,
+    ci_frame,
+    load_scenario,
+    override,
+    plot_style,
+    seeds,
+)
 
 KEY = "favorqueue-2013"
 TITLE = "FavorQueue (Anelli, Diana & Lochin 2013): reproduction"
-PAPER = ("P. Anelli, R. Diana, E. Lochin, FavorQueue: a Parameterless Active Queue Management "
-         "to Improve TCP Traffic Performance, Computer Networks, 2013")
+PAPER = (
+    "P. Anelli, R. Diana, E. Lochin, FavorQueue: a Parameterless Active Queue Management "
+    "to Improve TCP Traffic Performance, Computer Networks, 2013"
+)
 
 SIZES_CSV = "favorqueue-2013-sizes.csv"
 SC_10M = "favorqueue-2013-fig03-10mbps.toml"
@@ -52,8 +61,8 @@ DISC_100M = ["droptail", "choke", "favorqueue"]
 DT, FQ = "droptail", "favorqueue"
 BOTTLENECK = "left->right"
 
-SHORT = (1, 9)          # section 5.2: "short TCP flows (i.e. with a size lower than 10 packets)"
-MID = (10, 99)          # section 5.2: "medium sized flows (ranging from 10 to 100)"
+SHORT = (1, 9)  # section 5.2: "short TCP flows (i.e. with a size lower than 10 packets)"
+MID = (10, 99)  # section 5.2: "medium sized flows (ranging from 10 to 100)"
 LONG = (100, math.inf)  # section 5.2: "long TCP flows (i.e. above 100 packets)", "size >= 100"
 
 
@@ -61,7 +70,7 @@ LONG = (100, math.inf)  # section 5.2: "long TCP flows (i.e. above 100 packets)"
 # The workload's size distribution
 
 
-def lomax_size_cdf(shape: float = 1.3, mean: float = 30.0, cap: float = 1e6) -> List[Tuple[float, float]]:
+def lomax_size_cdf(shape: float = 1.3, mean: float = 30.0, cap: float = 1e6) -> list[tuple[float, float]]:
     """Points (size in packets, CDF) of an empirical distribution equal, after Savanna's
     rounding to whole packets, to a Pareto II (Lomax) law of ``shape`` and ``mean``:
     P(S > x) = (1 + x / s)^-shape with s = mean (shape - 1), capped at ``cap`` packets.
@@ -105,16 +114,16 @@ def size_csv_text() -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    loads: Tuple[float, ...]
+    loads: tuple[float, ...]
     reps: int
     duration_s: float
     warmup_s: float
-    loads_100: Tuple[float, ...]
+    loads_100: tuple[float, ...]
     reps_100: int
     duration_100_s: float
     warmup_100_s: float
-    buffers: Tuple[int, ...]
-    buffer_loads: Tuple[float, ...]
+    buffers: tuple[int, ...]
+    buffer_loads: tuple[float, ...]
     buffer_reps: int
     persist_duration_s: float
     persist_reps: int
@@ -130,19 +139,41 @@ def plan(quick: bool) -> Plan:
     shorter runs and fewer replications so that the whole paper takes about a minute."""
     if quick:
         return Plan(
-            loads=(0.25, 0.55, 0.75, 0.85, 0.95), reps=3, duration_s=150.0, warmup_s=30.0,
-            loads_100=(0.35, 0.65, 0.95), reps_100=2, duration_100_s=40.0, warmup_100_s=10.0,
-            buffers=(4, 8, 16, 32, 64, 128), buffer_loads=(0.85,), buffer_reps=3,
-            persist_duration_s=240.0, persist_reps=2, persist_window_from_s=60.0,
-            fivehop_duration_s=400.0, fivehop_reps=3,
+            loads=(0.25, 0.55, 0.75, 0.85, 0.95),
+            reps=3,
+            duration_s=150.0,
+            warmup_s=30.0,
+            loads_100=(0.35, 0.65, 0.95),
+            reps_100=2,
+            duration_100_s=40.0,
+            warmup_100_s=10.0,
+            buffers=(4, 8, 16, 32, 64, 128),
+            buffer_loads=(0.85,),
+            buffer_reps=3,
+            persist_duration_s=240.0,
+            persist_reps=2,
+            persist_window_from_s=60.0,
+            fivehop_duration_s=400.0,
+            fivehop_reps=3,
         )
     loads = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
     return Plan(
-        loads=loads, reps=10, duration_s=500.0, warmup_s=50.0,
-        loads_100=loads, reps_100=10, duration_100_s=500.0, warmup_100_s=50.0,
-        buffers=(2, 4, 8, 16, 32, 64, 128), buffer_loads=loads, buffer_reps=10,
-        persist_duration_s=2000.0, persist_reps=5, persist_window_from_s=100.0,
-        fivehop_duration_s=5000.0, fivehop_reps=5,
+        loads=loads,
+        reps=10,
+        duration_s=500.0,
+        warmup_s=50.0,
+        loads_100=loads,
+        reps_100=10,
+        duration_100_s=500.0,
+        warmup_100_s=50.0,
+        buffers=(2, 4, 8, 16, 32, 64, 128),
+        buffer_loads=loads,
+        buffer_reps=10,
+        persist_duration_s=2000.0,
+        persist_reps=5,
+        persist_window_from_s=100.0,
+        fivehop_duration_s=5000.0,
+        fivehop_reps=5,
     )
 
 
@@ -151,130 +182,460 @@ def plan(quick: bool) -> Plan:
 # Tolerances: 25% of the paper's number by default; 100% (a factor of two) for numbers
 # below 1%, which rest on rare events; absolute bands where the paper says "always".
 
+
 def _claims():
     from savanna.report import ClaimSpec as C
 
     return [
-        C("workload-ge100", "Share of flows of 100 packets or more", 2.0, "%", "approximately 2%",
-          source="§5.2",
-          why_differs="Our Pareto II (Lomax) of shape 1.3 and mean 30 packets has 3.9% of its flows at or above 100 "
-                      "packets; the paper does not give the exact law it drew from."),
-        C("lat-gain-max", "Largest latency reduction of FavorQueue against DropTail over the loads", 30.0, "%",
-          "up to 30%", direction=">", source="Abstract, Fig. 3(a)"),
-        C("lat-faq-dt-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below DropTail's (reduction)", None, "%",
-          "FaQ lower", direction=">", source="Fig. 3(a)"),
-        C("lat-faq-choke-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)", None, "%",
-          "FaQ lower", direction=">", source="Fig. 3(a)"),
-        C("lat-faq-las-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below LAS's (reduction)", None, "%",
-          "FaQ lower", direction=">", source="Fig. 3(a)"),
-        C("lat-faq-run2c-hi", "Highest load, 10 Mb/s: FavorQueue's mean latency below RuN2C's (reduction)", None, "%",
-          "FaQ lower", direction=">", source="Fig. 3(a)"),
-        C("drop-faq-dt-hi", "Highest load, 10 Mb/s: FavorQueue's drop ratio below DropTail's (difference)", None,
-          "points", "FaQ lower", direction=">", source="Fig. 4(a)"),
-        C("drop-choke-run2c-hi", "Highest load, 10 Mb/s: CHOKe's drop ratio below RuN2C's (difference)", None,
-          "points", "CHOKe lower", direction=">", source="§5.1, Fig. 4(a)"),
-        C("lat-100m-dt", "Highest load, 100 Mb/s: FavorQueue's mean latency below DropTail's (reduction)", None, "%",
-          "FaQ lower (homothetic)", direction=">", source="Fig. 3(b)"),
-        C("lat-100m-choke", "Highest load, 100 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)", None, "%",
-          "FaQ lower (homothetic)", direction=">", source="Fig. 3(b)"),
-        C("drop-100m-dt", "Highest load, 100 Mb/s: FavorQueue's drop ratio below DropTail's (difference)", None,
-          "points", "FaQ lower", direction=">", source="Fig. 4(b)"),
-        C("fig8-every-size", "Size classes up to 100 packets where FavorQueue's mean latency is below DropTail's",
-          100.0, "%", "whatever the flow length", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0,
-          source="Fig. 8"),
-        C("fig8-short-larger", "Latency reduction of short flows (< 10 packets) minus that of 10-99 packet flows",
-          None, "points", "difference larger for short flows", direction=">", source="Fig. 8"),
-        C("fig9-every-buffer", "Buffer sizes where FavorQueue's latency is below DropTail's", 100.0, "%",
-          "whatever the queue size", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0, source="Fig. 9"),
-        C("fig9-plateau", "Change of FavorQueue's latency from a 64- to a 128-packet buffer", 0.0, "%",
-          "no impact beyond 60 packets", abs_tol=5.0, source="Fig. 9"),
+        C(
+            "workload-ge100",
+            "Share of flows of 100 packets or more",
+            2.0,
+            "%",
+            "approximately 2%",
+            source="§5.2",
+            why_differs="Our Pareto II (Lomax) of shape 1.3 and mean 30 packets has 3.9% of its flows at or above 100 "
+            "packets; the paper does not give the exact law it drew from.",
+        ),
+        C(
+            "lat-gain-max",
+            "Largest latency reduction of FavorQueue against DropTail over the loads",
+            30.0,
+            "%",
+            "up to 30%",
+            direction=">",
+            source="Abstract, Fig. 3(a)",
+        ),
+        C(
+            "lat-faq-dt-hi",
+            "Highest load, 10 Mb/s: FavorQueue's mean latency below DropTail's (reduction)",
+            None,
+            "%",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 3(a)",
+        ),
+        C(
+            "lat-faq-choke-hi",
+            "Highest load, 10 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)",
+            None,
+            "%",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 3(a)",
+        ),
+        C(
+            "lat-faq-las-hi",
+            "Highest load, 10 Mb/s: FavorQueue's mean latency below LAS's (reduction)",
+            None,
+            "%",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 3(a)",
+        ),
+        C(
+            "lat-faq-run2c-hi",
+            "Highest load, 10 Mb/s: FavorQueue's mean latency below RuN2C's (reduction)",
+            None,
+            "%",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 3(a)",
+        ),
+        C(
+            "drop-faq-dt-hi",
+            "Highest load, 10 Mb/s: FavorQueue's drop ratio below DropTail's (difference)",
+            None,
+            "points",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 4(a)",
+        ),
+        C(
+            "drop-choke-run2c-hi",
+            "Highest load, 10 Mb/s: CHOKe's drop ratio below RuN2C's (difference)",
+            None,
+            "points",
+            "CHOKe lower",
+            direction=">",
+            source="§5.1, Fig. 4(a)",
+        ),
+        C(
+            "lat-100m-dt",
+            "Highest load, 100 Mb/s: FavorQueue's mean latency below DropTail's (reduction)",
+            None,
+            "%",
+            "FaQ lower (homothetic)",
+            direction=">",
+            source="Fig. 3(b)",
+        ),
+        C(
+            "lat-100m-choke",
+            "Highest load, 100 Mb/s: FavorQueue's mean latency below CHOKe's (reduction)",
+            None,
+            "%",
+            "FaQ lower (homothetic)",
+            direction=">",
+            source="Fig. 3(b)",
+        ),
+        C(
+            "drop-100m-dt",
+            "Highest load, 100 Mb/s: FavorQueue's drop ratio below DropTail's (difference)",
+            None,
+            "points",
+            "FaQ lower",
+            direction=">",
+            source="Fig. 4(b)",
+        ),
+        C(
+            "fig8-every-size",
+            "Size classes up to 100 packets where FavorQueue's mean latency is below DropTail's",
+            100.0,
+            "%",
+            "whatever the flow length",
+            direction=">",
+            reference=50.0,
+            rel_tol=0.0,
+            abs_tol=0.0,
+            source="Fig. 8",
+        ),
+        C(
+            "fig8-short-larger",
+            "Latency reduction of short flows (< 10 packets) minus that of 10-99 packet flows",
+            None,
+            "points",
+            "difference larger for short flows",
+            direction=">",
+            source="Fig. 8",
+        ),
+        C(
+            "fig9-every-buffer",
+            "Buffer sizes where FavorQueue's latency is below DropTail's",
+            100.0,
+            "%",
+            "whatever the queue size",
+            direction=">",
+            reference=50.0,
+            rel_tol=0.0,
+            abs_tol=0.0,
+            source="Fig. 9",
+        ),
+        C(
+            "fig9-plateau",
+            "Change of FavorQueue's latency from a 64- to a 128-packet buffer",
+            0.0,
+            "%",
+            "no impact beyond 60 packets",
+            abs_tol=5.0,
+            source="Fig. 9",
+        ),
         C("delta-zero", "Flows whose latency does not change (Delta = 0)", 16.0, "%", source="§5.2, Fig. 10"),
         C("delta-pos", "Flows whose latency decreases (Delta > 0)", 54.0, "%", source="§5.2, Fig. 10"),
         C("delta-neg", "Flows whose latency increases (Delta < 0)", 30.0, "%", source="§5.2, Fig. 10"),
         C("delta-gt-1s", "Flows whose latency decreases by more than 1 s", 10.0, "%", source="§5.2, Fig. 10"),
         C("delta-lt-m10ms", "Flows with Delta < -10 ms", 18.0, "%", source="§5.2, Fig. 10"),
         C("delta-lt-10ms", "Flows with Delta < 10 ms", 64.0, "%", source="§5.2, Fig. 10"),
-        C("delta-more-decrease", "Share of flows faster minus share slower with FavorQueue", 24.0, "points",
-          "54% - 30%", direction=">", source="§5.2, Fig. 10"),
-        C("p-improve-short", "Short flows (< 10 packets) whose latency improves", 58.0, "%", source="§1, §5.2, Fig. 11"),
+        C(
+            "delta-more-decrease",
+            "Share of flows faster minus share slower with FavorQueue",
+            24.0,
+            "points",
+            "54% - 30%",
+            direction=">",
+            source="§5.2, Fig. 10",
+        ),
+        C(
+            "p-improve-short",
+            "Short flows (< 10 packets) whose latency improves",
+            58.0,
+            "%",
+            source="§1, §5.2, Fig. 11",
+        ),
         C("p-decrease-short", "Short flows (< 10 packets) whose latency worsens", 25.0, "%", source="§5.2, Fig. 11"),
-        C("p-improve-long", "Long flows (>= 100 packets) whose latency improves", 80.0, "%", source="§1, §5.2, Fig. 11"),
+        C(
+            "p-improve-long",
+            "Long flows (>= 100 packets) whose latency improves",
+            80.0,
+            "%",
+            source="§1, §5.2, Fig. 11",
+        ),
         C("p-decrease-long", "Long flows (>= 100 packets) whose latency worsens", 20.0, "%", source="§5.2, Fig. 11"),
-        C("p-decrease-mid", "Medium flows (10-99) minus short flows: share whose latency worsens", None, "points",
-          "medium flows most penalised", direction=">", source="§5.2, Fig. 11"),
-        C("gain-overall", "Latency gain G over all flows (sum Delta / sum Td)", 30.0, "%", "about 30%",
-          direction=">", source="§1, §5.2, Fig. 12"),
-        C("gain-short-max", "Largest gain G(x) among short flows (x < 10 packets)", 55.0, "%", "up to 55%",
-          direction=">", source="§5.2, Fig. 12"),
-        C("flows-mean", "Reduction of the mean number of flows in the system", None, "%", "considerably reduced",
-          direction=">", source="Fig. 13"),
-        C("flows-std", "Reduction of the standard deviation of the number of flows in the system", None, "%",
-          "less variability", direction=">", source="Fig. 13"),
-        C("persist-short-dt", "Short flows in the system with 50 persistent flows, DropTail", 100.0, "flows",
-          "oscillates around 100", source="§5.3, Fig. 14",
-          why_differs="How many short flows pile up depends on how hard 50 persistent flows press an 8-packet "
-                      "buffer, which rests on TCP details the paper leaves open (receiver window, RTTs of the "
-                      "persistent flows)."),
-        C("persist-short-faq", "Short flows in the system with 50 persistent flows, FavorQueue", 30.0, "flows",
-          "about 30", source="§5.3, Fig. 14"),
-        C("persist-short-lower", "Reduction of the number of short flows in the system with FavorQueue", None, "%",
-          "100 -> 30", direction=">", source="§5.3, Fig. 14"),
-        C("persist-latency", "Short flows' mean latency reduction with 50 persistent flows", None, "%",
-          "short flows take advantage", direction=">", source="§5.3, Fig. 15"),
-        C("persist-thr-dt", "Mean throughput of a persistent flow, DropTail (share of the bottleneck)", 1.81, "%",
-          rel_tol=0.10, source="§5.3, Fig. 16"),
-        C("persist-thr-faq", "Mean throughput of a persistent flow, FavorQueue (share of the bottleneck)", 1.86, "%",
-          rel_tol=0.10, source="§5.3, Fig. 16"),
-        C("persist-thr-std", "Reduction of the spread (std) of persistent flows' throughput with FavorQueue", None,
-          "%", "variance smaller", direction=">", source="§5.3, Fig. 16"),
+        C(
+            "p-decrease-mid",
+            "Medium flows (10-99) minus short flows: share whose latency worsens",
+            None,
+            "points",
+            "medium flows most penalised",
+            direction=">",
+            source="§5.2, Fig. 11",
+        ),
+        C(
+            "gain-overall",
+            "Latency gain G over all flows (sum Delta / sum Td)",
+            30.0,
+            "%",
+            "about 30%",
+            direction=">",
+            source="§1, §5.2, Fig. 12",
+        ),
+        C(
+            "gain-short-max",
+            "Largest gain G(x) among short flows (x < 10 packets)",
+            55.0,
+            "%",
+            "up to 55%",
+            direction=">",
+            source="§5.2, Fig. 12",
+        ),
+        C(
+            "flows-mean",
+            "Reduction of the mean number of flows in the system",
+            None,
+            "%",
+            "considerably reduced",
+            direction=">",
+            source="Fig. 13",
+        ),
+        C(
+            "flows-std",
+            "Reduction of the standard deviation of the number of flows in the system",
+            None,
+            "%",
+            "less variability",
+            direction=">",
+            source="Fig. 13",
+        ),
+        C(
+            "persist-short-dt",
+            "Short flows in the system with 50 persistent flows, DropTail",
+            100.0,
+            "flows",
+            "oscillates around 100",
+            source="§5.3, Fig. 14",
+            why_differs="How many short flows pile up depends on how hard 50 persistent flows press an 8-packet "
+            "buffer, which rests on TCP details the paper leaves open (receiver window, RTTs of the "
+            "persistent flows).",
+        ),
+        C(
+            "persist-short-faq",
+            "Short flows in the system with 50 persistent flows, FavorQueue",
+            30.0,
+            "flows",
+            "about 30",
+            source="§5.3, Fig. 14",
+        ),
+        C(
+            "persist-short-lower",
+            "Reduction of the number of short flows in the system with FavorQueue",
+            None,
+            "%",
+            "100 -> 30",
+            direction=">",
+            source="§5.3, Fig. 14",
+        ),
+        C(
+            "persist-latency",
+            "Short flows' mean latency reduction with 50 persistent flows",
+            None,
+            "%",
+            "short flows take advantage",
+            direction=">",
+            source="§5.3, Fig. 15",
+        ),
+        C(
+            "persist-thr-dt",
+            "Mean throughput of a persistent flow, DropTail (share of the bottleneck)",
+            1.81,
+            "%",
+            rel_tol=0.10,
+            source="§5.3, Fig. 16",
+        ),
+        C(
+            "persist-thr-faq",
+            "Mean throughput of a persistent flow, FavorQueue (share of the bottleneck)",
+            1.86,
+            "%",
+            rel_tol=0.10,
+            source="§5.3, Fig. 16",
+        ),
+        C(
+            "persist-thr-std",
+            "Reduction of the spread (std) of persistent flows' throughput with FavorQueue",
+            None,
+            "%",
+            "variance smaller",
+            direction=">",
+            source="§5.3, Fig. 16",
+        ),
         C("qdelay-dt", "Average queueing delay at the bottleneck, DropTail", 2.9, "ms", source="§6.1, Fig. 17"),
         C("qdelay-faq", "Average queueing delay at the bottleneck, FavorQueue", 2.8, "ms", source="§6.1, Fig. 17"),
-        C("drop-every-size", "Size classes up to 100 packets where FavorQueue's drop ratio is below DropTail's",
-          100.0, "%", "lower for all flow lengths", direction=">", reference=50.0, rel_tol=0.0, abs_tol=0.0,
-          source="§6.1, Fig. 18"),
-        C("drop-size2-faq", "Drop ratio of 2-packet flows, FavorQueue", 0.1, "%", "about 1e-3", rel_tol=1.0,
-          source="§6.1, Fig. 18"),
-        C("syn-dt-avg", "SYN loss ratio, DropTail, average over the loads", 1.8, "%", source="§6.1",
-          why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
-                      "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed."),
-        C("syn-dt-high", "SYN loss ratio, DropTail, loads above 0.75", 2.09, "%", source="§6.1",
-          why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
-                      "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed."),
+        C(
+            "drop-every-size",
+            "Size classes up to 100 packets where FavorQueue's drop ratio is below DropTail's",
+            100.0,
+            "%",
+            "lower for all flow lengths",
+            direction=">",
+            reference=50.0,
+            rel_tol=0.0,
+            abs_tol=0.0,
+            source="§6.1, Fig. 18",
+        ),
+        C(
+            "drop-size2-faq",
+            "Drop ratio of 2-packet flows, FavorQueue",
+            0.1,
+            "%",
+            "about 1e-3",
+            rel_tol=1.0,
+            source="§6.1, Fig. 18",
+        ),
+        C(
+            "syn-dt-avg",
+            "SYN loss ratio, DropTail, average over the loads",
+            1.8,
+            "%",
+            source="§6.1",
+            why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
+            "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed.",
+        ),
+        C(
+            "syn-dt-high",
+            "SYN loss ratio, DropTail, loads above 0.75",
+            2.09,
+            "%",
+            source="§6.1",
+            why_differs="Our 8-packet DropTail bottleneck drops more packets of every kind than the paper's numbers "
+            "imply; the paper's loss ratios per load are not printed, so the cause cannot be narrowed.",
+        ),
         C("syn-faq-high", "SYN loss ratio, FavorQueue, loads above 0.75", 0.06, "%", rel_tol=1.0, source="§6.1"),
         C("syn-faq-avg", "SYN loss ratio, FavorQueue, average over the loads", 0.04, "%", rel_tol=1.0, source="§6.1"),
-        C("rto-ratio-hi", "Highest load: RTO ratio T(rho) reduction with FavorQueue", None, "%",
-          "FaQ lower when loaded", direction=">", source="§6.2, Fig. 19"),
-        C("tau-dt", "Share of loss recoveries done by RTO, DropTail (tau over all flows)", 56.0, "%",
-          source="§1, §6.2, Fig. 20"),
-        C("tau-faq", "Share of loss recoveries done by RTO, FavorQueue (tau over all flows)", 38.0, "%",
-          source="§6.2, Fig. 20"),
-        C("fr-increase", "Increase of the number of fast retransmits with FavorQueue", 14.0, "%", direction=">",
-          source="§6.2"),
-        C("tau-small", "Share of recoveries done by RTO for flows below 6 packets, DropTail", 100.0, "%",
-          "exclusively RTO", rel_tol=0.0, abs_tol=2.0, source="§6.2, Fig. 20",
-          why_differs="With NewReno, three duplicate ACKs can come from a 4- or 5-packet flow when an early "
-                      "packet is lost, so some of our small flows recover by fast retransmit."),
-        C("pfavor-2", "P(Favor) of 2-packet flows", 100.0, "%", "always favored", rel_tol=0.0, abs_tol=5.0,
-          source="§7.1, Fig. 21"),
+        C(
+            "rto-ratio-hi",
+            "Highest load: RTO ratio T(rho) reduction with FavorQueue",
+            None,
+            "%",
+            "FaQ lower when loaded",
+            direction=">",
+            source="§6.2, Fig. 19",
+        ),
+        C(
+            "tau-dt",
+            "Share of loss recoveries done by RTO, DropTail (tau over all flows)",
+            56.0,
+            "%",
+            source="§1, §6.2, Fig. 20",
+        ),
+        C(
+            "tau-faq",
+            "Share of loss recoveries done by RTO, FavorQueue (tau over all flows)",
+            38.0,
+            "%",
+            source="§6.2, Fig. 20",
+        ),
+        C(
+            "fr-increase",
+            "Increase of the number of fast retransmits with FavorQueue",
+            14.0,
+            "%",
+            direction=">",
+            source="§6.2",
+        ),
+        C(
+            "tau-small",
+            "Share of recoveries done by RTO for flows below 6 packets, DropTail",
+            100.0,
+            "%",
+            "exclusively RTO",
+            rel_tol=0.0,
+            abs_tol=2.0,
+            source="§6.2, Fig. 20",
+            why_differs="With NewReno, three duplicate ACKs can come from a 4- or 5-packet flow when an early "
+            "packet is lost, so some of our small flows recover by fast retransmit.",
+        ),
+        C(
+            "pfavor-2",
+            "P(Favor) of 2-packet flows",
+            100.0,
+            "%",
+            "always favored",
+            rel_tol=0.0,
+            abs_tol=5.0,
+            source="§7.1, Fig. 21",
+        ),
         C("pfavor-mid", "Lowest P(Favor) among 10-99 packet flows", 50.0, "%", "reaches 50%", source="§7.1, Fig. 21"),
-        C("pfavor-long", "P(Favor) of flows of 100 packets or more", 70.0, "%", "around 70%",
-          source="§7.1, Fig. 21"),
-        C("pushout-share", "Share of FavorQueue's drops that are push-outs", 30.0, "%", "about 30%",
-          source="§7.1, Fig. 22"),
-        C("pushout-short-long", "Push-out share of drops, short flows (< 10 packets) minus long flows (>= 100)", 0.0,
-          "points", "the same for short and long flows", abs_tol=10.0, source="§7.1, Fig. 22"),
-        C("ito-peak", "Flows completing in [3, 3.5) s (the 3 s initial-timeout peak), FavorQueue minus DropTail",
-          None, "points", "peak disappears", direction="<", source="§1, Fig. 2"),
-        C("fivehop-flows", "Five hops, FavorQueue at the first hop only: more reference flows in the same time",
-          100.0 * (538 / 442 - 1), "%", "538 against 442 flows (+21.7%)", direction=">", source="§8"),
-        C("fivehop-latency", "Five hops, FavorQueue at the first hop only: reference flows' latency reduction", None,
-          "%", "latency improved", direction=">", source="§8, Fig. 26"),
-        C("iw10-dt", "Initial window 10 against 2: DropTail's latency reduction", None, "%", "IW 10 improves",
-          direction=">", source="§9.3, Fig. 27"),
-        C("iw10-faq", "Initial window 10: FavorQueue's latency reduction against DropTail", None, "%",
-          "FaQ complements IW 10", direction=">", source="§9.3, Fig. 27"),
-        C("iw10-loss", "Initial window 10 against 2: increase of DropTail's drop ratio", None, "points",
-          "with the price of more losses", direction=">", source="§9.3"),
+        C("pfavor-long", "P(Favor) of flows of 100 packets or more", 70.0, "%", "around 70%", source="§7.1, Fig. 21"),
+        C(
+            "pushout-share",
+            "Share of FavorQueue's drops that are push-outs",
+            30.0,
+            "%",
+            "about 30%",
+            source="§7.1, Fig. 22",
+        ),
+        C(
+            "pushout-short-long",
+            "Push-out share of drops, short flows (< 10 packets) minus long flows (>= 100)",
+            0.0,
+            "points",
+            "the same for short and long flows",
+            abs_tol=10.0,
+            source="§7.1, Fig. 22",
+        ),
+        C(
+            "ito-peak",
+            "Flows completing in [3, 3.5) s (the 3 s initial-timeout peak), FavorQueue minus DropTail",
+            None,
+            "points",
+            "peak disappears",
+            direction="<",
+            source="§1, Fig. 2",
+        ),
+        C(
+            "fivehop-flows",
+            "Five hops, FavorQueue at the first hop only: more reference flows in the same time",
+            100.0 * (538 / 442 - 1),
+            "%",
+            "538 against 442 flows (+21.7%)",
+            direction=">",
+            source="§8",
+        ),
+        C(
+            "fivehop-latency",
+            "Five hops, FavorQueue at the first hop only: reference flows' latency reduction",
+            None,
+            "%",
+            "latency improved",
+            direction=">",
+            source="§8, Fig. 26",
+        ),
+        C(
+            "iw10-dt",
+            "Initial window 10 against 2: DropTail's latency reduction",
+            None,
+            "%",
+            "IW 10 improves",
+            direction=">",
+            source="§9.3, Fig. 27",
+        ),
+        C(
+            "iw10-faq",
+            "Initial window 10: FavorQueue's latency reduction against DropTail",
+            None,
+            "%",
+            "FaQ complements IW 10",
+            direction=">",
+            source="§9.3, Fig. 27",
+        ),
+        C(
+            "iw10-loss",
+            "Initial window 10 against 2: increase of DropTail's drop ratio",
+            None,
+            "points",
+            "with the price of more losses",
+            direction=">",
+            source="§9.3",
+        ),
     ]
 
 
@@ -285,15 +646,26 @@ CLAIMS = _claims()
 # Scenarios and runs
 
 
-def _scenario(name: str, *, qdisc: str, seed: int, duration_s: float, load: Optional[float] = None,
-              buffer_pkts: Optional[int] = None, **extra) -> dict:
+def _scenario(
+    name: str,
+    *,
+    qdisc: str,
+    seed: int,
+    duration_s: float,
+    load: float | None = None,
+    buffer_pkts: int | None = None,
+    **extra,
+) -> dict:
     sc = load_scenario(name)
     q = dict(sc["topology"]["bottleneck_queue"])
     q["type"] = qdisc
     if buffer_pkts is not None:
         q["limit_pkts"] = buffer_pkts
-    changes = {"topology.bottleneck_queue": {"type": q["type"], "limit_pkts": q["limit_pkts"]},
-               "seed": seed, "duration_s": duration_s}
+    changes = {
+        "topology.bottleneck_queue": {"type": q["type"], "limit_pkts": q["limit_pkts"]},
+        "seed": seed,
+        "duration_s": duration_s,
+    }
     if load is not None:
         changes[f"traffic[{_block(sc, 'forward')}].load"] = load
     changes.update(extra)
@@ -307,8 +679,16 @@ def _block(sc: dict, name: str) -> int:
     raise KeyError(f"traffic block {name!r} not in scenario {sc.get('name')}")
 
 
-def _sweep(ctx: Context, experiment: str, scenario: str, discs: Sequence[str], loads: Sequence[float],
-           reps: int, duration_s: float, **extra):
+def _sweep(
+    ctx: Context,
+    experiment: str,
+    scenario: str,
+    discs: Sequence[str],
+    loads: Sequence[float],
+    reps: int,
+    duration_s: float,
+    **extra,
+):
     jobs = []
     for d in discs:
         for load in loads:
@@ -318,9 +698,11 @@ def _sweep(ctx: Context, experiment: str, scenario: str, discs: Sequence[str], l
     return ctx.run(experiment, jobs)
 
 
-FLOW_COLS = ("flow_id, start_s, end_s, size_pkts, fct_s, data_pkts_sent, retransmits, timeouts, "
-             "fast_retransmits, drops, syn_drops, syn_sent, first_data_drop, favored_pkts, pushed_out, "
-             "delivered_pkts")
+FLOW_COLS = (
+    "flow_id, start_s, end_s, size_pkts, fct_s, data_pkts_sent, retransmits, timeouts, "
+    "fast_retransmits, drops, syn_drops, syn_sent, first_data_drop, favored_pkts, pushed_out, "
+    "delivered_pkts"
+)
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,7 +719,7 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep"))
     return done.merge(ok, on=keys + ["flow_id"], how="inner")
 
 
-def _common_mean_fct(batch, keys: List[str], discs: Sequence[str], where: str) -> pd.DataFrame:
+def _common_mean_fct(batch, keys: list[str], discs: Sequence[str], where: str) -> pd.DataFrame:
     """Per (qdisc, *keys, rep): the mean FCT (``lat``, s) of the flows that finished under
     every discipline of ``discs`` in the same (*keys, rep) group (``common_finished``),
     with the sum (``t``, s) and count (``n``) behind it, so callers can pool groups.
@@ -348,12 +730,15 @@ def _common_mean_fct(batch, keys: List[str], discs: Sequence[str], where: str) -
     k = ", ".join(keys)
     parts = []
     for (rep,) in batch.sql("SELECT DISTINCT rep FROM flows WHERE {runs} ORDER BY rep").itertuples(index=False):
-        parts.append(batch.sql(
-            f"WITH f AS (SELECT qdisc, {k}, flow_id, fct_s FROM flows "
-            f"WHERE {where} AND rep = {int(rep)} AND fct_s IS NOT NULL AND qdisc IN ({names})), "
-            f"ok AS (SELECT {k}, flow_id FROM f GROUP BY {k}, flow_id HAVING count(*) = {len(discs)}) "
-            f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, sum(f.fct_s) AS t, count(*) AS n "
-            f"FROM f JOIN ok USING ({k}, flow_id) GROUP BY ALL"))
+        parts.append(
+            batch.sql(
+                f"WITH f AS (SELECT qdisc, {k}, flow_id, fct_s FROM flows "
+                f"WHERE {where} AND rep = {int(rep)} AND fct_s IS NOT NULL AND qdisc IN ({names})), "
+                f"ok AS (SELECT {k}, flow_id FROM f GROUP BY {k}, flow_id HAVING count(*) = {len(discs)}) "
+                f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, sum(f.fct_s) AS t, count(*) AS n "
+                f"FROM f JOIN ok USING ({k}, flow_id) GROUP BY ALL"
+            )
+        )
     out = pd.concat(parts, ignore_index=True).sort_values(["qdisc"] + keys + ["rep"], ignore_index=True)
     out["lat"] = out["t"] / out["n"]
     return out
@@ -371,10 +756,10 @@ def drop_ratio(g: pd.DataFrame) -> float:
     return 100.0 * float(g["drops"].sum()) / sent if sent > 0 else math.nan
 
 
-def size_bins() -> List[Tuple[float, float]]:
+def size_bins() -> list[tuple[float, float]]:
     """Flow-length classes of the by-size figures: 1..10 packets one by one, then
     logarithmic classes up to 10,000 packets and one above."""
-    bins: List[Tuple[float, float]] = [(s, s) for s in range(1, 11)]
+    bins: list[tuple[float, float]] = [(s, s) for s in range(1, 11)]
     edges = sorted({int(round(x)) for x in np.geomspace(11, 10000, 15)})
     for lo, hi in zip(edges[:-1], edges[1:]):
         bins.append((lo, hi - 1))
@@ -382,12 +767,12 @@ def size_bins() -> List[Tuple[float, float]]:
     return bins
 
 
-def bin_x(b: Tuple[float, float]) -> float:
+def bin_x(b: tuple[float, float]) -> float:
     lo, hi = b
     return float(lo) if lo == hi else math.sqrt(lo * (hi if math.isfinite(hi) else lo * 3.0))
 
 
-def _in(f: pd.DataFrame, b: Tuple[float, float]) -> pd.Series:
+def _in(f: pd.DataFrame, b: tuple[float, float]) -> pd.Series:
     return (f["size_pkts"] >= b[0]) & (f["size_pkts"] <= b[1])
 
 
@@ -439,10 +824,10 @@ def reproduce(ctx: Context) -> Outcome:
 
     plt = plot_style(height=3.9, linewidth=1.6)
     p = plan(ctx.quick)
-    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
-    notes: Dict[str, str] = {}
+    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
+    notes: dict[str, str] = {}
     figures = []
-    tables: List = []
+    tables: list = []
     out = ctx.out_dir
 
     def fig(fg, id, title, caption):
@@ -457,7 +842,9 @@ def reproduce(ctx: Context) -> Outcome:
             for load in p.buffer_loads:
                 for r, seed in enumerate(seeds(p.buffer_reps)):
                     sc = _scenario(SC_QSIZE, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
-                    qjobs.append(ctx.job("buffers", sc, {"qdisc": d, "buffer_pkts": buf, "load": float(load), "rep": r + 1}))
+                    qjobs.append(
+                        ctx.job("buffers", sc, {"qdisc": d, "buffer_pkts": buf, "load": float(load), "rep": r + 1})
+                    )
     bq = ctx.run("buffers", qjobs)
     pjobs = []
     for d in (DT, FQ):
@@ -469,8 +856,14 @@ def reproduce(ctx: Context) -> Outcome:
     hjobs = []
     for d in (DT, FQ):
         for r, seed in enumerate(seeds(p.fivehop_reps)):
-            sc = override(load_scenario(SC_FIVEHOP), {"topology.first_queue": {"type": d, "limit_pkts": 8},
-                                                       "seed": seed, "duration_s": p.fivehop_duration_s})
+            sc = override(
+                load_scenario(SC_FIVEHOP),
+                {
+                    "topology.first_queue": {"type": d, "limit_pkts": 8},
+                    "seed": seed,
+                    "duration_s": p.fivehop_duration_s,
+                },
+            )
             hjobs.append(ctx.job("five-hops", sc, {"qdisc": d, "rep": r + 1}))
     bh = ctx.run("five-hops", hjobs)
 
@@ -501,32 +894,44 @@ def reproduce(ctx: Context) -> Outcome:
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(a): latency, 10 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(a): drop ratio, 10 Mb/s")
     a1.legend()
-    fig(fg, "fig03a-04a-latency-drop-10mbps", "Figs. 3(a) and 4(a): latency and drop ratio against load, 10 Mb/s",
+    fig(
+        fg,
+        "fig03a-04a-latency-drop-10mbps",
+        "Figs. 3(a) and 4(a): latency and drop ratio against load, 10 Mb/s",
         "Mean latency (first SYN to last byte) of the flows that finished under all five disciplines, and drop "
         "ratio (data packets dropped / sent) of all flows started after the warm-up, per load; lines are means over "
-        f"replications, bands 95% CIs. 8-packet buffer, loads {', '.join(f'{x:g}' for x in p.loads)}.")
+        f"replications, bands 95% CIs. 8-packet buffer, loads {', '.join(f'{x:g}' for x in p.loads)}.",
+    )
     lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat")
     dt_ = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop")
     red = (100.0 * (lt[DT] - lt[FQ]) / lt[DT]).reset_index(name="red")
     for r in reps:
         samples["lat-gain-max"].append(float(red[red["rep"] == r]["red"].max()))
     top = lt.xs(hi, level="load")
-    for d, cid in (("droptail", "lat-faq-dt-hi"), ("choke", "lat-faq-choke-hi"), ("las", "lat-faq-las-hi"),
-                   ("run2c", "lat-faq-run2c-hi")):
+    for d, cid in (
+        ("droptail", "lat-faq-dt-hi"),
+        ("choke", "lat-faq-choke-hi"),
+        ("las", "lat-faq-las-hi"),
+        ("run2c", "lat-faq-run2c-hi"),
+    ):
         samples[cid] = list(100.0 * (top[d] - top[FQ]) / top[d])
     dtop = dt_.xs(hi, level="load")
     samples["drop-faq-dt-hi"] = list(dtop[DT] - dtop[FQ])
     samples["drop-choke-run2c-hi"] = list(dtop["run2c"] - dtop["choke"])
     notes["drop-choke-run2c-hi"] = (
         f"Our CHOKe, with the CHOKe paper's thresholds scaled to the 8-packet buffer, drops more than DropTail "
-        f"as well ({dtop['choke'].mean():.1f}% against {dtop[DT].mean():.1f}% at load {hi:g}).")
+        f"as well ({dtop['choke'].mean():.1f}% against {dtop[DT].mean():.1f}% at load {hi:g})."
+    )
     notes["lat-faq-las-hi"] = (
         f"LAS also serves new flows first; at load {hi:g} its mean latency ({top['las'].mean():.2f} s) is close "
-        f"to FavorQueue's ({top[FQ].mean():.2f} s).")
+        f"to FavorQueue's ({top[FQ].mean():.2f} s)."
+    )
     dt_drop = dt_[DT].groupby(level="load").mean()
-    syn_why = (f"Our SYN losses follow our overall drop ratio: DropTail drops {dt_drop.mean():.1f}% of data packets "
-               f"on average over the loads ({dt_drop.loc[hi]:.1f}% at load {hi:g}); the paper does not print its "
-               "drop ratios, so we cannot tell whether its network was less congested.")
+    syn_why = (
+        f"Our SYN losses follow our overall drop ratio: DropTail drops {dt_drop.mean():.1f}% of data packets "
+        f"on average over the loads ({dt_drop.loc[hi]:.1f}% at load {hi:g}); the paper does not print its "
+        "drop ratios, so we cannot tell whether its network was less congested."
+    )
     notes["syn-dt-avg"] = notes["syn-dt-high"] = syn_why
     rows = []
     for load in p.loads:
@@ -536,9 +941,14 @@ def reproduce(ctx: Context) -> Outcome:
         for d in DISC_10M:
             row.append(float(dt_.xs(load, level="load")[d].mean()))
         rows.append(row)
-    tables.append(Table("Latency and drop ratio against load, 10 Mb/s (Figs. 3(a), 4(a))",
-                        ["load"] + [f"latency {NAMES[d]} (s)" for d in DISC_10M] + [f"drop {NAMES[d]} (%)" for d in DISC_10M],
-                        rows, "Means over replications."))
+    tables.append(
+        Table(
+            "Latency and drop ratio against load, 10 Mb/s (Figs. 3(a), 4(a))",
+            ["load"] + [f"latency {NAMES[d]} (s)" for d in DISC_10M] + [f"drop {NAMES[d]} (%)" for d in DISC_10M],
+            rows,
+            "Means over replications.",
+        )
+    )
 
     # Fig. 2: flow sizes and the latency distribution
     dt_fq = common_finished(f10, (DT, FQ))
@@ -557,13 +967,19 @@ def reproduce(ctx: Context) -> Outcome:
             peak.setdefault(d, []).append(100.0 * float(((w >= 3.0) & (w < 3.5)).mean()))
     samples["ito-peak"] = list(np.array(peak[FQ]) - np.array(peak[DT]))
     a2.axvline(3.0, color="#b42318", lw=0.8, ls=":")
-    a2.set(xscale="log", xlabel="latency (s)", ylabel="flows per bin (%)", title="Latency distribution (all loads pooled)")
+    a2.set(
+        xscale="log", xlabel="latency (s)", ylabel="flows per bin (%)", title="Latency distribution (all loads pooled)"
+    )
     a2.legend()
-    fig(fg, "fig02-latency-distribution", "Fig. 2: flow sizes and latency distribution",
+    fig(
+        fg,
+        "fig02-latency-distribution",
+        "Fig. 2: flow sizes and latency distribution",
         "Left: CDF of flow sizes (Pareto II, shape 1.3, mean 30 packets). Right: distribution of latency for "
         "DropTail and FavorQueue (share of flows in each of 120 logarithmic bins), flows of every load and "
         "replication pooled (the paper's 'ten averaged experiment'); the dotted line marks the 3 s initial "
-        "retransmission timeout.")
+        "retransmission timeout.",
+    )
 
     # Per-replication, loads pooled: Delta_i, G(x), P(improve) (Figs. 10-12)
     from savanna.analysis import favorqueue as fqa
@@ -614,18 +1030,29 @@ def reproduce(ctx: Context) -> Outcome:
     lo = min(p.loads)
     by_load = {}
     for load in (lo, hi):
-        v = np.concatenate([fqa.delta_i(runs10[(DT, r, load)][lambda x: x["start_s"] >= p.warmup_s],
-                                        runs10[(FQ, r, load)][lambda x: x["start_s"] >= p.warmup_s]
-                                        )["delta_s"].to_numpy() for r in reps])
+        v = np.concatenate(
+            [
+                fqa.delta_i(
+                    runs10[(DT, r, load)][lambda x: x["start_s"] >= p.warmup_s],
+                    runs10[(FQ, r, load)][lambda x: x["start_s"] >= p.warmup_s],
+                )["delta_s"].to_numpy()
+                for r in reps
+            ]
+        )
         by_load[load] = (100.0 * np.mean(np.abs(v) <= 1e-9), 100.0 * np.mean(v < -1e-9), 100.0 * np.mean(v < -0.01))
     light = " (quick mode runs no load below 0.25)" if ctx.quick else ""
     notes["delta-zero"] = (
         f"A flow keeps exactly the same latency only if it never meets a packet FavorQueue reorders: "
-        f"{by_load[lo][0]:.0f}% of flows at load {lo:g}, {by_load[hi][0]:.0f}% at load {hi:g}{light}.")
-    notes["delta-neg"] = (f"The share of slower flows grows with the load: {by_load[lo][1]:.0f}% at load {lo:g}, "
-                          f"{by_load[hi][1]:.0f}% at load {hi:g}{light}.")
-    notes["delta-lt-m10ms"] = (f"The share of flows slower by more than 10 ms grows with the load: {by_load[lo][2]:.0f}% "
-                               f"at load {lo:g}, {by_load[hi][2]:.0f}% at load {hi:g}{light}.")
+        f"{by_load[lo][0]:.0f}% of flows at load {lo:g}, {by_load[hi][0]:.0f}% at load {hi:g}{light}."
+    )
+    notes["delta-neg"] = (
+        f"The share of slower flows grows with the load: {by_load[lo][1]:.0f}% at load {lo:g}, "
+        f"{by_load[hi][1]:.0f}% at load {hi:g}{light}."
+    )
+    notes["delta-lt-m10ms"] = (
+        f"The share of flows slower by more than 10 ms grows with the load: {by_load[lo][2]:.0f}% "
+        f"at load {lo:g}, {by_load[hi][2]:.0f}% at load {hi:g}{light}."
+    )
     notes["delta-more-decrease"] = notes["delta-neg"]
 
     # Fig. 8: mean latency by flow length (DropTail, CHOKe, FavorQueue; flows finished under all three)
@@ -640,12 +1067,21 @@ def reproduce(ctx: Context) -> Outcome:
                 xs.append(bin_x(bn))
                 ms.append(w.mean())
         ax.plot(xs, ms, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
-    ax.set(xscale="log", yscale="log", xlabel="flow length (packets)", ylabel="mean latency (s)",
-           title="Fig. 8: mean latency by flow length")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="flow length (packets)",
+        ylabel="mean latency (s)",
+        title="Fig. 8: mean latency by flow length",
+    )
     ax.legend()
-    fig(fg, "fig08-latency-by-length", "Fig. 8: mean latency as a function of the flow length",
+    fig(
+        fg,
+        "fig08-latency-by-length",
+        "Fig. 8: mean latency as a function of the flow length",
         "Flows of every load and replication pooled; sizes 1-10 one by one, then logarithmic classes (a point "
-        "needs at least 5 flows). Flows that finished under all three disciplines.")
+        "needs at least 5 flows). Flows that finished under all three disciplines.",
+    )
 
     # Fig. 10: CDF of Delta
     fg, ax = plt.subplots()
@@ -653,11 +1089,18 @@ def reproduce(ctx: Context) -> Outcome:
     ax.step(vx, vy, where="post", color=COLORS[FQ])
     ax.set_xscale("symlog", linthresh=0.01)
     ax.axvline(0, color="#888", lw=0.8)
-    ax.set(xlabel="Δ = latency DropTail − latency FavorQueue (s)", ylabel="CDF",
-           title="Fig. 10: CDF of the latency difference Δ")
-    fig(fg, "fig10-delta-cdf", "Fig. 10: cumulative distribution of the latency difference Δ",
+    ax.set(
+        xlabel="Δ = latency DropTail − latency FavorQueue (s)",
+        ylabel="CDF",
+        title="Fig. 10: CDF of the latency difference Δ",
+    )
+    fig(
+        fg,
+        "fig10-delta-cdf",
+        "Fig. 10: cumulative distribution of the latency difference Δ",
         "Δ_i = Td_i − Tf_i for every flow that finished under both disciplines (same seeds, hence the same "
-        "flows), all loads and replications pooled; symmetric-log axis, linear within ±10 ms.")
+        "flows), all loads and replications pooled; symmetric-log axis, linear within ±10 ms.",
+    )
 
     # Figs. 11, 12: probability of change and gain by flow length (all replications pooled)
     gb = pd.concat(gains, ignore_index=True)
@@ -671,29 +1114,55 @@ def reproduce(ctx: Context) -> Outcome:
     xs = np.array([bin_x(bn) for bn in bins])
     keep = agg["flows"].to_numpy() >= 5
     fg, ax = plt.subplots()
-    ax.plot(xs[keep], (100 * agg["n_f"] / agg["flows"]).to_numpy()[keep], color=COLORS[FQ], marker="s",
-            label="latency decreases (Δ > 0)")
-    ax.plot(xs[keep], (100 * agg["n_s"] / agg["flows"]).to_numpy()[keep], color="#b42318", marker="o",
-            label="latency increases (Δ < 0)")
-    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="share of flows (%)", ylim=(0, 100),
-           title="Fig. 11: probability to change the latency")
+    ax.plot(
+        xs[keep],
+        (100 * agg["n_f"] / agg["flows"]).to_numpy()[keep],
+        color=COLORS[FQ],
+        marker="s",
+        label="latency decreases (Δ > 0)",
+    )
+    ax.plot(
+        xs[keep],
+        (100 * agg["n_s"] / agg["flows"]).to_numpy()[keep],
+        color="#b42318",
+        marker="o",
+        label="latency increases (Δ < 0)",
+    )
+    ax.set(
+        xscale="log",
+        xlabel="flow length (packets)",
+        ylabel="share of flows (%)",
+        ylim=(0, 100),
+        title="Fig. 11: probability to change the latency",
+    )
     ax.legend()
-    fig(fg, "fig11-probability-of-change", "Fig. 11: probability of latency improvement and degradation",
+    fig(
+        fg,
+        "fig11-probability-of-change",
+        "Fig. 11: probability of latency improvement and degradation",
         "Share of flows of each length whose latency decreases or increases with FavorQueue; all loads and "
-        "replications pooled.")
+        "replications pooled.",
+    )
     fg, ax = plt.subplots()
     den = agg["sum_fct_a_s"].to_numpy()
     keep = keep & (den > 0)
     den = np.where(den > 0, den, 1.0)
-    for col, lab, colr in (("d_sum", "total gain", COLORS[FQ]), ("dp_sum", "positive part", "#2a9d4b"),
-                           ("dn_sum", "negative part", "#b42318")):
+    for col, lab, colr in (
+        ("d_sum", "total gain", COLORS[FQ]),
+        ("dp_sum", "positive part", "#2a9d4b"),
+        ("dn_sum", "negative part", "#b42318"),
+    ):
         ax.plot(xs[keep], (100 * agg[col].to_numpy() / den)[keep], marker="o", color=colr, label=lab)
     ax.axhline(0, color="#888", lw=0.8)
     ax.set(xscale="log", xlabel="flow length (packets)", ylabel="G(x) (%)", title="Fig. 12: latency gain G(x)")
     ax.legend()
-    fig(fg, "fig12-gain", "Fig. 12: latency gain per flow length",
+    fig(
+        fg,
+        "fig12-gain",
+        "Fig. 12: latency gain per flow length",
         "G(x) = Σ Δ / Σ Td over the flows of length x (eq. 2), with its positive and negative parts; all loads and "
-        "replications pooled.")
+        "replications pooled.",
+    )
 
     # Fig. 13: flows in the system, the loads one after another (replication 1)
     fg, ax = plt.subplots(figsize=(10.5, 3.6))
@@ -711,17 +1180,25 @@ def reproduce(ctx: Context) -> Outcome:
         ax.plot(tt, series[d], color=COLORS[d], lw=0.9, label=NAMES[d])
     for i in range(1, len(p.loads)):
         ax.axvline(i * p.duration_s, color="#bbb", lw=0.6)
-    ax.set(xlabel=f"time (s); loads {', '.join(f'{x:g}' for x in sorted(p.loads))} one after another",
-           ylabel="flows in the system", title="Fig. 13: number of simultaneous flows")
+    ax.set(
+        xlabel=f"time (s); loads {', '.join(f'{x:g}' for x in sorted(p.loads))} one after another",
+        ylabel="flows in the system",
+        title="Fig. 13: number of simultaneous flows",
+    )
     ax.legend()
-    fig(fg, "fig13-flows-in-system", "Fig. 13: number of simultaneous flows in the network",
+    fig(
+        fg,
+        "fig13-flows-in-system",
+        "Fig. 13: number of simultaneous flows in the network",
         "Flows between their first SYN and their last byte, sampled every second, with each load's run placed after "
-        "the previous one (the paper's view of the loads as a day of varying load); first replication.")
+        "the previous one (the paper's view of the loads as a day of varying load); first replication.",
+    )
     for r in reps:
         m, sd = {}, {}
         for d in (DT, FQ):
-            v = np.concatenate([fqa.active_flows(runs10[(d, r, load)], grid[grid >= p.warmup_s]).to_numpy()
-                                for load in p.loads])
+            v = np.concatenate(
+                [fqa.active_flows(runs10[(d, r, load)], grid[grid >= p.warmup_s]).to_numpy() for load in p.loads]
+            )
             m[d], sd[d] = v.mean(), v.std()
         samples["flows-mean"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
         samples["flows-std"].append(100.0 * (sd[DT] - sd[FQ]) / sd[DT])
@@ -732,11 +1209,20 @@ def reproduce(ctx: Context) -> Outcome:
     for d, g in ((DT, pdt), (FQ, pfq)):
         ys = [drop_ratio(g[_in(g, bn)]) if _in(g, bn).sum() >= 5 else math.nan for bn in bins]
         ax.plot(xs, ys, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
-    ax.set(xscale="log", yscale="log", xlabel="flow length (packets)", ylabel="drop ratio (%)",
-           title="Fig. 18: drop ratio by flow length")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="flow length (packets)",
+        ylabel="drop ratio (%)",
+        title="Fig. 18: drop ratio by flow length",
+    )
     ax.legend()
-    fig(fg, "fig18-drop-by-length", "Fig. 18: average drop ratio according to flow length",
-        "Data packets dropped over data packets sent, per flow-length class, all loads and replications pooled.")
+    fig(
+        fg,
+        "fig18-drop-by-length",
+        "Fig. 18: average drop ratio according to flow length",
+        "Data packets dropped over data packets sent, per flow-length class, all loads and replications pooled.",
+    )
     for r in reps:
         a, b = pdt[pdt["rep"] == r], pfq[pfq["rep"] == r]
         lower = []
@@ -765,10 +1251,12 @@ def reproduce(ctx: Context) -> Outcome:
             samples["pfavor-mid"].append(100.0 * float(pm["p_favor"].min()))
     tiny = fqa.p_favor_by_size(pfq, bins=[(1, 2)])["p_favor"].iloc[0]
     fdd = {d: 100.0 * float(g["first_data_drop"].mean()) for d, g in ((DT, pdt), (FQ, pfq))}
-    tiny_why = (f"Only {100 * tiny:.0f}% of the packets of our 1- and 2-packet flows are favoured: the first data packet "
-                "reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) after the handshake ACK and, when the "
-                "queue is busy, finds that ACK still queued, so it is a standard packet; FavorQueue does not lower the "
-                f"loss of first data packets ({fdd[FQ]:.1f}% of flows against {fdd[DT]:.1f}% with DropTail).")
+    tiny_why = (
+        f"Only {100 * tiny:.0f}% of the packets of our 1- and 2-packet flows are favoured: the first data packet "
+        "reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) after the handshake ACK and, when the "
+        "queue is busy, finds that ACK still queued, so it is a standard packet; FavorQueue does not lower the "
+        f"loss of first data packets ({fdd[FQ]:.1f}% of flows against {fdd[DT]:.1f}% with DropTail)."
+    )
     for cid in ("pfavor-2", "drop-size2-faq", "p-decrease-short", "p-improve-short", "tau-faq"):
         notes[cid] = tiny_why
     fg, ax = plt.subplots()
@@ -776,21 +1264,39 @@ def reproduce(ctx: Context) -> Outcome:
         t = fqa.rto_recovery_ratio(g, bins=bins)
         ok = t["flows"].to_numpy() >= 5
         ax.plot(xs[ok], 100 * t["tau"].to_numpy()[ok], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
-    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="τ(x): RTO recoveries (%)", ylim=(0, 105),
-           title="Fig. 20: RTO recovery ratio by flow length")
+    ax.set(
+        xscale="log",
+        xlabel="flow length (packets)",
+        ylabel="τ(x): RTO recoveries (%)",
+        ylim=(0, 105),
+        title="Fig. 20: RTO recovery ratio by flow length",
+    )
     ax.legend()
-    fig(fg, "fig20-rto-recovery", "Fig. 20: RTO recovery ratio according to flow length",
+    fig(
+        fg,
+        "fig20-rto-recovery",
+        "Fig. 20: RTO recovery ratio according to flow length",
         "τ(x) = Σ RTO / Σ (RTO + FR) (eq. 4), finished flows, all loads and replications pooled. RTOs include the "
-        "handshake's.")
+        "handshake's.",
+    )
     fg, ax = plt.subplots()
     t = fqa.p_favor_by_size(pfq, bins=bins)
     ok = t["flows"].to_numpy() >= 5
     ax.plot(xs[ok], 100 * t["p_favor"].to_numpy()[ok], color=COLORS[FQ], marker="s", label="FavorQueue")
-    ax.set(xscale="log", xlabel="flow length (packets)", ylabel="P(Favor | S = s) (%)", ylim=(0, 105),
-           title="Fig. 21: probability of packet favoring")
-    fig(fg, "fig21-p-favor", "Fig. 21: probability of packet favoring according to flow length",
+    ax.set(
+        xscale="log",
+        xlabel="flow length (packets)",
+        ylabel="P(Favor | S = s) (%)",
+        ylim=(0, 105),
+        title="Fig. 21: probability of packet favoring",
+    )
+    fig(
+        fg,
+        "fig21-p-favor",
+        "Fig. 21: probability of packet favoring according to flow length",
         "P(Favor | S = s) = Σ favored / Σ (s + R) (eq. 5), finished flows, all loads and replications pooled. "
-        "Savanna counts the SYN and the handshake ACK among favored packets, so they are added to the denominator.")
+        "Savanna counts the SYN and the handshake ACK among favored packets, so they are added to the denominator.",
+    )
 
     # Fig. 19: RTO ratio against load; SYN loss ratios (section 6.1)
     rto = []
@@ -808,9 +1314,13 @@ def reproduce(ctx: Context) -> Outcome:
     a1.set(xlabel="load ρ", ylabel="T(ρ) (%)", title="Fig. 19: RTO ratio")
     a2.set(xlabel="load ρ", ylabel="SYN loss ratio (%)", title="§6.1: SYN loss ratio")
     a1.legend()
-    fig(fg, "fig19-rto-ratio-syn", "Fig. 19 and §6.1: RTO ratio and SYN loss ratio against load",
+    fig(
+        fg,
+        "fig19-rto-ratio-syn",
+        "Fig. 19 and §6.1: RTO ratio and SYN loss ratio against load",
         "T(ρ) = Σ RTO / Σ (L + R) (eq. 3) over finished flows, and SYNs lost over SYNs sent, per load; means over "
-        "replications with 95% CIs.")
+        "replications with 95% CIs.",
+    )
     rp = rto.pivot_table(index=["load", "rep"], columns="qdisc", values="rto").xs(hi, level="load")
     samples["rto-ratio-hi"] = list(100.0 * (rp[DT] - rp[FQ]) / rp[DT])
     sp = syn.pivot_table(index=["rep", "load"], columns="qdisc", values="syn")
@@ -821,9 +1331,17 @@ def reproduce(ctx: Context) -> Outcome:
         samples["syn-faq-avg"].append(float(g[FQ].mean()))
         samples["syn-dt-high"].append(float(high[DT].mean()))
         samples["syn-faq-high"].append(float(high[FQ].mean()))
-    tables.append(Table("SYN loss ratio against load (§6.1)", ["load", "DropTail (%)", "FavorQueue (%)"],
-                        [[load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
-                         for load in p.loads], "Means over replications; SYNs sent as the core counts them (retransmissions included)."))
+    tables.append(
+        Table(
+            "SYN loss ratio against load (§6.1)",
+            ["load", "DropTail (%)", "FavorQueue (%)"],
+            [
+                [load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
+                for load in p.loads
+            ],
+            "Means over replications; SYNs sent as the core counts them (retransmissions included).",
+        )
+    )
 
     # Fig. 17 (aggregate): queueing delay; Fig. 22: push-out share by flow length
     qd = _queue_delay(b10)
@@ -838,14 +1356,23 @@ def reproduce(ctx: Context) -> Outcome:
     ys = [pushout_share(pfq[_in(pfq, bn)]) if _in(pfq, bn).sum() >= 5 else math.nan for bn in bins]
     a2.plot(xs, ys, color=COLORS[FQ], marker=MARKERS[FQ], label=NAMES[FQ])
     a1.set(xlabel="load ρ", ylabel="mean queueing delay (ms)", title="Fig. 17 (aggregate): queueing delay")
-    a2.set(xscale="log", xlabel="flow length (packets)", ylabel="push-outs / drops (%)", ylim=(0, 100),
-           title="Fig. 22: push-out share of drops by flow length")
+    a2.set(
+        xscale="log",
+        xlabel="flow length (packets)",
+        ylabel="push-outs / drops (%)",
+        ylim=(0, 100),
+        title="Fig. 22: push-out share of drops by flow length",
+    )
     a1.legend()
-    fig(fg, "fig17-22-queueing-delay-pushout", "Fig. 17 (aggregate) and Fig. 22: queueing delay and push-out share",
+    fig(
+        fg,
+        "fig17-22-queueing-delay-pushout",
+        "Fig. 17 (aggregate) and Fig. 22: queueing delay and push-out share",
         "Left: mean waiting time at the bottleneck by Little's law (time-average queue length over departure rate), "
         "per load; the paper splits it by flow length, but Savanna records no per-flow queueing delay. Right: share "
         "of the dropped data packets of FavorQueue's flows that were pushed out, per flow-length class, all loads "
-        "and replications pooled.")
+        "and replications pooled.",
+    )
     for r in reps:
         for d, cid in ((DT, "qdelay-dt"), (FQ, "qdelay-faq")):
             samples[cid].append(little_delay_ms(qd[(qd["qdisc"] == d) & (qd["rep"] == r)]))
@@ -860,8 +1387,9 @@ def reproduce(ctx: Context) -> Outcome:
     lat = _common_mean_fct(b100, ["load"], DISC_100M, fwd)
     drp = b100.sql(
         "SELECT qdisc, load, rep, CASE WHEN sum(data_pkts_sent) > 0 "
-        "THEN 100.0 * sum(drops) / sum(data_pkts_sent) END AS \"drop\" "
-        f"FROM flows WHERE {fwd} GROUP BY qdisc, load, rep ORDER BY qdisc, load, rep")
+        'THEN 100.0 * sum(drops) / sum(data_pkts_sent) END AS "drop" '
+        f"FROM flows WHERE {fwd} GROUP BY qdisc, load, rep ORDER BY qdisc, load, rep"
+    )
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     for d in DISC_100M:
         c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
@@ -871,9 +1399,13 @@ def reproduce(ctx: Context) -> Outcome:
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(b): latency, 100 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(b): drop ratio, 100 Mb/s")
     a1.legend()
-    fig(fg, "fig03b-04b-latency-drop-100mbps", "Figs. 3(b) and 4(b): latency and drop ratio against load, 100 Mb/s",
+    fig(
+        fg,
+        "fig03b-04b-latency-drop-100mbps",
+        "Figs. 3(b) and 4(b): latency and drop ratio against load, 100 Mb/s",
         "As Figs. 3(a)/4(a) with a 100 Mb/s bottleneck, an 83-packet buffer and 1 Gb/s access links; "
-        f"{p.duration_100_s:g} s runs, flows after {p.warmup_100_s:g} s.")
+        f"{p.duration_100_s:g} s runs, flows after {p.warmup_100_s:g} s.",
+    )
     hi100 = max(p.loads_100)
     lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat").xs(hi100, level="load")
     dq = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop").xs(hi100, level="load")
@@ -884,21 +1416,30 @@ def reproduce(ctx: Context) -> Outcome:
     # ---- buffer sizes (Fig. 9) -----------------------------------------------------------
     # Mean latency over the flows finished under both queues, computed in the store: this
     # experiment has the most runs, and only the means are needed.
-    lb = _common_mean_fct(bq, ["buffer_pkts", "load"], (DT, FQ),
-                          f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_s}")
+    lb = _common_mean_fct(
+        bq, ["buffer_pkts", "load"], (DT, FQ), f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_s}"
+    )
     lb = lb.groupby(["qdisc", "buffer_pkts", "rep"], as_index=False)[["t", "n"]].sum()
     lb["lat"] = lb["t"] / lb["n"]
     fg, ax = plt.subplots()
     for d in (DT, FQ):
         c = ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
         _line_ci(ax, c["buffer_pkts"], c["mean"], c["lo"], c["hi"], d)
-    ax.set(xscale="log", xlabel="buffer size (packets)", ylabel="mean latency (s)",
-           title="Fig. 9: latency against buffer size")
+    ax.set(
+        xscale="log",
+        xlabel="buffer size (packets)",
+        ylabel="mean latency (s)",
+        title="Fig. 9: latency against buffer size",
+    )
     ax.set_xticks(list(p.buffers), [str(b) for b in p.buffers])
     ax.legend()
-    fig(fg, "fig09-latency-by-buffer", "Fig. 9: overall latency according to queue size",
+    fig(
+        fg,
+        "fig09-latency-by-buffer",
+        "Fig. 9: overall latency according to queue size",
         f"Mean latency of the flows finished under both disciplines, loads {', '.join(f'{x:g}' for x in p.buffer_loads)} "
-        "pooled; means over replications with 95% CIs.")
+        "pooled; means over replications with 95% CIs.",
+    )
     lbp = lb.pivot_table(index=["rep", "buffer_pkts"], columns="qdisc", values="lat")
     for r in sorted(lb["rep"].unique()):
         g = lbp.xs(r, level="rep")
@@ -920,9 +1461,13 @@ def reproduce(ctx: Context) -> Outcome:
     ax.axvline(pstart, color="#b42318", lw=0.8, ls=":")
     ax.set(xlabel="time (s)", ylabel="short flows in the system", title="Fig. 14: short flows with 50 persistent flows")
     ax.legend()
-    fig(fg, "fig14-short-flows-persistent", "Fig. 14: number of short flows when persistent flows are active",
+    fig(
+        fg,
+        "fig14-short-flows-persistent",
+        "Fig. 14: number of short flows when persistent flows are active",
         f"Short flows (exponential sizes, mean 6 packets, load 0.2) in the system; the 50 persistent flows start at "
-        f"{pstart:g} s (dotted line). First replication.")
+        f"{pstart:g} s (dotted line). First replication.",
+    )
     for r in sorted(fp["rep"].unique()):
         m = {}
         for d in (DT, FQ):
@@ -944,13 +1489,22 @@ def reproduce(ctx: Context) -> Outcome:
         samples["persist-thr-std"].append(100.0 * (thr[DT].std() - thr[FQ].std()) / thr[DT].std())
     pers_share = {d: 50 * float(np.mean(samples[f"persist-thr-{k}"])) for d, k in ((DT, "dt"), (FQ, "faq"))}
     after = short[short["start_s"] >= pstart]
-    short_share = {d: 100.0 * float(after[after["qdisc"] == d]["delivered_pkts"].sum()) * 1500 * 8
-                   / (p.persist_duration_s - pstart) / 10e6 / len(sorted(fp["rep"].unique())) for d in (DT, FQ)}
+    short_share = {
+        d: 100.0
+        * float(after[after["qdisc"] == d]["delivered_pkts"].sum())
+        * 1500
+        * 8
+        / (p.persist_duration_s - pstart)
+        / 10e6
+        / len(sorted(fp["rep"].unique()))
+        for d in (DT, FQ)
+    }
     for d, k in ((DT, "dt"), (FQ, "faq")):
         notes[f"persist-thr-{k}"] = (
             f"Together our 50 persistent flows carry {pers_share[d]:.0f}% of the link and the short flows "
             f"{short_share[d]:.0f}% (they offer 20%); the paper's {1.81 if d == DT else 1.86}% per flow makes "
-            f"{50 * (1.81 if d == DT else 1.86):.0f}% and would leave the short flows less than 10%.")
+            f"{50 * (1.81 if d == DT else 1.86):.0f}% and would leave the short flows less than 10%."
+        )
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
     cs = common_finished(short.assign(load=0.0), (DT, FQ))
     cs = cs[cs["start_s"] >= p.persist_window_from_s]
@@ -960,17 +1514,25 @@ def reproduce(ctx: Context) -> Outcome:
         a1.plot(g.index, g["mean"], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
         gp = pers[pers["qdisc"] == d].sort_values(["rep", "flow_id"])
         th = 100.0 * gp["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - gp["start_s"]) / 10e6
-        a2.plot(np.arange(len(th)) % 50 + 1, th.to_numpy(), MARKERS[d], color=COLORS[d], ms=3.5, label=NAMES[d],
-                alpha=0.8)
+        a2.plot(
+            np.arange(len(th)) % 50 + 1, th.to_numpy(), MARKERS[d], color=COLORS[d], ms=3.5, label=NAMES[d], alpha=0.8
+        )
     a1.set(xlabel="flow size (packets)", ylabel="mean latency (s)", title="Fig. 15: short flows' latency")
-    a2.set(xlabel="persistent flow (host pair)", ylabel="throughput (% of 10 Mb/s)",
-           title="Fig. 16: persistent flows' throughput")
+    a2.set(
+        xlabel="persistent flow (host pair)",
+        ylabel="throughput (% of 10 Mb/s)",
+        title="Fig. 16: persistent flows' throughput",
+    )
     a1.legend()
     a2.legend()
-    fig(fg, "fig15-16-persistent", "Figs. 15 and 16: short flows' latency and persistent flows' throughput",
+    fig(
+        fg,
+        "fig15-16-persistent",
+        "Figs. 15 and 16: short flows' latency and persistent flows' throughput",
         f"Left: mean latency by size of the short flows started after {p.persist_window_from_s:g} s that finished "
         "under both disciplines (all replications). Right: throughput of each of the 50 persistent flows over its "
-        "lifetime, as a share of the bottleneck, every replication.")
+        "lifetime, as a share of the bottleneck, every replication.",
+    )
 
     # ---- initial window 10 (Fig. 27) ------------------------------------------------------------
     fi = biw.query("qdisc, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
@@ -982,13 +1544,18 @@ def reproduce(ctx: Context) -> Outcome:
     for cfg in cfgs:
         d, iw = cfg.split("-iw")
         vx, vy = _ecdf(c4[c4["qdisc"] == cfg]["fct_s"].to_numpy())
-        ax.step(vx, 1.0 - vy, where="post", color=COLORS[d],
-                ls="-" if iw == "10" else "--", label=f"{NAMES[d]}, IW {iw}")
+        ax.step(
+            vx, 1.0 - vy, where="post", color=COLORS[d], ls="-" if iw == "10" else "--", label=f"{NAMES[d]}, IW {iw}"
+        )
     ax.set(xscale="log", yscale="log", xlabel="latency (s)", ylabel="CCDF", title="Fig. 27: initial window 10")
     ax.legend()
-    fig(fg, "fig27-iw10", "Fig. 27: latency with an initial window of 10 packets",
+    fig(
+        fg,
+        "fig27-iw10",
+        "Fig. 27: latency with an initial window of 10 packets",
         "Complementary CDF of latency for DropTail and FavorQueue with initial windows of 2 and 10 packets, flows that "
-        "finished in all four configurations, all loads and replications pooled.")
+        "finished in all four configurations, all loads and replications pooled.",
+    )
     li = c4.groupby(["qdisc", "rep"])["fct_s"].mean().unstack("qdisc")
     samples["iw10-dt"] = list(100.0 * (li[f"{DT}-iw2"] - li[f"{DT}-iw10"]) / li[f"{DT}-iw2"])
     samples["iw10-faq"] = list(100.0 * (li[f"{DT}-iw10"] - li[f"{FQ}-iw10"]) / li[f"{DT}-iw10"])
@@ -996,7 +1563,8 @@ def reproduce(ctx: Context) -> Outcome:
     samples["iw10-loss"] = list(di[f"{DT}-iw10"] - di[f"{DT}-iw2"])
     notes["iw10-dt"] = (
         f"With IW 10 DropTail's drop ratio rises by {np.mean(samples['iw10-loss']):.1f} points: a 10-packet burst "
-        "overflows the 8-packet buffer, and here the losses cost more time than the round trips IW 10 saves.")
+        "overflows the 8-packet buffer, and here the losses cost more time than the round trips IW 10 saves."
+    )
 
     # ---- five hops, FavorQueue at the edge (Fig. 26) ---------------------------------------------
     fh = bh.query("qdisc, rep, " + FLOW_COLS, where="source = 'reference'")
@@ -1021,16 +1589,25 @@ def reproduce(ctx: Context) -> Outcome:
         a1.plot(xs5, ms5, color=COLORS[d], marker=MARKERS[d], label=NAMES[d] + (" at the first hop" if d == FQ else ""))
         e = np.sort(fh[(fh["qdisc"] == d) & (fh["rep"] == 1)]["end_s"].dropna().to_numpy())
         a2.step(e, np.arange(1, len(e) + 1), where="post", color=COLORS[d], label=NAMES[d])
-    a1.set(xscale="log", yscale="log", xlabel="flow length (packets)", ylabel="mean latency (s)",
-           title="Fig. 26: reference flow latency, five hops")
+    a1.set(
+        xscale="log",
+        yscale="log",
+        xlabel="flow length (packets)",
+        ylabel="mean latency (s)",
+        title="Fig. 26: reference flow latency, five hops",
+    )
     a2.set(xlabel="time (s)", ylabel="reference flows completed", title="Reference flows completed (replication 1)")
     a1.legend()
     a2.legend()
-    fig(fg, "fig26-five-hops", "Fig. 26: five hops, FavorQueue at the edge only",
+    fig(
+        fg,
+        "fig26-five-hops",
+        "Fig. 26: five hops, FavorQueue at the edge only",
         "Left: mean latency by flow length of the reference flows (one closed-loop user crossing five 10 Mb/s hops, "
         "each loaded by ten persistent flows), flows that finished in both configurations (the k-th flow has the "
         "same size in both), all replications. Right: reference flows completed over time, first replication. "
-        f"{p.fivehop_duration_s:g} s runs.")
+        f"{p.fivehop_duration_s:g} s runs.",
+    )
 
     # ---- the report ---------------------------------------------------------------------------
     claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
@@ -1038,21 +1615,31 @@ def reproduce(ctx: Context) -> Outcome:
     tables.insert(0, _parameters_table(p))
     intro = _intro(p)
     if ctx.quick:
-        intro += ("\n\nThis is a --quick run: fewer loads (none below 0.25), shorter runs and two or three "
-                  "replications, so confidence intervals are wide and claims that depend on light loads or on long "
-                  "runs can differ from the full reproduction (savanna reproduce favorqueue-2013).")
-    return Outcome(TITLE, intro, figures, claims, tables, meta={
-        "seeds": f"1-{p.reps} (load sweeps), 1-{p.buffer_reps} (buffers), 1-{p.persist_reps} (persistent), "
-                 f"1-{p.fivehop_reps} (five hops)",
-        "scenarios": ", ".join((SC_10M, SC_100M, SC_QSIZE, SC_PERSIST, SC_IW10, SC_FIVEHOP)),
-    })
+        intro += (
+            "\n\nThis is a --quick run: fewer loads (none below 0.25), shorter runs and two or three "
+            "replications, so confidence intervals are wide and claims that depend on light loads or on long "
+            "runs can differ from the full reproduction (savanna reproduce favorqueue-2013)."
+        )
+    return Outcome(
+        TITLE,
+        intro,
+        figures,
+        claims,
+        tables,
+        meta={
+            "seeds": f"1-{p.reps} (load sweeps), 1-{p.buffer_reps} (buffers), 1-{p.persist_reps} (persistent), "
+            f"1-{p.fivehop_reps} (five hops)",
+            "scenarios": ", ".join((SC_10M, SC_100M, SC_QSIZE, SC_PERSIST, SC_IW10, SC_FIVEHOP)),
+        },
+    )
 
 
 def _queue_delay(b10) -> pd.DataFrame:
     return b10.query(
         "qdisc, load, rep, run_id, avg(len_pkts) AS l_pkts, "
         "sum(departures_none + departures_short + departures_long) AS dep, max(t_s) AS t_s",
-        table="queues", where=f"queue = '{BOTTLENECK}' AND qdisc IN ('{DT}', '{FQ}')",
+        table="queues",
+        where=f"queue = '{BOTTLENECK}' AND qdisc IN ('{DT}', '{FQ}')",
         group_by="qdisc, load, rep, run_id",
     )
 
@@ -1061,21 +1648,29 @@ def _parameters_table(p: Plan):
     from savanna.report import Table
 
     loads = lambda xs: ", ".join(f"{x:g}" for x in xs)  # noqa: E731
-    return Table("Experiment parameters (the paper's Table 1 and ours)", ["parameter", "paper", "this run"], [
-        ["duration", "500 s (2000 s for §5.3)", f"{p.duration_s:g} s ({p.persist_duration_s:g} s for §5.3)"],
-        ["replications", "10 (1 for §5.3)", f"{p.reps} ({p.persist_reps} for §5.3, {p.reps_100} at 100 Mb/s)"],
-        ["flows analysed", "started after 50 s", f"started after {p.warmup_s:g} s"],
-        ["loads", "0.05 to 0.95 by 0.1", loads(p.loads)],
-        ["queues", "DropTail, RuN2C, LAS, FavorQueue, CHOKe", "the same (RuN2C threshold 20 packets)"],
-        ["buffer", "8 packets (83 at 100 Mb/s)", "8 packets (83 at 100 Mb/s)"],
-        ["RTT", "4 ms to 200 ms", "4 ms to 200 ms (uniform access delays over 50 host pairs)"],
-        ["links", "100 Mb/s (1 Gb/s), bottleneck 10 or 100 Mb/s", "the same"],
-        ["TCP", "NewReno, 1500 B packets, IW 2, handshake", "NewReno, 1500 B packets, IW 2, handshake, ITO 3 s"],
-        ["flow sizes", "Pareto, shape 1.3, mean 45000 B", "Pareto II (Lomax), shape 1.3, mean 30 packets"],
-        ["reverse traffic", "load 0.1", "load 0.1 (same sizes)"],
-        ["buffer sweep (Fig. 9)", "not stated", f"{', '.join(str(b) for b in p.buffers)} packets at loads {loads(p.buffer_loads)}"],
-        ["five hops (§8)", "one 5000 s run", f"{p.fivehop_reps} runs of {p.fivehop_duration_s:g} s"],
-    ])
+    return Table(
+        "Experiment parameters (the paper's Table 1 and ours)",
+        ["parameter", "paper", "this run"],
+        [
+            ["duration", "500 s (2000 s for §5.3)", f"{p.duration_s:g} s ({p.persist_duration_s:g} s for §5.3)"],
+            ["replications", "10 (1 for §5.3)", f"{p.reps} ({p.persist_reps} for §5.3, {p.reps_100} at 100 Mb/s)"],
+            ["flows analysed", "started after 50 s", f"started after {p.warmup_s:g} s"],
+            ["loads", "0.05 to 0.95 by 0.1", loads(p.loads)],
+            ["queues", "DropTail, RuN2C, LAS, FavorQueue, CHOKe", "the same (RuN2C threshold 20 packets)"],
+            ["buffer", "8 packets (83 at 100 Mb/s)", "8 packets (83 at 100 Mb/s)"],
+            ["RTT", "4 ms to 200 ms", "4 ms to 200 ms (uniform access delays over 50 host pairs)"],
+            ["links", "100 Mb/s (1 Gb/s), bottleneck 10 or 100 Mb/s", "the same"],
+            ["TCP", "NewReno, 1500 B packets, IW 2, handshake", "NewReno, 1500 B packets, IW 2, handshake, ITO 3 s"],
+            ["flow sizes", "Pareto, shape 1.3, mean 45000 B", "Pareto II (Lomax), shape 1.3, mean 30 packets"],
+            ["reverse traffic", "load 0.1", "load 0.1 (same sizes)"],
+            [
+                "buffer sweep (Fig. 9)",
+                "not stated",
+                f"{', '.join(str(b) for b in p.buffers)} packets at loads {loads(p.buffer_loads)}",
+            ],
+            ["five hops (§8)", "one 5000 s run", f"{p.fivehop_reps} runs of {p.fivehop_duration_s:g} s"],
+        ],
+    )
 
 
 def _intro(p: Plan) -> str:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -33,8 +33,7 @@ from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, load_sce
 
 KEY = "guo-matta-2001"
 TITLE = "The War Between Mice and Elephants (Guo & Matta 2001): reproduction"
-PAPER = ("L. Guo, I. Matta, The War Between Mice and Elephants, Technical Report BU-CS-2001-005 "
-         "(ICNP 2001)")
+PAPER = "L. Guo, I. Matta, The War Between Mice and Elephants, Technical Report BU-CS-2001-005 (ICNP 2001)"
 
 SC_FIG2B = "guo-matta-2001-fig02b.toml"
 SC_FIG3 = "guo-matta-2001-fig03.toml"
@@ -48,8 +47,8 @@ COLORS = {DT: "#6b6b6b", RED: "#d1495b", RIO: "#1f5fbf"}
 MARKERS = {DT: "o", RED: "^", RIO: "s"}
 
 RTT_S = 0.1  # base RTT of every scenario here (Fig. 2(a) analysis; Fig. 6 with the talk's delays)
-SHORT_OBJ = (1, 30)      # "short connections (file size less than few dozens of packets)", §IV-B.1
-MEDIUM_OBJ = (31, 500)   # up to Exp. 2's line between "relatively smaller objects (< 500 packets)" and larger
+SHORT_OBJ = (1, 30)  # "short connections (file size less than few dozens of packets)", §IV-B.1
+MEDIUM_OBJ = (31, 500)  # up to Exp. 2's line between "relatively smaller objects (< 500 packets)" and larger
 LONG_OBJ = (501, math.inf)
 OBJ_EDGES = [4, 6, 10, 16, 25, 40, 63, 100, 160, 250, 400, 630, 1000, 2500, 10000, 200001]
 
@@ -72,12 +71,33 @@ def table3_queue(scheme: str, bdp: float) -> dict:
         return {"type": "droptail", "limit_pkts": int(round(1.5 * bdp))}
     b = int(round(2.5 * bdp))
     if scheme == RED:
-        return {"type": "red", "limit_pkts": b, "min_th": _r(0.15 * b), "max_th": _r(0.5 * b), "max_p": 0.1,
-                "w_q": 1.0 / 512, "gentle": True, "wait": True, "ecn": True}
+        return {
+            "type": "red",
+            "limit_pkts": b,
+            "min_th": _r(0.15 * b),
+            "max_th": _r(0.5 * b),
+            "max_p": 0.1,
+            "w_q": 1.0 / 512,
+            "gentle": True,
+            "wait": True,
+            "ecn": True,
+        }
     if scheme == RIO:
-        return {"type": "rio", "limit_pkts": b, "min_th_short": _r(0.15 * b), "max_th_short": _r(0.35 * b),
-                "max_p_short": 0.05, "min_th_long": _r(0.15 * b), "max_th_long": _r(0.5 * b), "max_p_long": 0.1,
-                "w_q_short": 1.0 / 512, "w_q_long": 1.0 / 512, "gentle": True, "wait": True, "ecn": True}
+        return {
+            "type": "rio",
+            "limit_pkts": b,
+            "min_th_short": _r(0.15 * b),
+            "max_th_short": _r(0.35 * b),
+            "max_p_short": 0.05,
+            "min_th_long": _r(0.15 * b),
+            "max_th_long": _r(0.5 * b),
+            "max_p_long": 0.1,
+            "w_q_short": 1.0 / 512,
+            "w_q_long": 1.0 / 512,
+            "gentle": True,
+            "wait": True,
+            "ecn": True,
+        }
     raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
 
 
@@ -102,7 +122,7 @@ def with_scheme(sc: dict, scheme: str, bdp: float) -> dict:
 def bounded_pareto_mean(shape: float, lo: float, hi: float) -> float:
     """Mean of a Pareto law of ``shape`` truncated to [lo, hi]."""
     r = lo / hi
-    return shape * lo / (shape - 1.0) * (1.0 - r ** (shape - 1.0)) / (1.0 - r ** shape)
+    return shape * lo / (shape - 1.0) * (1.0 - r ** (shape - 1.0)) / (1.0 - r**shape)
 
 
 def web_rate_pkts_s(block: dict) -> float:
@@ -142,8 +162,8 @@ def offered_load(sc: dict, to: str) -> float:
 
 @dataclass(frozen=True)
 class Plan:
-    fs: Tuple[int, ...]
-    losses: Tuple[float, ...]
+    fs: tuple[int, ...]
+    losses: tuple[float, ...]
     fig2_reps: int
     fig2_connections: int
     fig2_duration_s: float
@@ -162,16 +182,36 @@ def plan(quick: bool) -> Plan:
     Exps. 1 and 2) and 5 replications (the paper averages Table IV over 5 runs). Quick:
     shorter web experiments and fewer points, about a minute and a half on two cores."""
     if quick:
-        return Plan(fs=(10, 100, 1000), losses=(0.001, 0.01, 0.05, 0.1, 0.2), fig2_reps=3, fig2_connections=150,
-                    fig2_duration_s=1e5,
-                    fig3_reps=3, fig3_duration_s=500.0,
-                    exp1_reps=3, exp1_duration_s=400.0, exp1_warmup_s=130.0,
-                    exp2_reps=3, exp2_duration_s=360.0, exp2_warmup_s=130.0)
-    return Plan(fs=(10, 100, 1000, 10000), losses=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2),
-                fig2_reps=5, fig2_connections=500, fig2_duration_s=2e6,
-                fig3_reps=5, fig3_duration_s=500.0,
-                exp1_reps=5, exp1_duration_s=4000.0, exp1_warmup_s=2000.0,
-                exp2_reps=5, exp2_duration_s=4000.0, exp2_warmup_s=2000.0)
+        return Plan(
+            fs=(10, 100, 1000),
+            losses=(0.001, 0.01, 0.05, 0.1, 0.2),
+            fig2_reps=3,
+            fig2_connections=150,
+            fig2_duration_s=1e5,
+            fig3_reps=3,
+            fig3_duration_s=500.0,
+            exp1_reps=3,
+            exp1_duration_s=400.0,
+            exp1_warmup_s=130.0,
+            exp2_reps=3,
+            exp2_duration_s=360.0,
+            exp2_warmup_s=130.0,
+        )
+    return Plan(
+        fs=(10, 100, 1000, 10000),
+        losses=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2),
+        fig2_reps=5,
+        fig2_connections=500,
+        fig2_duration_s=2e6,
+        fig3_reps=5,
+        fig3_duration_s=500.0,
+        exp1_reps=5,
+        exp1_duration_s=4000.0,
+        exp1_warmup_s=2000.0,
+        exp2_reps=5,
+        exp2_duration_s=4000.0,
+        exp2_warmup_s=2000.0,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -201,21 +241,63 @@ def _claims():
     from savanna.report import ClaimSpec as C
 
     cl = [
-        C("fig2a-short-flat", "Model, 10-packet transfer: latency increase from p = 1e-4 to 1e-3", None, "%",
-          "not very sensitive to loss when it is small (read: < 10%)", direction="<", reference=10.0,
-          source="§II-B, Fig. 2(a)"),
-        C("fig2a-short-steep", "Model, 10-packet transfer: latency at p = 0.3 over latency at p = 0.03", None, "x",
-          "increases drastically as loss becomes larger (read: more than x3)", direction=">", reference=3.0,
-          source="§II-B, Fig. 2(a)"),
-        C("fig2a-long-grows", "Model, 100,000-packet transfer: latency increase from p = 1e-4 to 1e-3", None, "%",
-          "grows consistently with loss rate (read: > 10% where the short one stays flat)", direction=">",
-          reference=10.0, source="§II-B, Fig. 2(a)"),
-        C("fig2b-cov-short-up", "C.O.V. of a 10-packet transfer's time: highest loss rate minus lowest", None, "",
-          "increases with loss", direction=">", source="§II-B, Fig. 2(b)"),
-        C("fig2b-cov-long-down", "C.O.V. of the longest transfer's time: highest loss rate minus lowest", None, "",
-          "large loss reduces variability", direction="<", source="§II-B, Fig. 2(b)"),
-        C("fig2b-cov-short-vs-long", "At the highest loss rate: C.O.V. of 10-packet transfers minus that of the "
-          "longest", None, "", "variability matters more for short flows", direction=">", source="§II-B"),
+        C(
+            "fig2a-short-flat",
+            "Model, 10-packet transfer: latency increase from p = 1e-4 to 1e-3",
+            None,
+            "%",
+            "not very sensitive to loss when it is small (read: < 10%)",
+            direction="<",
+            reference=10.0,
+            source="§II-B, Fig. 2(a)",
+        ),
+        C(
+            "fig2a-short-steep",
+            "Model, 10-packet transfer: latency at p = 0.3 over latency at p = 0.03",
+            None,
+            "x",
+            "increases drastically as loss becomes larger (read: more than x3)",
+            direction=">",
+            reference=3.0,
+            source="§II-B, Fig. 2(a)",
+        ),
+        C(
+            "fig2a-long-grows",
+            "Model, 100,000-packet transfer: latency increase from p = 1e-4 to 1e-3",
+            None,
+            "%",
+            "grows consistently with loss rate (read: > 10% where the short one stays flat)",
+            direction=">",
+            reference=10.0,
+            source="§II-B, Fig. 2(a)",
+        ),
+        C(
+            "fig2b-cov-short-up",
+            "C.O.V. of a 10-packet transfer's time: highest loss rate minus lowest",
+            None,
+            "",
+            "increases with loss",
+            direction=">",
+            source="§II-B, Fig. 2(b)",
+        ),
+        C(
+            "fig2b-cov-long-down",
+            "C.O.V. of the longest transfer's time: highest loss rate minus lowest",
+            None,
+            "",
+            "large loss reduces variability",
+            direction="<",
+            source="§II-B, Fig. 2(b)",
+        ),
+        C(
+            "fig2b-cov-short-vs-long",
+            "At the highest loss rate: C.O.V. of 10-packet transfers minus that of the longest",
+            None,
+            "",
+            "variability matters more for short flows",
+            direction=">",
+            source="§II-B",
+        ),
     ]
     for bw in (1.25, 1.5):
         for s in SCHEMES:
@@ -224,85 +306,302 @@ def _claims():
                 tol = 0.02 if part == "all" else 0.10
                 why = ""
                 if s == DT and part != "all":
-                    why = ("Our DropTail serves the short flows' batches better than the paper's: which flows lose out "
-                           "under DropTail depends on the phase of its synchronised losses, which the paper's "
-                           "description of the flows' start times leaves open.")
-                cl.append(C(f"tab1-{_bw_id(bw)}-{_KEYS[s]}-{part}",
-                            f"Goodput of {part if part != 'all' else 'all'} flows in 500 s, {NAMES[s]}, {bw:g} Mb/s",
-                            float(v), "pkts", f"{v:,}", rel_tol=tol, source="§II-C, Table I", why_differs=why))
+                    why = (
+                        "Our DropTail serves the short flows' batches better than the paper's: which flows lose out "
+                        "under DropTail depends on the phase of its synchronised losses, which the paper's "
+                        "description of the flows' start times leaves open."
+                    )
+                cl.append(
+                    C(
+                        f"tab1-{_bw_id(bw)}-{_KEYS[s]}-{part}",
+                        f"Goodput of {part if part != 'all' else 'all'} flows in 500 s, {NAMES[s]}, {bw:g} Mb/s",
+                        float(v),
+                        "pkts",
+                        f"{v:,}",
+                        rel_tol=tol,
+                        source="§II-C, Table I",
+                        why_differs=why,
+                    )
+                )
     cl += [
-        C("tab1-125-dt-short-loss", "1.25 Mb/s: short flows' goodput, RED minus DropTail", 8924.0, "pkts",
-          "49,897 - 40,973", direction=">", source="§II-C, Table I, Fig. 3"),
-        C("tab1-125-rio-gain", "1.25 Mb/s: total goodput, RIO-PS over DropTail", 0.66, "%",
-          "slightly higher (+0.66%)", direction=">", abs_tol=0.5, source="§II-C, Table I"),
-        C("tab1-150-rio-cost", "1.5 Mb/s: total goodput, DropTail over RIO-PS", 1.34, "%",
-          "slightly lower, less than 1.5%", direction="<", reference=1.5, abs_tol=0.5, source="§II-C, Table I"),
-        C("fig3-short-share", "Short flows' share of the link while they are active, RIO-PS minus RED", None,
-          "points", "RIO-PS gives short flows more than their fair share", direction=">", source="§II-C, Fig. 3"),
-        C("fig3-75pct", "RIO-PS: short-marked packets' share of departures while both classes are queued", 75.0,
-          "%", "around 75%", source="§III-C, footnote 15"),
+        C(
+            "tab1-125-dt-short-loss",
+            "1.25 Mb/s: short flows' goodput, RED minus DropTail",
+            8924.0,
+            "pkts",
+            "49,897 - 40,973",
+            direction=">",
+            source="§II-C, Table I, Fig. 3",
+        ),
+        C(
+            "tab1-125-rio-gain",
+            "1.25 Mb/s: total goodput, RIO-PS over DropTail",
+            0.66,
+            "%",
+            "slightly higher (+0.66%)",
+            direction=">",
+            abs_tol=0.5,
+            source="§II-C, Table I",
+        ),
+        C(
+            "tab1-150-rio-cost",
+            "1.5 Mb/s: total goodput, DropTail over RIO-PS",
+            1.34,
+            "%",
+            "slightly lower, less than 1.5%",
+            direction="<",
+            reference=1.5,
+            abs_tol=0.5,
+            source="§II-C, Table I",
+        ),
+        C(
+            "fig3-short-share",
+            "Short flows' share of the link while they are active, RIO-PS minus RED",
+            None,
+            "points",
+            "RIO-PS gives short flows more than their fair share",
+            direction=">",
+            source="§II-C, Fig. 3",
+        ),
+        C(
+            "fig3-75pct",
+            "RIO-PS: short-marked packets' share of departures while both classes are queued",
+            75.0,
+            "%",
+            "around 75%",
+            source="§III-C, footnote 15",
+        ),
         # Experiment 1, Fig. 7
-        C("fig7a-short", "ITO 3 s: response-time reduction of RIO-PS against RED, objects of 30 packets or less",
-          27.5, "%", "25-30%", direction=">", source="§IV-B.1, Fig. 7(a)"),
-        C("fig7a-medium", "ITO 3 s: response-time reduction of RIO-PS against RED, objects of 31-500 packets",
-          27.5, "%", "25-30%", direction=">", source="§IV-B.1, Fig. 7(a)"),
-        C("fig7a-long", "ITO 3 s: response-time reduction of RIO-PS against RED, objects over 500 packets", None,
-          "%", "enhanced, or at worst minimally affected (read: > -5%)", direction=">", reference=-5.0,
-          source="§VI (2), Fig. 7(a)"),
-        C("fig7b-short", "ITO 1 s: response-time reduction of RIO-PS against RED, objects of 30 packets or less",
-          12.5, "%", "10-15%", direction=">", source="§IV-B.1, Fig. 7(b)"),
-        C("fig7b-medium", "ITO 1 s: response-time reduction of RIO-PS against RED, objects of 31-500 packets",
-          20.0, "%", "15-25%", direction=">", source="§IV-B.1, Fig. 7(b)"),
-        C("fig7-ito-gap", "Objects of 30 packets or less: RIO-PS's reduction at ITO 3 s minus at ITO 1 s", None,
-          "points", "ITO 1 s narrows the gap", direction=">", source="§IV-B.1, Fig. 7"),
-        C("fig7-ito-helps", "RED, objects of 30 packets or less: response-time reduction from ITO 3 s to 1 s", None,
-          "%", "a smaller ITO helps short flows", direction=">", source="Abstract (3), §IV-B.1"),
-        C("fig7-ito-vs-rio", "Objects of 30 packets or less: RED with ITO 1 s against RIO-PS with ITO 3 s "
-          "(how much slower RED is)", None, "%", "not as effective as our scheme", direction=">",
-          source="Abstract (3)"),
-        C("fig7-dt-worse", "ITO 3 s, objects of 30 packets or less: DropTail's response time over RED's (increase)",
-          None, "%", "DropTail much worse", direction=">", source="§IV-B.2, footnote 18"),
+        C(
+            "fig7a-short",
+            "ITO 3 s: response-time reduction of RIO-PS against RED, objects of 30 packets or less",
+            27.5,
+            "%",
+            "25-30%",
+            direction=">",
+            source="§IV-B.1, Fig. 7(a)",
+        ),
+        C(
+            "fig7a-medium",
+            "ITO 3 s: response-time reduction of RIO-PS against RED, objects of 31-500 packets",
+            27.5,
+            "%",
+            "25-30%",
+            direction=">",
+            source="§IV-B.1, Fig. 7(a)",
+        ),
+        C(
+            "fig7a-long",
+            "ITO 3 s: response-time reduction of RIO-PS against RED, objects over 500 packets",
+            None,
+            "%",
+            "enhanced, or at worst minimally affected (read: > -5%)",
+            direction=">",
+            reference=-5.0,
+            source="§VI (2), Fig. 7(a)",
+        ),
+        C(
+            "fig7b-short",
+            "ITO 1 s: response-time reduction of RIO-PS against RED, objects of 30 packets or less",
+            12.5,
+            "%",
+            "10-15%",
+            direction=">",
+            source="§IV-B.1, Fig. 7(b)",
+        ),
+        C(
+            "fig7b-medium",
+            "ITO 1 s: response-time reduction of RIO-PS against RED, objects of 31-500 packets",
+            20.0,
+            "%",
+            "15-25%",
+            direction=">",
+            source="§IV-B.1, Fig. 7(b)",
+        ),
+        C(
+            "fig7-ito-gap",
+            "Objects of 30 packets or less: RIO-PS's reduction at ITO 3 s minus at ITO 1 s",
+            None,
+            "points",
+            "ITO 1 s narrows the gap",
+            direction=">",
+            source="§IV-B.1, Fig. 7",
+        ),
+        C(
+            "fig7-ito-helps",
+            "RED, objects of 30 packets or less: response-time reduction from ITO 3 s to 1 s",
+            None,
+            "%",
+            "a smaller ITO helps short flows",
+            direction=">",
+            source="Abstract (3), §IV-B.1",
+        ),
+        C(
+            "fig7-ito-vs-rio",
+            "Objects of 30 packets or less: RED with ITO 1 s against RIO-PS with ITO 3 s (how much slower RED is)",
+            None,
+            "%",
+            "not as effective as our scheme",
+            direction=">",
+            source="Abstract (3)",
+        ),
+        C(
+            "fig7-dt-worse",
+            "ITO 3 s, objects of 30 packets or less: DropTail's response time over RED's (increase)",
+            None,
+            "%",
+            "DropTail much worse",
+            direction=">",
+            source="§IV-B.2, footnote 18",
+        ),
         # Fig. 8
-        C("fig8-rio-vs-red", "Drop + mark rate at the bottleneck, RED minus RIO-PS", None, "points",
-          "RIO-PS reduces the overall mark/drop rate", direction=">", source="§IV-B.1, Fig. 8(b)"),
-        C("fig8-rio-vs-dt", "Drop + mark rate at the bottleneck, DropTail minus RIO-PS", None, "points",
-          "RIO-PS reduces the overall mark/drop rate", direction=">", source="§IV-B.1, Fig. 8(b)"),
-        C("fig8-short-rare", "RIO-PS: drop + mark rate of long-class packets minus that of short-class packets",
-          None, "points", "short connections rarely see drops or marks", direction=">",
-          source="§IV-B.1, Fig. 8(b)"),
+        C(
+            "fig8-rio-vs-red",
+            "Drop + mark rate at the bottleneck, RED minus RIO-PS",
+            None,
+            "points",
+            "RIO-PS reduces the overall mark/drop rate",
+            direction=">",
+            source="§IV-B.1, Fig. 8(b)",
+        ),
+        C(
+            "fig8-rio-vs-dt",
+            "Drop + mark rate at the bottleneck, DropTail minus RIO-PS",
+            None,
+            "points",
+            "RIO-PS reduces the overall mark/drop rate",
+            direction=">",
+            source="§IV-B.1, Fig. 8(b)",
+        ),
+        C(
+            "fig8-short-rare",
+            "RIO-PS: drop + mark rate of long-class packets minus that of short-class packets",
+            None,
+            "points",
+            "short connections rarely see drops or marks",
+            direction=">",
+            source="§IV-B.1, Fig. 8(b)",
+        ),
         # Figs. 9 and 10
-        C("fig9-fi-short", "Jain's index of short foreground transmission times, RIO-PS minus RED", None, "",
-          "RIO-PS fairer", direction=">", source="§IV-B.2, Fig. 9(a)"),
-        C("fig9-fi-long", "Jain's index of long foreground transmission times, RIO-PS minus RED", None, "",
-          "RIO-PS fairer", direction=">", source="§IV-B.2, Fig. 9(b)"),
-        C("fig10-short-time", "Short foreground connections: mean transmission time reduction, RIO-PS against RED",
-          None, "%", "less drops, faster", direction=">", source="§IV-B.2, Fig. 10(a)"),
-        C("fig10-long-time", "Long foreground connections: mean transmission time reduction, RIO-PS against RED",
-          None, "%", "not hurt; they benefit too", direction=">", source="§IV-B.2, Fig. 10(b)"),
-        C("fig10-ito-outliers", "Short foreground connections taking 3 s or more (an ITO), RED minus RIO-PS", None,
-          "points", "RED's outliers wait for the ITO", direction=">", source="§IV-B.2, Fig. 10(a)"),
-        C("fig10-dt-worse", "Short foreground connections: DropTail's mean transmission time over RED's (increase)",
-          None, "%", "DropTail much worse", direction=">", source="§IV-B.2, footnote 18"),
+        C(
+            "fig9-fi-short",
+            "Jain's index of short foreground transmission times, RIO-PS minus RED",
+            None,
+            "",
+            "RIO-PS fairer",
+            direction=">",
+            source="§IV-B.2, Fig. 9(a)",
+        ),
+        C(
+            "fig9-fi-long",
+            "Jain's index of long foreground transmission times, RIO-PS minus RED",
+            None,
+            "",
+            "RIO-PS fairer",
+            direction=">",
+            source="§IV-B.2, Fig. 9(b)",
+        ),
+        C(
+            "fig10-short-time",
+            "Short foreground connections: mean transmission time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "less drops, faster",
+            direction=">",
+            source="§IV-B.2, Fig. 10(a)",
+        ),
+        C(
+            "fig10-long-time",
+            "Long foreground connections: mean transmission time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "not hurt; they benefit too",
+            direction=">",
+            source="§IV-B.2, Fig. 10(b)",
+        ),
+        C(
+            "fig10-ito-outliers",
+            "Short foreground connections taking 3 s or more (an ITO), RED minus RIO-PS",
+            None,
+            "points",
+            "RED's outliers wait for the ITO",
+            direction=">",
+            source="§IV-B.2, Fig. 10(a)",
+        ),
+        C(
+            "fig10-dt-worse",
+            "Short foreground connections: DropTail's mean transmission time over RED's (increase)",
+            None,
+            "%",
+            "DropTail much worse",
+            direction=">",
+            source="§IV-B.2, footnote 18",
+        ),
     ]
     for key, label in (("exp1-ito3", "Exp. 1, ITO 3 s"), ("exp1-ito1", "Exp. 1, ITO 1 s"), ("exp2", "Exp. 2")):
         base = TABLE4[key][DT]
         for s in (RED, RIO):
             p = 100.0 * (TABLE4[key][s] - base) / base
-            cl.append(C(f"tab4-{key}-{_KEYS[s]}", f"{label}: network goodput of {NAMES[s]} over DropTail's", round(p, 2),
-                        "%", f"{TABLE4[key][s]:,} vs {base:,} ({p:+.2f}%)", abs_tol=1.0, source="§IV-C, Table IV"))
+            cl.append(
+                C(
+                    f"tab4-{key}-{_KEYS[s]}",
+                    f"{label}: network goodput of {NAMES[s]} over DropTail's",
+                    round(p, 2),
+                    "%",
+                    f"{TABLE4[key][s]:,} vs {base:,} ({p:+.2f}%)",
+                    abs_tol=1.0,
+                    source="§IV-C, Table IV",
+                )
+            )
     cl += [
-        C("fig11-short-time", "Exp. 2, 10-packet foreground connections (pool 1): mean time reduction, RIO-PS "
-          "against RED", None, "%", "helps most short connections finish quickly", direction=">",
-          source="§IV-D, Fig. 11"),
-        C("fig11-short-ito", "Exp. 2, 10-packet foreground connections taking 3 s or more, RED minus RIO-PS", None,
-          "points", "less chance of retransmitting the first packet", direction=">", source="§IV-D, Fig. 11"),
-        C("fig11-long-time", "Exp. 2, 1000-packet foreground connections (pool 2): mean time reduction, RIO-PS "
-          "against RED", None, "%", "at least as well as RED (read: > -5%)", direction=">", reference=-5.0,
-          source="§IV-D, §V-A, Fig. 11"),
-        C("fig11-web1", "Exp. 2, pool 1 web objects: mean response-time reduction, RIO-PS against RED", None, "%",
-          "at least as well as RED (read: > -5%)", direction=">", reference=-5.0, source="Abstract (4), §IV-D"),
-        C("fig11-web2", "Exp. 2, pool 2 web objects: mean response-time reduction, RIO-PS against RED", None, "%",
-          "at least as well as RED (read: > -5%)", direction=">", reference=-5.0, source="Abstract (4), §IV-D"),
+        C(
+            "fig11-short-time",
+            "Exp. 2, 10-packet foreground connections (pool 1): mean time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "helps most short connections finish quickly",
+            direction=">",
+            source="§IV-D, Fig. 11",
+        ),
+        C(
+            "fig11-short-ito",
+            "Exp. 2, 10-packet foreground connections taking 3 s or more, RED minus RIO-PS",
+            None,
+            "points",
+            "less chance of retransmitting the first packet",
+            direction=">",
+            source="§IV-D, Fig. 11",
+        ),
+        C(
+            "fig11-long-time",
+            "Exp. 2, 1000-packet foreground connections (pool 2): mean time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "at least as well as RED (read: > -5%)",
+            direction=">",
+            reference=-5.0,
+            source="§IV-D, §V-A, Fig. 11",
+        ),
+        C(
+            "fig11-web1",
+            "Exp. 2, pool 1 web objects: mean response-time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "at least as well as RED (read: > -5%)",
+            direction=">",
+            reference=-5.0,
+            source="Abstract (4), §IV-D",
+        ),
+        C(
+            "fig11-web2",
+            "Exp. 2, pool 2 web objects: mean response-time reduction, RIO-PS against RED",
+            None,
+            "%",
+            "at least as well as RED (read: > -5%)",
+            direction=">",
+            reference=-5.0,
+            source="Abstract (4), §IV-D",
+        ),
     ]
     return cl
 
@@ -326,9 +625,16 @@ def run_fig2b(ctx: Context, p: Plan) -> Batch:
     for fs in p.fs:
         for loss in p.losses:
             for r, seed in enumerate(seeds(p.fig2_reps)):
-                sc = _seeded(base, seed, p.fig2_duration_s, **{
-                    "topology.bottleneck_loss": loss, "traffic[0].size": {"dist": "fixed", "value": fs},
-                    "traffic[0].connections": p.fig2_connections})
+                sc = _seeded(
+                    base,
+                    seed,
+                    p.fig2_duration_s,
+                    **{
+                        "topology.bottleneck_loss": loss,
+                        "traffic[0].size": {"dist": "fixed", "value": fs},
+                        "traffic[0].connections": p.fig2_connections,
+                    },
+                )
                 jobs.append(ctx.job("fig02b", sc, {"fs_pkts": fs, "loss_p": float(loss), "rep": r + 1}))
     return ctx.run("fig02b", jobs)
 
@@ -340,8 +646,9 @@ def run_fig3(ctx: Context, p: Plan) -> Batch:
         bdp = bdp_pkts(bw, base["packet_bytes"])
         for s in SCHEMES:
             for r, seed in enumerate(seeds(p.fig3_reps)):
-                sc = with_scheme(_seeded(base, seed, p.fig3_duration_s, **{"topology.bottleneck_rate_mbps": bw}),
-                                 s, bdp)
+                sc = with_scheme(
+                    _seeded(base, seed, p.fig3_duration_s, **{"topology.bottleneck_rate_mbps": bw}), s, bdp
+                )
                 jobs.append(ctx.job("fig03", sc, {"qdisc": s, "rate_mbps": bw, "rep": r + 1}))
     return ctx.run("fig03", jobs)
 
@@ -362,7 +669,9 @@ def run_exp2(ctx: Context, p: Plan) -> Batch:
     base = load_scenario(SC_EXP2)
     t = base["topology"]
     if t["rate1_mbps"] != t["rate2_mbps"]:
-        raise ValueError(f"{SC_EXP2}: both bottlenecks share one queue configuration, so rate1_mbps must equal rate2_mbps")
+        raise ValueError(
+            f"{SC_EXP2}: both bottlenecks share one queue configuration, so rate1_mbps must equal rate2_mbps"
+        )
     bdp = bdp_pkts(t["rate1_mbps"], base["packet_bytes"])
     jobs = []
     for s in SCHEMES:
@@ -382,8 +691,10 @@ def cov_by_point(f: pd.DataFrame) -> pd.DataFrame:
     from savanna.analysis import cov
 
     done = f[f["fct_s"].notna()]
-    rows = [dict(fs_pkts=k[0], loss_p=k[1], rep=k[2], cov=cov(g["fct_s"]), n=len(g), mean=float(g["fct_s"].mean()))
-            for k, g in done.groupby(["fs_pkts", "loss_p", "rep"])]
+    rows = [
+        dict(fs_pkts=k[0], loss_p=k[1], rep=k[2], cov=cov(g["fct_s"]), n=len(g), mean=float(g["fct_s"].mean()))
+        for k, g in done.groupby(["fs_pkts", "loss_p", "rep"])
+    ]
     return pd.DataFrame(rows)
 
 
@@ -395,9 +706,16 @@ def batches(fg: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (t, src), g in fg.groupby([fg["start_s"].round(6), "source"]):
         done = g["fct_s"].dropna().to_numpy(dtype=float)
-        rows.append(dict(start_s=float(t), source=src, n=len(g), finished=len(done),
-                         fi=jain(done) if len(done) else math.nan,
-                         mean=float(done.mean()) if len(done) else math.nan))
+        rows.append(
+            dict(
+                start_s=float(t),
+                source=src,
+                n=len(g),
+                finished=len(done),
+                fi=jain(done) if len(done) else math.nan,
+                mean=float(done.mean()) if len(done) else math.nan,
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -424,8 +742,16 @@ def _batch_lines(ax, bt: pd.DataFrame, value: str) -> None:
     """One line per scheme: ``value`` of each foreground batch, averaged over replications."""
     for d in SCHEMES:
         g = bt[bt["qdisc"] == d].groupby("start_s")[value].mean()
-        ax.plot(g.index, g.to_numpy(), "--" if d == DT else "-", color=COLORS[d], marker=MARKERS[d], ms=3.5,
-                lw=1.0 if d == DT else 1.4, label=NAMES[d])
+        ax.plot(
+            g.index,
+            g.to_numpy(),
+            "--" if d == DT else "-",
+            color=COLORS[d],
+            marker=MARKERS[d],
+            ms=3.5,
+            lw=1.0 if d == DT else 1.4,
+            label=NAMES[d],
+        )
 
 
 def _band(ax, x, m, lo, hi, color, label, marker=None, ls="-"):
@@ -442,8 +768,8 @@ def reproduce(ctx: Context) -> Outcome:
 
     plt = plot_style(height=3.9, linewidth=1.5, hashsalt="savanna-gm2001")
     p = plan(ctx.quick)
-    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
-    notes: Dict[str, str] = {}
+    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
+    notes: dict[str, str] = {}
     figures: list = []
     tables: list = []
 
@@ -455,7 +781,7 @@ def reproduce(ctx: Context) -> Outcome:
     b1 = run_exp1(ctx, p)
     bx = run_exp2(ctx, p)
 
-    fixed: Dict[str, str] = {}  # notes that replace the automatic sentence (the model's exact values)
+    fixed: dict[str, str] = {}  # notes that replace the automatic sentence (the model's exact values)
     _fig2a(plt, p, b2, samples, fixed, fig)
     _fig2(plt, p, b2, samples, fig)
     _fig3(plt, p, b3, samples, notes, fig, tables)
@@ -466,11 +792,18 @@ def reproduce(ctx: Context) -> Outcome:
     claims = [judge(c, samples[c.id], note=fixed.get(c.id, ""), why=notes.get(c.id, "")) for c in CLAIMS]
     figures.sort(key=lambda f: f.id)
     tables.insert(0, _parameters_table(p))
-    return Outcome(TITLE, _intro(p, latency_model() is not None), figures, claims, tables, meta={
-        "seeds": f"1-{p.fig2_reps} (Fig. 2(b)), 1-{p.fig3_reps} (Fig. 3), 1-{p.exp1_reps} (Exp. 1), "
-                 f"1-{p.exp2_reps} (Exp. 2); the same seeds for every scheme",
-        "scenarios": ", ".join((SC_FIG2B, SC_FIG3, SC_EXP1, SC_EXP2)),
-    })
+    return Outcome(
+        TITLE,
+        _intro(p, latency_model() is not None),
+        figures,
+        claims,
+        tables,
+        meta={
+            "seeds": f"1-{p.fig2_reps} (Fig. 2(b)), 1-{p.fig3_reps} (Fig. 3), 1-{p.exp1_reps} (Exp. 1), "
+            f"1-{p.exp2_reps} (Exp. 2); the same seeds for every scheme",
+            "scenarios": ", ".join((SC_FIG2B, SC_FIG3, SC_EXP1, SC_EXP2)),
+        },
+    )
 
 
 # ---- Fig. 2(b) ------------------------------------------------------------------------------
@@ -495,24 +828,33 @@ def latency_model():
 def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
     """Expected total latency of eq. (1)-(2) for each size and loss rate, with Fig. 2(a)'s
     RTT 0.1 s, RTO 4 RTT and ITO 3 s. Rows: fs_pkts, loss_p, latency_s."""
-    return pd.DataFrame([dict(fs_pkts=d, loss_p=x, latency_s=float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total))
-                         for d in sizes for x in ps])
+    return pd.DataFrame(
+        [
+            dict(fs_pkts=d, loss_p=x, latency_s=float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total))
+            for d in sizes
+            for x in ps
+        ]
+    )
 
 
-def fig2a_claims(model) -> Dict[str, float]:
+def fig2a_claims(model) -> dict[str, float]:
     """The model's values behind the fig2a-* claims (one number each: the model is exact)."""
     t = lambda d, x: float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total)  # noqa: E731
-    return {"fig2a-short-flat": 100.0 * (t(10, 1e-3) / t(10, 1e-4) - 1.0),
-            "fig2a-short-steep": t(10, 0.3) / t(10, 0.03),
-            "fig2a-long-grows": 100.0 * (t(100000, 1e-3) / t(100000, 1e-4) - 1.0)}
+    return {
+        "fig2a-short-flat": 100.0 * (t(10, 1e-3) / t(10, 1e-4) - 1.0),
+        "fig2a-short-steep": t(10, 0.3) / t(10, 0.03),
+        "fig2a-long-grows": 100.0 * (t(100000, 1e-3) / t(100000, 1e-4) - 1.0),
+    }
 
 
 def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
     model = latency_model()
     if model is None:
         for cid in ("fig2a-short-flat", "fig2a-short-steep", "fig2a-long-grows"):
-            notes[cid] = ("Not computed: the installed Savanna core predates savanna.models.guo_matta_latency "
-                          "(rebuild it with make build), so Fig. 2(a) is left out.")
+            notes[cid] = (
+                "Not computed: the installed Savanna core predates savanna.models.guo_matta_latency "
+                "(rebuild it with make build), so Fig. 2(a) is left out."
+            )
         return
     cur = fig2a_curves(model)
     sim = b.query("fs_pkts, loss_p, avg(fct_s) AS t", where="fct_s IS NOT NULL", group_by="fs_pkts, loss_p")
@@ -526,21 +868,32 @@ def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
         if len(h):
             ax.plot(h["loss_p"], h["t"], "o", color=c, ms=4, mfc="none")
     ax.plot([], [], "o", color="#555555", mfc="none", label="Savanna, Fig. 2(b) runs")
-    ax.set(xscale="log", yscale="log", xlabel="loss probability p", ylabel="average transmission time (s)",
-           title="Fig. 2(a): latency model, eq. (1)-(2)")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="loss probability p",
+        ylabel="average transmission time (s)",
+        title="Fig. 2(a): latency model, eq. (1)-(2)",
+    )
     ax.legend(fontsize=7.5)
-    fig(fg, "fig02a-latency-model", "Fig. 2(a): average transmission time against loss rate (model)",
+    fig(
+        fg,
+        "fig02a-latency-model",
+        "Fig. 2(a): average transmission time against loss rate (model)",
         "Lines: expected latency of a FS-packet transfer by eq. (1)-(2) (savanna.models.guo_matta_latency) with "
         "RTT 0.1 s, RTO 4 RTT and ITO 3 s. Circles: mean transfer time in Savanna's Fig. 2(b) simulations of the "
         "same sizes, which add a handshake (one RTT, and the SYN's ITO when it is lost) and time RTOs from "
-        "measured RTTs.")
+        "measured RTTs.",
+    )
     specs = {c.id: c for c in CLAIMS}
     for cid, v in fig2a_claims(model).items():
         samples[cid] = [v]
         c = specs[cid]
         ok = v < c.reference if c.direction == "<" else v > c.reference
-        notes[cid] = (f"The model gives {v:.3g}{'' if c.unit == 'x' else ' '}{c.unit} exactly (no replications), "
-                      f"{'' if ok else 'not '}{c.direction} {c.reference:g} {c.unit} as the reading of the claim requires.")
+        notes[cid] = (
+            f"The model gives {v:.3g}{'' if c.unit == 'x' else ' '}{c.unit} exactly (no replications), "
+            f"{'' if ok else 'not '}{c.direction} {c.reference:g} {c.unit} as the reading of the claim requires."
+        )
 
 
 def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
@@ -550,15 +903,31 @@ def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
     cmap = plt.get_cmap("viridis")
     for i, fs in enumerate(p.fs):
         g = ci_frame(c[c["fs_pkts"] == fs], ["loss_p"], "cov")
-        _band(ax, g["loss_p"], g["mean"], g["lo"], g["hi"], cmap(i / max(1, len(p.fs) - 1) * 0.85),
-              f"FS = {fs:,} packets", marker="o")
-    ax.set(xscale="log", xlabel="loss probability p", ylabel="C.O.V. of transmission time",
-           title="Fig. 2(b): C.O.V. of transmission time over a lossy link")
+        _band(
+            ax,
+            g["loss_p"],
+            g["mean"],
+            g["lo"],
+            g["hi"],
+            cmap(i / max(1, len(p.fs) - 1) * 0.85),
+            f"FS = {fs:,} packets",
+            marker="o",
+        )
+    ax.set(
+        xscale="log",
+        xlabel="loss probability p",
+        ylabel="C.O.V. of transmission time",
+        title="Fig. 2(b): C.O.V. of transmission time over a lossy link",
+    )
     ax.legend()
-    fig(fg, "fig02b-cov-lossy-link", "Fig. 2(b): C.O.V. of transmission time against loss rate",
+    fig(
+        fg,
+        "fig02b-cov-lossy-link",
+        "Fig. 2(b): C.O.V. of transmission time against loss rate",
         f"One NewReno connection at a time ({p.fig2_connections} back-to-back transfers of FS packets per point) over "
         "a link that drops each data-direction packet with probability p; 100 ms RTT, ITO 3 s, no queue losses. "
-        f"Means over {p.fig2_reps} replications with 95% CIs.")
+        f"Means over {p.fig2_reps} replications with 95% CIs.",
+    )
     lo, hi, small, big = min(p.losses), max(p.losses), min(p.fs), max(p.fs)
     for r in sorted(c["rep"].unique()):
         g = c[c["rep"] == r].set_index(["fs_pkts", "loss_p"])["cov"]
@@ -578,25 +947,45 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     for bw in (1.25, 1.5):
         for s in SCHEMES:
             g = tot.xs((s, bw), level=("qdisc", "rate_mbps"))
-            for i, part in enumerate(("all", "short", "long")):
+            for _i, part in enumerate(("all", "short", "long")):
                 samples[f"tab1-{_bw_id(bw)}-{_KEYS[s]}-{part}"] = list(g[part].astype(float))
-            rows.append([f"{bw:g} Mb/s", NAMES[s]] + [x for i, part in enumerate(("all", "short", "long"))
-                                                     for x in (TABLE1[bw][s][i], float(g[part].mean()))])
+            rows.append(
+                [f"{bw:g} Mb/s", NAMES[s]]
+                + [
+                    x
+                    for i, part in enumerate(("all", "short", "long"))
+                    for x in (TABLE1[bw][s][i], float(g[part].mean()))
+                ]
+            )
         t = tot.xs(bw, level="rate_mbps")
         if bw == 1.25:
-            samples["tab1-125-dt-short-loss"] = list(t.xs(RED, level="qdisc")["short"] - t.xs(DT, level="qdisc")["short"])
-            samples["tab1-125-rio-gain"] = list(-100.0 * (t.xs(DT, level="qdisc")["all"] - t.xs(RIO, level="qdisc")["all"])
-                                                / t.xs(DT, level="qdisc")["all"])
+            samples["tab1-125-dt-short-loss"] = list(
+                t.xs(RED, level="qdisc")["short"] - t.xs(DT, level="qdisc")["short"]
+            )
+            samples["tab1-125-rio-gain"] = list(
+                -100.0
+                * (t.xs(DT, level="qdisc")["all"] - t.xs(RIO, level="qdisc")["all"])
+                / t.xs(DT, level="qdisc")["all"]
+            )
         else:
-            samples["tab1-150-rio-cost"] = list(100.0 * (t.xs(DT, level="qdisc")["all"] - t.xs(RIO, level="qdisc")["all"])
-                                                / t.xs(DT, level="qdisc")["all"])
-    tables.append(_t("Table I: network goodput (packets delivered in 500 s)",
-                     ["link", "scheme", "all: paper", "all: ours", "short: paper", "short: ours", "long: paper",
-                      "long: ours"], rows, f"Ours: means over {p.fig3_reps} replications."))
+            samples["tab1-150-rio-cost"] = list(
+                100.0
+                * (t.xs(DT, level="qdisc")["all"] - t.xs(RIO, level="qdisc")["all"])
+                / t.xs(DT, level="qdisc")["all"]
+            )
+    tables.append(
+        _t(
+            "Table I: network goodput (packets delivered in 500 s)",
+            ["link", "scheme", "all: paper", "all: ours", "short: paper", "short: ours", "long: paper", "long: ours"],
+            rows,
+            f"Ours: means over {p.fig3_reps} replications.",
+        )
+    )
     dt125 = tot.xs((DT, 1.25), level=("qdisc", "rate_mbps"))
     notes["tab1-125-dt-short-loss"] = (
         f"Our DropTail short flows deliver {dt125['short'].mean():,.0f} of the 50,000 packets offered, the paper's "
-        "40,973: our short flows recover from DropTail's losses faster than the paper's did.")
+        "40,973: our short flows recover from DropTail's losses faster than the paper's did."
+    )
 
     # Per-flow-class share of the link in 0.5 s windows (Fig. 3; footnote 10)
     gp = b.query("qdisc, rate_mbps, rep, flow_id, t_s, delivered_pkts", table="goodput")
@@ -613,19 +1002,31 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         sh, lg = g["short"].to_numpy() / cap, g["long"].to_numpy() / cap
         for row, xlim in ((0, (0, p.fig3_duration_s)), (1, zoom)):
             ax = axes[row, col]
-            ax.stackplot(grid, sh, lg, colors=["#e07b00", "#1f5fbf"], labels=["short flows", "long flows"],
-                         alpha=0.85, linewidth=0, step="pre")
+            ax.stackplot(
+                grid,
+                sh,
+                lg,
+                colors=["#e07b00", "#1f5fbf"],
+                labels=["short flows", "long flows"],
+                alpha=0.85,
+                linewidth=0,
+                step="pre",
+            )
             ax.set(xlim=xlim, ylim=(0, 1.15), xlabel="time (s)")
         axes[0, col].set_title(NAMES[s])
         axes[1, col].set_title(f"{NAMES[s]}, {zoom[0]:g}-{zoom[1]:g} s")
     for row in (0, 1):
         axes[row, 0].set_ylabel("fraction of link (0.5 s windows)")
     axes[0, 0].legend(loc="upper right")
-    fig(fg, "fig03-link-share", "Fig. 3: link utilisation by class under DropTail, RED and RIO-PS (1.25 Mb/s)",
+    fig(
+        fg,
+        "fig03-link-share",
+        "Fig. 3: link utilisation by class under DropTail, RED and RIO-PS (1.25 Mb/s)",
         "Packets delivered to the receivers of the short (100-packet) and long (10,000-packet) flows in each 0.5 s "
         "window, as a fraction of what the 1.25 Mb/s link carries in 0.5 s (footnote 10), first replication; the "
         f"bottom row enlarges {zoom[0]:g}-{zoom[1]:g} s, six batches of short flows. Deliveries can exceed the link "
-        "for a moment when a retransmission fills a hole and releases the packets queued behind it at the receiver.")
+        "for a moment when a retransmission fills a hole and releases the packets queued behind it at the receiver.",
+    )
     # Short flows' share while active, and RIO-PS's class share while both classes are queued
     for r in sorted(w["rep"].unique()):
         v = {}
@@ -634,8 +1035,11 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
             act = g[g["short"] > 0]
             v[s] = 100.0 * float((act["short"] / (act["short"] + act["long"])).mean())
         samples["fig3-short-share"].append(v[RIO] - v[RED])
-    q = b.query("rep, t_s, len_short, len_long, departures_short, departures_long", table="queues",
-                where=f"qdisc = '{RIO}' AND rate_mbps = 1.25")
+    q = b.query(
+        "rep, t_s, len_short, len_long, departures_short, departures_long",
+        table="queues",
+        where=f"qdisc = '{RIO}' AND rate_mbps = 1.25",
+    )
     shares = []
     for r, g in q.groupby("rep"):
         g = g.sort_values("t_s")
@@ -649,7 +1053,8 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     notes["fig3-75pct"] = (
         f"In the intervals where both classes were queued, short packets took {sh.mean():.0f}% of the departures on "
         f"average and {sh.quantile(0.9):.0f}% or more in the busiest tenth of them: the short flows' own windows "
-        "limit what they ask for, so the mean measures their demand more than the share RIO-PS would give them.")
+        "limit what they ask for, so the mean measures their demand more than the share RIO-PS would give them."
+    )
 
 
 # ---- Experiment 1 ---------------------------------------------------------------------------------
@@ -670,7 +1075,7 @@ def _obj_sums(b: Batch, warmup_s: float, group: Sequence[str], source: str = "we
         ORDER BY qdisc, {g}, size_pkts""")
 
 
-def _range_mean(s: pd.DataFrame, lo: float, hi: float, by: List[str]) -> pd.Series:
+def _range_mean(s: pd.DataFrame, lo: float, hi: float, by: list[str]) -> pd.Series:
     g = s[(s["size_pkts"] >= lo) & (s["size_pkts"] <= hi)].groupby(by)[["t", "n"]].sum()
     return g["t"] / g["n"]
 
@@ -702,23 +1107,33 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         cd = ci_frame(rel, ["bin"], DT).set_index("bin")
         for i in c.index:
             dt_rel = float(cd.loc[i, "mean"]) if i in cd.index else None
-            rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", dt_rel,
-                         float(c.loc[i, "mean"])])
+            rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", dt_rel, float(c.loc[i, "mean"])])
     axes[0].set_ylabel("mean response time relative to RED")
     axes[0].legend()
-    fig(fg, "fig07-response-time-relative", "Fig. 7: average response time relative to RED, by object size",
+    fig(
+        fg,
+        "fig07-response-time-relative",
+        "Fig. 7: average response time relative to RED, by object size",
         f"Mean response time (request to last byte) of the web objects started after the {W:g} s warm-up and "
         "downloaded under all three schemes, in logarithmic size bins, divided by RED's; ITO 3 s (a) and 1 s (b). "
-        f"Means over {p.exp1_reps} replications with 95% CIs; bins with fewer than 5 objects are left out.")
-    tables.append(_t("Fig. 7: mean response time relative to RED, by object size (packets)",
-                     ["ITO", "object size", "DropTail / RED", "RIO-PS / RED"], rows,
-                     f"Means over {p.exp1_reps} replications."))
+        f"Means over {p.exp1_reps} replications with 95% CIs; bins with fewer than 5 objects are left out.",
+    )
+    tables.append(
+        _t(
+            "Fig. 7: mean response time relative to RED, by object size (packets)",
+            ["ITO", "object size", "DropTail / RED", "RIO-PS / RED"],
+            rows,
+            f"Means over {p.exp1_reps} replications.",
+        )
+    )
     m = {}
     for name, (lo, hi) in (("short", SHORT_OBJ), ("medium", MEDIUM_OBJ), ("long", LONG_OBJ)):
         m[name] = _range_mean(s, lo, hi, ["qdisc", "ito", "rep"]).unstack("qdisc")
     for rep in sorted(s["rep"].unique()):
+
         def get(name, ito, d):
             return float(m[name].loc[(ito, rep), d]) if (ito, rep) in m[name].index else math.nan
+
         samples["fig7a-short"].append(reduction(get("short", 3.0, RED), get("short", 3.0, RIO)))
         samples["fig7a-medium"].append(reduction(get("medium", 3.0, RED), get("medium", 3.0, RIO)))
         samples["fig7a-long"].append(reduction(get("long", 3.0, RED), get("long", 3.0, RIO)))
@@ -730,17 +1145,22 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         samples["fig7-dt-worse"].append(-reduction(get("short", 3.0, RED), get("short", 3.0, DT)))
 
     # Fig. 8: queue and drop/mark rates (ITO 3 s)
-    q = b.query("qdisc, rep, t_s, len_pkts, drops_none, drops_short, drops_long, marks_none, marks_short, "
-                "marks_long, departures_none, departures_short, departures_long, len_none, len_short, len_long",
-                table="queues", where="ito = 3.0 AND queue = 'n3->n1'")
+    q = b.query(
+        "qdisc, rep, t_s, len_pkts, drops_none, drops_short, drops_long, marks_none, marks_short, "
+        "marks_long, departures_none, departures_short, departures_long, len_none, len_short, len_long",
+        table="queues",
+        where="ito = 3.0 AND queue = 'n3->n1'",
+    )
     split = _fig8(plt, p, q, samples, fig)
     to = b.sql(f"""SELECT qdisc, avg(CASE WHEN timeouts > 0 THEN 100.0 ELSE 0.0 END) AS pct FROM flows
                      WHERE {{runs}} AND ito = 3.0 AND source = 'web' AND start_s >= {W}
                      AND size_pkts <= {SHORT_OBJ[1]} GROUP BY qdisc""").set_index("qdisc")["pct"]
-    why7 = (f"Under RED our bottleneck drops {split[RED][0]:.2f}% of arriving packets and marks {split[RED][1]:.2f}% "
-            f"(RIO-PS: {split[RIO][0]:.2f}% and {split[RIO][1]:.2f}%); {to.get(RED, math.nan):.1f}% of RED's objects of "
-            f"30 packets or less wait for a timeout against {to.get(RIO, math.nan):.1f}% with RIO-PS: few short objects "
-            "lose time under RED that RIO-PS could save. The paper does not print its loss rates to compare.")
+    why7 = (
+        f"Under RED our bottleneck drops {split[RED][0]:.2f}% of arriving packets and marks {split[RED][1]:.2f}% "
+        f"(RIO-PS: {split[RIO][0]:.2f}% and {split[RIO][1]:.2f}%); {to.get(RED, math.nan):.1f}% of RED's objects of "
+        f"30 packets or less wait for a timeout against {to.get(RIO, math.nan):.1f}% with RIO-PS: few short objects "
+        "lose time under RED that RIO-PS could save. The paper does not print its loss rates to compare."
+    )
     for cid in ("fig7a-short", "fig7a-medium", "fig7b-short", "fig7b-medium"):
         notes[cid] = why7
 
@@ -749,7 +1169,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     _fig9_10(plt, p, fgf[fgf["ito"] == 3.0], samples, notes, fig, tables)
 
 
-def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> Dict[str, Tuple[float, float]]:
+def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> dict[str, tuple[float, float]]:
     from savanna.analysis import drop_mark_rates
 
     W = p.exp1_warmup_s
@@ -775,17 +1195,22 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> Dict[str, Tuple[float,
         a2.plot(x, y, ls, color=c, label=lab)
     a2.set(xlabel="time (s)", ylabel="drops + ECN marks (% of arrivals)", title="Fig. 8(b): drop/mark rate, last 20 s")
     a2.legend(fontsize=7.5)
-    fig(fg, "fig08-queue-drop-mark", "Fig. 8: bottleneck queue and drop/mark rate per class (ITO 3 s)",
+    fig(
+        fg,
+        "fig08-queue-drop-mark",
+        "Fig. 8: bottleneck queue and drop/mark rate per class (ITO 3 s)",
         f"Left: queue length at n3->n1 every 0.5 s over {span:g} s after the warm-up. Right: forced drops plus ECN "
         "marks over the last 20 s as a share of arriving packets, for DropTail, RED and RIO-PS, and for RIO-PS's "
-        "short and long classes. First replication.")
+        "short and long classes. First replication.",
+    )
     split = {}  # scheme -> (drops, marks) in % of arrivals, all replications pooled
     for d in SCHEMES:
         g = q[(q["qdisc"] == d) & (q["t_s"] > W)]
         cs = ("none", "short", "long")
         arr = sum(float(g[f"departures_{c}"].sum()) + float(g[f"drops_{c}"].sum()) for c in cs)
-        split[d] = tuple(100.0 * sum(float(g[f"{k}_{c}"].sum()) for c in cs) / arr if arr else math.nan
-                         for k in ("drops", "marks"))
+        split[d] = tuple(
+            100.0 * sum(float(g[f"{k}_{c}"].sum()) for c in cs) / arr if arr else math.nan for k in ("drops", "marks")
+        )
     for r in sorted(q["rep"].unique()):
         rate = {}
         for d in SCHEMES:
@@ -803,25 +1228,39 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> Dict[str, Tuple[float,
 
 
 def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> None:
-    bt = pd.concat([batches(g).assign(qdisc=d, rep=r) for (d, r), g in fgf.groupby(["qdisc", "rep"])], ignore_index=True)
+    bt = pd.concat(
+        [batches(g).assign(qdisc=d, rep=r) for (d, r), g in fgf.groupby(["qdisc", "rep"])], ignore_index=True
+    )
     fg, axes = plt.subplots(1, 2, figsize=(11.0, 3.9))
-    for ax, src, lab in zip(axes, ("fg-short", "fg-long"), ("(a) short connections (10 packets)",
-                                                            "(b) long connections (1000 packets)")):
+    for ax, src, lab in zip(
+        axes, ("fg-short", "fg-long"), ("(a) short connections (10 packets)", "(b) long connections (1000 packets)")
+    ):
         _batch_lines(ax, bt[bt["source"] == src], "fi")
         ax.set(xlabel="injection time (s)", ylabel="Jain's index of transmission times", title=f"Fig. 9{lab}")
     axes[0].legend(loc="lower left")
-    fig(fg, "fig09-foreground-fairness", "Fig. 9: fairness of the foreground connections' transmission times (ITO 3 s)",
+    fig(
+        fg,
+        "fig09-foreground-fairness",
+        "Fig. 9: fairness of the foreground connections' transmission times (ITO 3 s)",
         "Jain's fairness index of the transmission times of the 10 connections injected together (short every 25 s, "
         f"long every 125 s), after the warm-up; each point is the mean over {p.exp1_reps} replications (the claims "
-        "give their CIs). DropTail, which the paper leaves out for clarity, is dashed.")
+        "give their CIs). DropTail, which the paper leaves out for clarity, is dashed.",
+    )
     fg, axes = plt.subplots(1, 2, figsize=(11.0, 3.9))
     rng = np.random.default_rng(0)  # jitter for the scatter only
     for ax, src, lab in zip(axes, ("fg-short", "fg-long"), ("(a) short", "(b) long")):
         for d in (RED, RIO):
             g = fgf[(fgf["qdisc"] == d) & (fgf["source"] == src) & (fgf["rep"] == 1)]
             off = {RED: -0.25, RIO: 0.25}[d] * (25.0 if src == "fg-short" else 125.0) * 0.3
-            ax.plot(g["start_s"] + off + rng.uniform(-1, 1, len(g)), g["fct_s"], MARKERS[d], color=COLORS[d], ms=3,
-                    alpha=0.55, label=f"{NAMES[d]}, each connection")
+            ax.plot(
+                g["start_s"] + off + rng.uniform(-1, 1, len(g)),
+                g["fct_s"],
+                MARKERS[d],
+                color=COLORS[d],
+                ms=3,
+                alpha=0.55,
+                label=f"{NAMES[d]}, each connection",
+            )
             mb = batches(g).sort_values("start_s")
             ax.plot(mb["start_s"], mb["mean"], "-", color=COLORS[d], lw=1.4, label=f"{NAMES[d]}, batch mean")
         ax.set(xlabel="injection time (s)", ylabel="transmission time (s)", title=f"Fig. 10{lab}")
@@ -829,20 +1268,27 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
             _log_y(ax)
             ax.axhline(3.0, color="#b42318", lw=0.8, ls=":", label="ITO (3 s)")
     axes[0].legend(fontsize=7.5)
-    fig(fg, "fig10-foreground-times", "Fig. 10: transmission time of the foreground connections (ITO 3 s)",
+    fig(
+        fg,
+        "fig10-foreground-times",
+        "Fig. 10: transmission time of the foreground connections (ITO 3 s)",
         "Each foreground connection's transmission time (points, slightly spread around its injection time) and the "
         "mean of each batch of 10 (lines), RED and RIO-PS, first replication. Short connections on a log scale: the "
-        "points near 3 s and above waited for the ITO.")
+        "points near 3 s and above waited for the ITO.",
+    )
     rows = []
     per = {}
     for (d, r), g in fgf.groupby(["qdisc", "rep"]):
         sh, lg = g[g["source"] == "fg-short"], g[g["source"] == "fg-long"]
         b = bt[(bt["qdisc"] == d) & (bt["rep"] == r)]
-        per[(d, r)] = dict(fi_s=float(b[b["source"] == "fg-short"]["fi"].mean()),
-                           fi_l=float(b[b["source"] == "fg-long"]["fi"].mean()),
-                           t_s=float(sh["fct_s"].mean()), t_l=float(lg["fct_s"].mean()),
-                           ito=100.0 * float((sh["fct_s"].fillna(np.inf) >= 3.0).mean()),
-                           unf=int(sh["fct_s"].isna().sum() + lg["fct_s"].isna().sum()))
+        per[(d, r)] = dict(
+            fi_s=float(b[b["source"] == "fg-short"]["fi"].mean()),
+            fi_l=float(b[b["source"] == "fg-long"]["fi"].mean()),
+            t_s=float(sh["fct_s"].mean()),
+            t_l=float(lg["fct_s"].mean()),
+            ito=100.0 * float((sh["fct_s"].fillna(np.inf) >= 3.0).mean()),
+            unf=int(sh["fct_s"].isna().sum() + lg["fct_s"].isna().sum()),
+        )
     reps = sorted(fgf["rep"].unique())
     for r in reps:
         a, c = per[(RED, r)], per[(RIO, r)]
@@ -858,10 +1304,24 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
         rows.append([NAMES[d], v["fi_s"], v["t_s"], v["ito"], v["fi_l"], v["t_l"], v["unf"]])
     notes["fig10-long-time"] = (
         f"Long foreground connections take {mean[RED]['t_l']:.1f} s with RED and {mean[RIO]['t_l']:.1f} s with RIO-PS "
-        "on average: they are not hurt by more than a few percent, but they gain nothing either.")
-    tables.append(_t("Figs. 9-10: foreground connections after the warm-up (ITO 3 s)",
-                     ["scheme", "FI short", "mean time short (s)", "short >= 3 s (%)", "FI long", "mean time long (s)",
-                      "unfinished"], rows, f"Means over {p.exp1_reps} replications."))
+        "on average: they are not hurt by more than a few percent, but they gain nothing either."
+    )
+    tables.append(
+        _t(
+            "Figs. 9-10: foreground connections after the warm-up (ITO 3 s)",
+            [
+                "scheme",
+                "FI short",
+                "mean time short (s)",
+                "short >= 3 s (%)",
+                "FI long",
+                "mean time long (s)",
+                "unfinished",
+            ],
+            rows,
+            f"Means over {p.exp1_reps} replications.",
+        )
+    )
 
 
 # ---- Experiment 2 ---------------------------------------------------------------------------------
@@ -870,22 +1330,31 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
 def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
     W = p.exp2_warmup_s
     fgf = b.query("qdisc, rep, source, start_s, fct_s", where=f"tag = 'foreground' AND start_s >= {W}")
-    bt = pd.concat([batches(g).assign(qdisc=d, rep=r) for (d, r), g in fgf.groupby(["qdisc", "rep"])], ignore_index=True)
+    bt = pd.concat(
+        [batches(g).assign(qdisc=d, rep=r) for (d, r), g in fgf.groupby(["qdisc", "rep"])], ignore_index=True
+    )
     fg, axes = plt.subplots(2, 2, figsize=(11.0, 7.0))
     for col, src, lab in ((0, "fg-short", "10 packets to pool 1"), (1, "fg-long", "1000 packets to pool 2")):
         g = bt[bt["source"] == src]
         _batch_lines(axes[0, col], g, "fi")
         _batch_lines(axes[1, col], g, "mean")
         axes[0, col].set(title=f"({'ab'[col]}) fairness, {lab}", ylabel="Jain's index")
-        axes[1, col].set(title=f"({'cd'[col]}) mean transmission time, {lab}", xlabel="injection time (s)",
-                         ylabel="transmission time (s)")
+        axes[1, col].set(
+            title=f"({'cd'[col]}) mean transmission time, {lab}",
+            xlabel="injection time (s)",
+            ylabel="transmission time (s)",
+        )
     _log_y(axes[1, 0])
     axes[0, 0].legend(loc="lower left")
-    fig(fg, "fig11-unbalanced", "Fig. 11: foreground connections with unbalanced requests (Exp. 2)",
+    fig(
+        fg,
+        "fig11-unbalanced",
+        "Fig. 11: foreground connections with unbalanced requests (Exp. 2)",
         "Jain's index (top) and mean (bottom) of the transmission times of each batch of 10 foreground connections: "
         "10 packets to client pool 1 (small objects only) every 25 s, 1000 packets to pool 2 (large objects) every "
         f"125 s, after the {W:g} s warm-up; each point is the mean over {p.exp2_reps} replications (the claims give "
-        "their CIs).")
+        "their CIs).",
+    )
     for r in sorted(fgf["rep"].unique()):
         v = {}
         for d in (RED, RIO):
@@ -905,30 +1374,49 @@ def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
 
 
 def _table4(p: Plan, b1: Batch, b2: Batch, samples, tables) -> None:
-    g1 = b1.sql(f"SELECT qdisc, ito, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
-                  f"AND t_s > {p.exp1_warmup_s} GROUP BY qdisc, ito, rep")
-    g2 = b2.sql(f"SELECT qdisc, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
-                  f"AND t_s > {p.exp2_warmup_s} GROUP BY qdisc, rep")
+    g1 = b1.sql(
+        f"SELECT qdisc, ito, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
+        f"AND t_s > {p.exp1_warmup_s} GROUP BY qdisc, ito, rep"
+    )
+    g2 = b2.sql(
+        f"SELECT qdisc, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
+        f"AND t_s > {p.exp2_warmup_s} GROUP BY qdisc, rep"
+    )
     span1 = p.exp1_duration_s - p.exp1_warmup_s
     span2 = p.exp2_duration_s - p.exp2_warmup_s
     rows = []
-    for key, g, span, label in (("exp1-ito3", g1[g1["ito"] == 3.0], span1, "Exp1 (ITO = 3 s)"),
-                                ("exp1-ito1", g1[g1["ito"] == 1.0], span1, "Exp1 (ITO = 1 s)"),
-                                ("exp2", g2, span2, "Exp2 (ITO = 3 s)")):
+    for key, g, span, label in (
+        ("exp1-ito3", g1[g1["ito"] == 3.0], span1, "Exp1 (ITO = 3 s)"),
+        ("exp1-ito1", g1[g1["ito"] == 1.0], span1, "Exp1 (ITO = 1 s)"),
+        ("exp2", g2, span2, "Exp2 (ITO = 3 s)"),
+    ):
         t = g.pivot_table(index="rep", columns="qdisc", values="pkts")
         for d in (RED, RIO):
             samples[f"tab4-{key}-{_KEYS[d]}"] = list(100.0 * (t[d] - t[DT]) / t[DT])
         for d in SCHEMES:
             mb = float(t[d].mean()) * 500 * 8 / span / 1e6
-            rows.append([label, NAMES[d], TABLE4[key][d], float(t[d].mean()), mb,
-                         100.0 * float(((t[d] - t[DT]) / t[DT]).mean())])
-    tables.append(_t(f"Table IV: network goodput over the last {span1:g} s",
-                     ["experiment", "scheme", "paper", "ours (packets)", "ours (Mb/s)", "ours vs DropTail (%)"], rows,
-                     "The paper does not give the unit of its numbers. Read as 500 B packets, Exp. 2's (about "
-                     "4.72 million in 2000 s, 9.4 Mb/s) fits two 4.8 Mb/s bottlenecks, but Exp. 1's (8.4 Mb/s) is "
-                     "more than the 8 Mb/s that Table III's bandwidth-delay product implies; the claims therefore "
-                     "compare the schemes' relative differences. Ours: packets delivered to all receivers after the "
-                     f"warm-up, means over {p.exp1_reps} replications."))
+            rows.append(
+                [
+                    label,
+                    NAMES[d],
+                    TABLE4[key][d],
+                    float(t[d].mean()),
+                    mb,
+                    100.0 * float(((t[d] - t[DT]) / t[DT]).mean()),
+                ]
+            )
+    tables.append(
+        _t(
+            f"Table IV: network goodput over the last {span1:g} s",
+            ["experiment", "scheme", "paper", "ours (packets)", "ours (Mb/s)", "ours vs DropTail (%)"],
+            rows,
+            "The paper does not give the unit of its numbers. Read as 500 B packets, Exp. 2's (about "
+            "4.72 million in 2000 s, 9.4 Mb/s) fits two 4.8 Mb/s bottlenecks, but Exp. 1's (8.4 Mb/s) is "
+            "more than the 8 Mb/s that Table III's bandwidth-delay product implies; the claims therefore "
+            "compare the schemes' relative differences. Ours: packets delivered to all receivers after the "
+            f"warm-up, means over {p.exp1_reps} replications.",
+        )
+    )
 
 
 # ---- report text ------------------------------------------------------------------------------------
@@ -941,24 +1429,40 @@ def _t(title, cols, rows, caption=""):
 
 
 def _parameters_table(p: Plan):
-    return _t("Experiment parameters (the paper's and this run's)", ["parameter", "paper", "this run"], [
-        ["Fig. 2(b): transfers", "back-to-back connections, sizes FS, loss p (values not listed)",
-         f"FS {', '.join(str(x) for x in p.fs)} packets; p {', '.join(f'{x:g}' for x in p.losses)}; "
-         f"{p.fig2_connections} transfers x {p.fig2_reps} replications"],
-        ["Fig. 3 / Table I", "10 long (10,000 pkts) + 10 short (100 pkts), 1.25 and 1.5 Mb/s, 500 s",
-         f"10 closed-loop long sources, 10 short flows every 10 s, RTT 100 ms, {p.fig3_duration_s:g} s, "
-         f"{p.fig3_reps} replications"],
-        ["Exp. 1 duration", "4000 s, 2000 s warm-up", f"{p.exp1_duration_s:g} s, {p.exp1_warmup_s:g} s warm-up"],
-        ["Exp. 2 duration", "4000 s, 2000 s warm-up", f"{p.exp2_duration_s:g} s, {p.exp2_warmup_s:g} s warm-up"],
-        ["replications", "5 runs (Table IV)", f"{p.exp1_reps} (Exp. 1), {p.exp2_reps} (Exp. 2)"],
-        ["bottleneck x, y", "not given; BDP about 200 (Exp. 1) and 120 packets (Exp. 2)",
-         "8 Mb/s (Exp. 1); 4.8 and 4.8 Mb/s (Exp. 2); RTT 100 ms"],
-        ["web load", "close to the bottleneck capacity", "98% offered (web + foreground) on each bottleneck"],
-        ["queues", "Table III", "Table III (DropTail 1.5 BDP; RED, RIO-PS 2.5 BDP; ECN, wait, gentle)"],
-        ["edge", "SLR 3, T_u 1 s, T_c 10 s", "the same, at n0, initial L_t 20 packets"],
-        ["TCP", "NewReno, 500 B, max window 128, granularity 0.1 s, ITO 3 s (1 s)",
-         "the same (500 B on the wire), handshake, IW 2, min RTO 0.2 s, no delayed ACKs"],
-    ])
+    return _t(
+        "Experiment parameters (the paper's and this run's)",
+        ["parameter", "paper", "this run"],
+        [
+            [
+                "Fig. 2(b): transfers",
+                "back-to-back connections, sizes FS, loss p (values not listed)",
+                f"FS {', '.join(str(x) for x in p.fs)} packets; p {', '.join(f'{x:g}' for x in p.losses)}; "
+                f"{p.fig2_connections} transfers x {p.fig2_reps} replications",
+            ],
+            [
+                "Fig. 3 / Table I",
+                "10 long (10,000 pkts) + 10 short (100 pkts), 1.25 and 1.5 Mb/s, 500 s",
+                f"10 closed-loop long sources, 10 short flows every 10 s, RTT 100 ms, {p.fig3_duration_s:g} s, "
+                f"{p.fig3_reps} replications",
+            ],
+            ["Exp. 1 duration", "4000 s, 2000 s warm-up", f"{p.exp1_duration_s:g} s, {p.exp1_warmup_s:g} s warm-up"],
+            ["Exp. 2 duration", "4000 s, 2000 s warm-up", f"{p.exp2_duration_s:g} s, {p.exp2_warmup_s:g} s warm-up"],
+            ["replications", "5 runs (Table IV)", f"{p.exp1_reps} (Exp. 1), {p.exp2_reps} (Exp. 2)"],
+            [
+                "bottleneck x, y",
+                "not given; BDP about 200 (Exp. 1) and 120 packets (Exp. 2)",
+                "8 Mb/s (Exp. 1); 4.8 and 4.8 Mb/s (Exp. 2); RTT 100 ms",
+            ],
+            ["web load", "close to the bottleneck capacity", "98% offered (web + foreground) on each bottleneck"],
+            ["queues", "Table III", "Table III (DropTail 1.5 BDP; RED, RIO-PS 2.5 BDP; ECN, wait, gentle)"],
+            ["edge", "SLR 3, T_u 1 s, T_c 10 s", "the same, at n0, initial L_t 20 packets"],
+            [
+                "TCP",
+                "NewReno, 500 B, max window 128, granularity 0.1 s, ITO 3 s (1 s)",
+                "the same (500 B on the wire), handshake, IW 2, min RTO 0.2 s, no delayed ACKs",
+            ],
+        ],
+    )
 
 
 def _intro(p: Plan, model: bool) -> str:
@@ -977,9 +1481,11 @@ def _intro(p: Plan, model: bool) -> str:
         "The TCP handshake is on, so the SYN, which ECN cannot mark, stands for ns-2's first packet (footnote 19). "
         "Every scheme runs the same seeds, hence the same flows and objects."
         "\n\n"
-        + ("Fig. 2(a) is the paper's latency model, eq. (1)-(2), as savanna.models.guo_matta_latency computes it "
-           "(its claims are exact values of the model, n = 1); the other figures are simulations."
-           if model else
-           "Fig. 2(a), the latency model of eq. (1)-(2), is left out: the installed Savanna core was built before "
-           "savanna.models.guo_matta_latency existed (rebuild it with make build).")
+        + (
+            "Fig. 2(a) is the paper's latency model, eq. (1)-(2), as savanna.models.guo_matta_latency computes it "
+            "(its claims are exact values of the model, n = 1); the other figures are simulations."
+            if model
+            else "Fig. 2(a), the latency model of eq. (1)-(2), is left out: the installed Savanna core was built before "
+            "savanna.models.guo_matta_latency existed (rebuild it with make build)."
+        )
     )

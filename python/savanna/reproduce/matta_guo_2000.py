@@ -29,18 +29,30 @@ computed; docs/reproduce.md gives the verdict rule and the readings of the paper
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ReproduceError, ci_frame, load_scenario, override, plot_style, seeds
+from savanna.reproduce.common import (
+    Batch,
+    Context,
+    Outcome,
+    ReproduceError,
+    ci_frame,
+    load_scenario,
+    override,
+    plot_style,
+    seeds,
+)
 
 KEY = "matta-guo-2000"
 TITLE = "Differentiated Predictive Fair Service (Matta & Guo 2000): reproduction"
-PAPER = ("I. Matta, L. Guo, Differentiated Predictive Fair Service for TCP Flows, Boston University "
-         "BU-CS-2000-012 (ICNP 2000)")
+PAPER = (
+    "I. Matta, L. Guo, Differentiated Predictive Fair Service for TCP Flows, Boston University "
+    "BU-CS-2000-012 (ICNP 2000)"
+)
 
 SC_UDP = "matta-guo-2000-table2-udp.toml"
 SC_ISO = "matta-guo-2000-fig04-isolation.toml"
@@ -49,28 +61,45 @@ SC_BUF = "matta-guo-2000-fig08-buffer.toml"
 SC_WEB = "matta-guo-2000-fig10-web.toml"
 SCENARIOS = (SC_UDP, SC_ISO, SC_PIPE, SC_BUF, SC_WEB)
 
-WINDOW_S = 20.0          # section III-B: "goodput and fairness index over 20-second intervals"
-C_UNIT_MBPS = 2.5        # Table III: capacity unit C_u
-B_UNIT_PKTS = 50         # Table III: buffer unit B_u
-PKT_BYTES = 576          # Tables III and IV, section IV-C: packet size
+WINDOW_S = 20.0  # section III-B: "goodput and fairness index over 20-second intervals"
+C_UNIT_MBPS = 2.5  # Table III: capacity unit C_u
+B_UNIT_PKTS = 50  # Table III: buffer unit B_u
+PKT_BYTES = 576  # Tables III and IV, section IV-C: packet size
 POLICIES = ("load_balanced", "size_based", "threshold")
 ISO_SCHEMES = ("droptail", "red", "iso60", "iso40")
 WEB_SCHEMES = ("droptail-lb", "red-lb", "size", "threshold")
 LONG_WINDOW = (980, 1020)  # Fig. 4 (bottom): "long flows of size [980:1020]"
-SHORT_WINDOW = (9, 11)     # "short flows of size [9:11]"
-START_SPREAD_S = 5.0       # sessions start in the first 5 s (the scenario files)
+SHORT_WINDOW = (9, 11)  # "short flows of size [9:11]"
+START_SPREAD_S = 5.0  # sessions start in the first 5 s (the scenario files)
 
 NAMES = {
-    "load_balanced": "load balancing", "size_based": "size-based splitting", "threshold": "threshold-based splitting",
-    "droptail": "shared drop-tail", "red": "shared RED", "iso60": "isolation, long 60%", "iso40": "isolation, long 40%",
-    "droptail-lb": "drop-tail, load-balanced", "red-lb": "RED, load-balanced", "size": "size-based splitting",
-    "share": "sharing", "iso": "isolation",
+    "load_balanced": "load balancing",
+    "size_based": "size-based splitting",
+    "threshold": "threshold-based splitting",
+    "droptail": "shared drop-tail",
+    "red": "shared RED",
+    "iso60": "isolation, long 60%",
+    "iso40": "isolation, long 40%",
+    "droptail-lb": "drop-tail, load-balanced",
+    "red-lb": "RED, load-balanced",
+    "size": "size-based splitting",
+    "share": "sharing",
+    "iso": "isolation",
 }
 COLORS = {
-    "load_balanced": "#3b3b3b", "size_based": "#1f5fbf", "threshold": "#e07b00",
-    "droptail": "#3b3b3b", "red": "#b42318", "iso60": "#1f5fbf", "iso40": "#2a9d4b",
-    "droptail-lb": "#3b3b3b", "red-lb": "#b42318", "size": "#1f5fbf",
-    "share": "#3b3b3b", "iso": "#1f5fbf", "matched": "#8e44ad",
+    "load_balanced": "#3b3b3b",
+    "size_based": "#1f5fbf",
+    "threshold": "#e07b00",
+    "droptail": "#3b3b3b",
+    "red": "#b42318",
+    "iso60": "#1f5fbf",
+    "iso40": "#2a9d4b",
+    "droptail-lb": "#3b3b3b",
+    "red-lb": "#b42318",
+    "size": "#1f5fbf",
+    "share": "#3b3b3b",
+    "iso": "#1f5fbf",
+    "matched": "#8e44ad",
 }
 
 
@@ -88,9 +117,9 @@ class Plan:
     iso_last_start_s: float
     pipe_duration_s: float
     pipe_warmup_s: float
-    pipe_ks: Tuple[int, ...]
-    pipe_ns: Tuple[int, ...]
-    buf_ratios: Tuple[float, ...]
+    pipe_ks: tuple[int, ...]
+    pipe_ns: tuple[int, ...]
+    buf_ratios: tuple[float, ...]
     web_duration_s: float
     web_warmup_s: float
 
@@ -104,14 +133,36 @@ def plan(quick: bool) -> Plan:
     two replications, shorter runs, k = 1, 2, 4, 8 and three buffer ratios, so that the
     paper takes about a minute and a half on two cores."""
     if quick:
-        return Plan(reps=2, udp_duration_s=2000.0, udp_warmup_s=1000.0,
-                    iso_duration_s=500.0, iso_warmup_s=20.0, iso_last_start_s=250.0,
-                    pipe_duration_s=200.0, pipe_warmup_s=20.0, pipe_ks=(1, 2, 4, 8), pipe_ns=(30, 60),
-                    buf_ratios=(0.2, 1.0, 3.0), web_duration_s=300.0, web_warmup_s=40.0)
-    return Plan(reps=5, udp_duration_s=6000.0, udp_warmup_s=1000.0,
-                iso_duration_s=2000.0, iso_warmup_s=100.0, iso_last_start_s=1400.0,
-                pipe_duration_s=900.0, pipe_warmup_s=100.0, pipe_ks=tuple(range(1, 9)), pipe_ns=(30, 60),
-                buf_ratios=(0.2, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0), web_duration_s=4560.0, web_warmup_s=100.0)
+        return Plan(
+            reps=2,
+            udp_duration_s=2000.0,
+            udp_warmup_s=1000.0,
+            iso_duration_s=500.0,
+            iso_warmup_s=20.0,
+            iso_last_start_s=250.0,
+            pipe_duration_s=200.0,
+            pipe_warmup_s=20.0,
+            pipe_ks=(1, 2, 4, 8),
+            pipe_ns=(30, 60),
+            buf_ratios=(0.2, 1.0, 3.0),
+            web_duration_s=300.0,
+            web_warmup_s=40.0,
+        )
+    return Plan(
+        reps=5,
+        udp_duration_s=6000.0,
+        udp_warmup_s=1000.0,
+        iso_duration_s=2000.0,
+        iso_warmup_s=100.0,
+        iso_last_start_s=1400.0,
+        pipe_duration_s=900.0,
+        pipe_warmup_s=100.0,
+        pipe_ks=tuple(range(1, 9)),
+        pipe_ns=(30, 60),
+        buf_ratios=(0.2, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0),
+        web_duration_s=4560.0,
+        web_warmup_s=100.0,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -120,8 +171,10 @@ def plan(quick: bool) -> Plan:
 # ("very close to 1", "around 96%") and for "comparable"; direction only where the paper
 # states an order without a number.
 
-_UDP_WHY = ("The paper gives no path capacity (ours is 8 Mb/s, chosen to match its total load), and with "
-            "lifetimes of Pareto shape 1.25 a run's load rests on its few longest flows.")
+_UDP_WHY = (
+    "The paper gives no path capacity (ours is 8 Mb/s, chosen to match its total load), and with "
+    "lifetimes of Pareto shape 1.25 a run's load rests on its few longest flows."
+)
 
 _T2 = {  # Table II: (average, deviation) of path 1 and path 2
     "load_balanced": ((0.23089, 0.07194), (0.20789, 0.07251)),
@@ -138,134 +191,499 @@ def _claims():
     for pol, ((a1, d1), (a2, d2)) in _T2.items():
         k = _T2_ID[pol]
         out += [
-            C(f"t2-{k}-p1-avg", f"{NAMES[pol].capitalize()}: average utilisation of path 1", a1, "",
-              source="§IV-B, Table II", why_differs=_UDP_WHY),
-            C(f"t2-{k}-p1-dev", f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 1", d1, "",
-              source="§IV-B, Table II", why_differs=_UDP_WHY),
-            C(f"t2-{k}-p2-avg", f"{NAMES[pol].capitalize()}: average utilisation of path 2", a2, "",
-              source="§IV-B, Table II", why_differs=_UDP_WHY),
-            C(f"t2-{k}-p2-dev", f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 2", d2, "",
-              source="§IV-B, Table II", why_differs=_UDP_WHY),
+            C(
+                f"t2-{k}-p1-avg",
+                f"{NAMES[pol].capitalize()}: average utilisation of path 1",
+                a1,
+                "",
+                source="§IV-B, Table II",
+                why_differs=_UDP_WHY,
+            ),
+            C(
+                f"t2-{k}-p1-dev",
+                f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 1",
+                d1,
+                "",
+                source="§IV-B, Table II",
+                why_differs=_UDP_WHY,
+            ),
+            C(
+                f"t2-{k}-p2-avg",
+                f"{NAMES[pol].capitalize()}: average utilisation of path 2",
+                a2,
+                "",
+                source="§IV-B, Table II",
+                why_differs=_UDP_WHY,
+            ),
+            C(
+                f"t2-{k}-p2-dev",
+                f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 2",
+                d2,
+                "",
+                source="§IV-B, Table II",
+                why_differs=_UDP_WHY,
+            ),
         ]
     tot = {p: v[0][0] + v[1][0] for p, v in _T2.items()}
     lb_dev = (_T2["load_balanced"][0][1] + _T2["load_balanced"][1][1]) / 2
     out += [
-        C("t2-size-share1", "Size-based splitting: short flows' share of the load (path 1 over both paths)",
-          round(100 * _T2["size_based"][0][0] / tot["size_based"], 1), "%", source="§IV-B, Table II"),
-        C("t2-thr-share1", "Threshold-based splitting: path 1's share of the load",
-          round(100 * _T2["threshold"][0][0] / tot["threshold"], 1), "%", source="§IV-B, Table II"),
-        C("t2-size-long-steadier", "Size-based splitting: deviation on the long flows' path minus the load-balanced "
-          "paths' mean deviation", round(_T2["size_based"][1][1] - lb_dev, 4), "", direction="<",
-          source="§IV-B, Table II", why_differs=_UDP_WHY),
-        C("t2-thr-long-steadier", "Threshold-based splitting: deviation on path 2 minus the load-balanced paths' "
-          "mean deviation", round(_T2["threshold"][1][1] - lb_dev, 4), "", direction="<",
-          source="§IV-B, Table II", why_differs=_UDP_WHY),
-        C("t2-size-short-burstier", "Size-based splitting: deviation of path 1 (short flows) minus path 2 (long)",
-          round(_T2["size_based"][0][1] - _T2["size_based"][1][1], 4), "", direction=">", source="§IV-B, Table II"),
-        C("t2-thr-short-burstier", "Threshold-based splitting: deviation of path 1 minus path 2",
-          round(_T2["threshold"][0][1] - _T2["threshold"][1][1], 4), "", direction=">", source="§IV-B, Table II"),
+        C(
+            "t2-size-share1",
+            "Size-based splitting: short flows' share of the load (path 1 over both paths)",
+            round(100 * _T2["size_based"][0][0] / tot["size_based"], 1),
+            "%",
+            source="§IV-B, Table II",
+        ),
+        C(
+            "t2-thr-share1",
+            "Threshold-based splitting: path 1's share of the load",
+            round(100 * _T2["threshold"][0][0] / tot["threshold"], 1),
+            "%",
+            source="§IV-B, Table II",
+        ),
+        C(
+            "t2-size-long-steadier",
+            "Size-based splitting: deviation on the long flows' path minus the load-balanced paths' mean deviation",
+            round(_T2["size_based"][1][1] - lb_dev, 4),
+            "",
+            direction="<",
+            source="§IV-B, Table II",
+            why_differs=_UDP_WHY,
+        ),
+        C(
+            "t2-thr-long-steadier",
+            "Threshold-based splitting: deviation on path 2 minus the load-balanced paths' mean deviation",
+            round(_T2["threshold"][1][1] - lb_dev, 4),
+            "",
+            direction="<",
+            source="§IV-B, Table II",
+            why_differs=_UDP_WHY,
+        ),
+        C(
+            "t2-size-short-burstier",
+            "Size-based splitting: deviation of path 1 (short flows) minus path 2 (long)",
+            round(_T2["size_based"][0][1] - _T2["size_based"][1][1], 4),
+            "",
+            direction=">",
+            source="§IV-B, Table II",
+        ),
+        C(
+            "t2-thr-short-burstier",
+            "Threshold-based splitting: deviation of path 1 minus path 2",
+            round(_T2["threshold"][0][1] - _T2["threshold"][1][1], 4),
+            "",
+            direction=">",
+            source="§IV-B, Table II",
+        ),
         # Section IV-C, Figs. 3(b) and 4
-        C("f4-long-share", "Shared drop-tail: long flows' share of the total throughput", 60.0, "%", "around 60%",
-          rel_tol=0.0, abs_tol=10.0, source="§IV-C"),
-        C("f4-p999-long-shared", "99.9th percentile transmission time of long flows (980-1020 packets), shared "
-          "drop-tail", 421.0, "s", source="§IV-C, Fig. 4"),
-        C("f4-p999-long-iso", "99.9th percentile transmission time of long flows, isolation (long 60%)", 315.0, "s",
-          source="§IV-C, Fig. 4"),
-        C("f4-long-gain", "Reduction of the long flows' 99.9th percentile by isolation", 25.0, "%",
-          direction=">", source="§IV-C, Fig. 4"),
-        C("f4-p999-short-shared", "99.9th percentile transmission time of short flows (9-11 packets), shared "
-          "drop-tail", 75.0, "s", source="§IV-C, Fig. 4"),
-        C("f4-p999-short-iso", "99.9th percentile transmission time of short flows, isolation (long 60%)", 22.0,
-          "s", source="§IV-C, Fig. 4"),
-        C("f4-short-gain", "Reduction of the short flows' 99.9th percentile by isolation", 70.0, "%",
-          direction=">", source="§IV-C, Fig. 4"),
-        C("f4-p999-short-red", "99.9th percentile transmission time of short flows, shared RED", 45.0, "s",
-          source="§IV-C"),
-        C("f4-short-red-vs-dt", "Reduction of the short flows' 99.9th percentile by shared RED against shared "
-          "drop-tail", 40.0, "%", "75 s -> 45 s", direction=">", source="§IV-C"),
-        C("f4-short-red-vs-iso", "Short flows' 99.9th percentile, shared RED minus isolation", 23.0, "s",
-          "45 s vs 22 s", direction=">", source="§IV-C"),
-        C("f4-fair-short-iso", "Jain's index of short flows' transmission times (9-11 packets), isolation minus "
-          "shared drop-tail", None, "", "fairness significantly improved", direction=">", source="§IV-C, Fig. 4"),
-        C("f4-fair-long-iso", "Jain's index of long flows' transmission times (980-1020 packets), isolation minus "
-          "shared drop-tail", None, "", "fairness improved", direction=">", source="§IV-C, Fig. 4"),
-        C("f4-iso40-short-faster", "Short flows' mean transmission time, reduction with short 60% against long 60%",
-          None, "%", "better response time", direction=">", source="§IV-C"),
-        C("f4-iso40-short-fairer", "Short flows' Jain's index, short 60% minus long 60%", None, "",
-          "better fairness", direction=">", source="§IV-C"),
-        C("f4-iso40-long-slower", "Long flows' mean transmission time, increase with long 40% against long 60%",
-          None, "%", "relatively higher response time", direction=">", source="§IV-C"),
-        C("f4-iso40-long-fair", "Long flows' Jain's index, isolation with long 40% minus shared drop-tail", None, "",
-          "fairness still maintained", direction=">", source="§IV-C"),
+        C(
+            "f4-long-share",
+            "Shared drop-tail: long flows' share of the total throughput",
+            60.0,
+            "%",
+            "around 60%",
+            rel_tol=0.0,
+            abs_tol=10.0,
+            source="§IV-C",
+        ),
+        C(
+            "f4-p999-long-shared",
+            "99.9th percentile transmission time of long flows (980-1020 packets), shared drop-tail",
+            421.0,
+            "s",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-p999-long-iso",
+            "99.9th percentile transmission time of long flows, isolation (long 60%)",
+            315.0,
+            "s",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-long-gain",
+            "Reduction of the long flows' 99.9th percentile by isolation",
+            25.0,
+            "%",
+            direction=">",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-p999-short-shared",
+            "99.9th percentile transmission time of short flows (9-11 packets), shared drop-tail",
+            75.0,
+            "s",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-p999-short-iso",
+            "99.9th percentile transmission time of short flows, isolation (long 60%)",
+            22.0,
+            "s",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-short-gain",
+            "Reduction of the short flows' 99.9th percentile by isolation",
+            70.0,
+            "%",
+            direction=">",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-p999-short-red",
+            "99.9th percentile transmission time of short flows, shared RED",
+            45.0,
+            "s",
+            source="§IV-C",
+        ),
+        C(
+            "f4-short-red-vs-dt",
+            "Reduction of the short flows' 99.9th percentile by shared RED against shared drop-tail",
+            40.0,
+            "%",
+            "75 s -> 45 s",
+            direction=">",
+            source="§IV-C",
+        ),
+        C(
+            "f4-short-red-vs-iso",
+            "Short flows' 99.9th percentile, shared RED minus isolation",
+            23.0,
+            "s",
+            "45 s vs 22 s",
+            direction=">",
+            source="§IV-C",
+        ),
+        C(
+            "f4-fair-short-iso",
+            "Jain's index of short flows' transmission times (9-11 packets), isolation minus shared drop-tail",
+            None,
+            "",
+            "fairness significantly improved",
+            direction=">",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-fair-long-iso",
+            "Jain's index of long flows' transmission times (980-1020 packets), isolation minus shared drop-tail",
+            None,
+            "",
+            "fairness improved",
+            direction=">",
+            source="§IV-C, Fig. 4",
+        ),
+        C(
+            "f4-iso40-short-faster",
+            "Short flows' mean transmission time, reduction with short 60% against long 60%",
+            None,
+            "%",
+            "better response time",
+            direction=">",
+            source="§IV-C",
+        ),
+        C(
+            "f4-iso40-short-fairer",
+            "Short flows' Jain's index, short 60% minus long 60%",
+            None,
+            "",
+            "better fairness",
+            direction=">",
+            source="§IV-C",
+        ),
+        C(
+            "f4-iso40-long-slower",
+            "Long flows' mean transmission time, increase with long 40% against long 60%",
+            None,
+            "%",
+            "relatively higher response time",
+            direction=">",
+            source="§IV-C",
+        ),
+        C(
+            "f4-iso40-long-fair",
+            "Long flows' Jain's index, isolation with long 40% minus shared drop-tail",
+            None,
+            "",
+            "fairness still maintained",
+            direction=">",
+            source="§IV-C",
+        ),
         # The paper's arithmetic on its own parameters, from the runs' propagation delays
-        C("p-fig4-bdp", "Fig. 4's link: bandwidth-delay product, 10 Mb/s x the flows' base RTT (576 B packets)",
-          434.0, "packets", "about 434 packets", rel_tol=0.01, source="§IV-C"),
-        C("p-pipe-k2", "Table III, k = 2: pipe size P = C x RTT + B, with the flows' base RTT", 208.0, "packets",
-          rel_tol=0.01, source="§IV-D, Table III"),
-        C("p-pipe-short-n30", "N = 30: each short session's share of the short pipe (C_u x RTT + B_u) / N", 3.5,
-          "packets/RTT", rel_tol=0.0, abs_tol=0.05, source="§IV-D.1"),
-        C("p-pipe-short-n60", "N = 60: each short session's share of the short pipe", 1.75, "packets/RTT",
-          rel_tol=0.0, abs_tol=0.03, source="§IV-D.2"),
-        C("p-web-bdp", "Fig. 9's paths: bandwidth-delay product, 5 Mb/s x the flows' base RTT", 238.0, "packets",
-          rel_tol=0.01, source="Table IV"),
+        C(
+            "p-fig4-bdp",
+            "Fig. 4's link: bandwidth-delay product, 10 Mb/s x the flows' base RTT (576 B packets)",
+            434.0,
+            "packets",
+            "about 434 packets",
+            rel_tol=0.01,
+            source="§IV-C",
+        ),
+        C(
+            "p-pipe-k2",
+            "Table III, k = 2: pipe size P = C x RTT + B, with the flows' base RTT",
+            208.0,
+            "packets",
+            rel_tol=0.01,
+            source="§IV-D, Table III",
+        ),
+        C(
+            "p-pipe-short-n30",
+            "N = 30: each short session's share of the short pipe (C_u x RTT + B_u) / N",
+            3.5,
+            "packets/RTT",
+            rel_tol=0.0,
+            abs_tol=0.05,
+            source="§IV-D.1",
+        ),
+        C(
+            "p-pipe-short-n60",
+            "N = 60: each short session's share of the short pipe",
+            1.75,
+            "packets/RTT",
+            rel_tol=0.0,
+            abs_tol=0.03,
+            source="§IV-D.2",
+        ),
+        C(
+            "p-web-bdp",
+            "Fig. 9's paths: bandwidth-delay product, 5 Mb/s x the flows' base RTT",
+            238.0,
+            "packets",
+            rel_tol=0.01,
+            source="Table IV",
+        ),
         # Section IV-D, Figs. 6 and 7
-        C("f6-short-iso-fair", "N = 30, isolation: Jain's index of short sessions (mean over k)", 1.0, "",
-          "very close to 1", rel_tol=0.0, abs_tol=0.05, source="§IV-D.1, Fig. 6(a)"),
-        C("f6-short-iso-loss", "N = 30, isolation: loss ratio of short connections (mean over k)", 0.0, "%",
-          "no packet loss", rel_tol=0.0, abs_tol=0.1, source="§IV-D.1"),
-        C("f6-short-goodput-shared", "N = 30: short sessions' goodput, reduction under sharing against isolation "
-          "(mean over k)", None, "%", "long connections grab more than their share", direction=">",
-          source="§IV-D.1, Fig. 6(b)"),
-        C("f6-short-fair-shared", "N = 30: short sessions' Jain's index, isolation minus sharing (mean over k)", None,
-          "", "unfairness among short connections when shared", direction=">", source="§IV-D.1, Fig. 6(a)"),
-        C("f6-short-timeouts-shared", "N = 30: short connections with a timeout, sharing minus isolation (mean over "
-          "k)", None, "points", "some forced into timeout", direction=">", source="§IV-D.1"),
-        C("f7-short-iso-fair", "N = 60, isolation: Jain's index of short sessions (mean over k)", 0.96, "",
-          "around 96%", rel_tol=0.0, abs_tol=0.02, source="§IV-D.2, Fig. 7(a)"),
-        C("f7-short-fair-n60-lower", "Isolation: short sessions' Jain's index, N = 30 minus N = 60", None, "",
-          "lower than in the large pipe case", direction=">", source="§IV-D.2"),
-        C("f7-short-shared-k1", "N = 60, sharing at 2 C_u (k = 1): Jain's index of short sessions", None, "", "f < 0.8",
-          direction="<", reference=0.8, source="§IV-D.2, Fig. 7(a)"),
-        C("f7-long-fair-iso", "N = 60: long sessions' Jain's index, isolation minus sharing (mean over k)", None, "",
-          "isolation also improves fairness", direction=">", source="§IV-D.2, Fig. 7(a)"),
-        C("f7-short-gain-larger", "N = 60: fairness gain of isolation, short minus long sessions (mean over k)", None,
-          "", "less significant for long", direction=">", source="§IV-D.2, Fig. 7(a)"),
-        C("f67-goodput-ratio", "Total goodput, isolation over sharing (every k, N = 30 and 60)", 1.0, "",
-          "comparable", rel_tol=0.0, abs_tol=0.05, source="§IV-D, Figs. 6(b), 7(b)"),
-        C("f67-long-linear", "Isolation: R^2 of a straight line through the long class's goodput against k (mean of "
-          "N = 30 and 60)", 1.0, "", "(almost) perfectly linear", rel_tol=0.0, abs_tol=0.02,
-          source="§IV-D.2, Figs. 6(b), 7(b)"),
+        C(
+            "f6-short-iso-fair",
+            "N = 30, isolation: Jain's index of short sessions (mean over k)",
+            1.0,
+            "",
+            "very close to 1",
+            rel_tol=0.0,
+            abs_tol=0.05,
+            source="§IV-D.1, Fig. 6(a)",
+        ),
+        C(
+            "f6-short-iso-loss",
+            "N = 30, isolation: loss ratio of short connections (mean over k)",
+            0.0,
+            "%",
+            "no packet loss",
+            rel_tol=0.0,
+            abs_tol=0.1,
+            source="§IV-D.1",
+        ),
+        C(
+            "f6-short-goodput-shared",
+            "N = 30: short sessions' goodput, reduction under sharing against isolation (mean over k)",
+            None,
+            "%",
+            "long connections grab more than their share",
+            direction=">",
+            source="§IV-D.1, Fig. 6(b)",
+        ),
+        C(
+            "f6-short-fair-shared",
+            "N = 30: short sessions' Jain's index, isolation minus sharing (mean over k)",
+            None,
+            "",
+            "unfairness among short connections when shared",
+            direction=">",
+            source="§IV-D.1, Fig. 6(a)",
+        ),
+        C(
+            "f6-short-timeouts-shared",
+            "N = 30: short connections with a timeout, sharing minus isolation (mean over k)",
+            None,
+            "points",
+            "some forced into timeout",
+            direction=">",
+            source="§IV-D.1",
+        ),
+        C(
+            "f7-short-iso-fair",
+            "N = 60, isolation: Jain's index of short sessions (mean over k)",
+            0.96,
+            "",
+            "around 96%",
+            rel_tol=0.0,
+            abs_tol=0.02,
+            source="§IV-D.2, Fig. 7(a)",
+        ),
+        C(
+            "f7-short-fair-n60-lower",
+            "Isolation: short sessions' Jain's index, N = 30 minus N = 60",
+            None,
+            "",
+            "lower than in the large pipe case",
+            direction=">",
+            source="§IV-D.2",
+        ),
+        C(
+            "f7-short-shared-k1",
+            "N = 60, sharing at 2 C_u (k = 1): Jain's index of short sessions",
+            None,
+            "",
+            "f < 0.8",
+            direction="<",
+            reference=0.8,
+            source="§IV-D.2, Fig. 7(a)",
+        ),
+        C(
+            "f7-long-fair-iso",
+            "N = 60: long sessions' Jain's index, isolation minus sharing (mean over k)",
+            None,
+            "",
+            "isolation also improves fairness",
+            direction=">",
+            source="§IV-D.2, Fig. 7(a)",
+        ),
+        C(
+            "f7-short-gain-larger",
+            "N = 60: fairness gain of isolation, short minus long sessions (mean over k)",
+            None,
+            "",
+            "less significant for long",
+            direction=">",
+            source="§IV-D.2, Fig. 7(a)",
+        ),
+        C(
+            "f67-goodput-ratio",
+            "Total goodput, isolation over sharing (every k, N = 30 and 60)",
+            1.0,
+            "",
+            "comparable",
+            rel_tol=0.0,
+            abs_tol=0.05,
+            source="§IV-D, Figs. 6(b), 7(b)",
+        ),
+        C(
+            "f67-long-linear",
+            "Isolation: R^2 of a straight line through the long class's goodput against k (mean of N = 30 and 60)",
+            1.0,
+            "",
+            "(almost) perfectly linear",
+            rel_tol=0.0,
+            abs_tol=0.02,
+            source="§IV-D.2, Figs. 6(b), 7(b)",
+        ),
         # Section IV-E, Fig. 8
-        C("f8-short-goodput-falls", "Sharing: short sessions' goodput, decrease from the smallest to the largest "
-          "buffer", None, "%", "overall goodput for short connections decreases", direction=">",
-          source="§IV-E, Fig. 8(b)"),
-        C("f8-short-fair-rises", "Sharing: short sessions' Jain's index, largest minus smallest buffer", None, "",
-          "improvement in fairness among them", direction=">", source="§IV-E, Fig. 8(a)"),
-        C("f8-iso-steadier", "Spread of short sessions' goodput across buffer sizes ((max - min) / mean), sharing "
-          "minus isolation", None, "points", "isolation: not affected very much", direction=">",
-          source="§IV-E, Fig. 8(b)"),
+        C(
+            "f8-short-goodput-falls",
+            "Sharing: short sessions' goodput, decrease from the smallest to the largest buffer",
+            None,
+            "%",
+            "overall goodput for short connections decreases",
+            direction=">",
+            source="§IV-E, Fig. 8(b)",
+        ),
+        C(
+            "f8-short-fair-rises",
+            "Sharing: short sessions' Jain's index, largest minus smallest buffer",
+            None,
+            "",
+            "improvement in fairness among them",
+            direction=">",
+            source="§IV-E, Fig. 8(a)",
+        ),
+        C(
+            "f8-iso-steadier",
+            "Spread of short sessions' goodput across buffer sizes ((max - min) / mean), sharing minus isolation",
+            None,
+            "points",
+            "isolation: not affected very much",
+            direction=">",
+            source="§IV-E, Fig. 8(b)",
+        ),
         # Section IV-F, Fig. 10
-        C("f10-short-fair-size-red", "Short foreground sessions' Jain's index, size-based splitting over RED", 1.0,
-          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(a)"),
-        C("f10-short-fair-thr-red", "Short foreground sessions' Jain's index, threshold-based splitting over RED",
-          1.0, "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(a)"),
-        C("f10-long-fair-size-red", "Long foreground sessions' Jain's index, size-based splitting over RED", 1.0,
-          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(c)"),
-        C("f10-long-fair-thr-red", "Long foreground sessions' Jain's index, threshold-based splitting over RED", 1.0,
-          "", "comparable", rel_tol=0.0, abs_tol=0.1, source="§IV-F, Fig. 10(c)"),
-        C("f10-short-goodput-size-red", "Short foreground sessions' goodput, size-based splitting over RED", None, "",
-          "RED sacrifices short connections' goodput", direction=">", reference=1.0, source="§IV-F, Fig. 10(b)"),
-        C("f10-long-goodput-dt", "Long foreground sessions' goodput, drop-tail load-balanced over the mean of the "
-          "other three schemes", None, "", "much higher goodput", direction=">", reference=1.0,
-          source="§IV-F, Fig. 10(d)"),
-        C("f10-long-fair-dt-min", "Drop-tail load-balanced: lowest 20 s Jain's index of long foreground sessions",
-          0.2, "", "as low as 20%", source="§IV-F, Fig. 10(c)"),
-        C("f10-long-fair-others", "Lowest mean Jain's index of long foreground sessions among RED, size- and "
-          "threshold-based splitting", None, "", "all above 80%", direction=">", reference=0.8,
-          source="§IV-F, Fig. 10(c)"),
-        C("f10-long-fair-dt-lower", "Long foreground sessions' mean Jain's index, drop-tail load-balanced minus the "
-          "lowest of the other three", None, "", "very low compared to the others", direction="<",
-          source="§IV-F, Fig. 10(c)"),
+        C(
+            "f10-short-fair-size-red",
+            "Short foreground sessions' Jain's index, size-based splitting over RED",
+            1.0,
+            "",
+            "comparable",
+            rel_tol=0.0,
+            abs_tol=0.1,
+            source="§IV-F, Fig. 10(a)",
+        ),
+        C(
+            "f10-short-fair-thr-red",
+            "Short foreground sessions' Jain's index, threshold-based splitting over RED",
+            1.0,
+            "",
+            "comparable",
+            rel_tol=0.0,
+            abs_tol=0.1,
+            source="§IV-F, Fig. 10(a)",
+        ),
+        C(
+            "f10-long-fair-size-red",
+            "Long foreground sessions' Jain's index, size-based splitting over RED",
+            1.0,
+            "",
+            "comparable",
+            rel_tol=0.0,
+            abs_tol=0.1,
+            source="§IV-F, Fig. 10(c)",
+        ),
+        C(
+            "f10-long-fair-thr-red",
+            "Long foreground sessions' Jain's index, threshold-based splitting over RED",
+            1.0,
+            "",
+            "comparable",
+            rel_tol=0.0,
+            abs_tol=0.1,
+            source="§IV-F, Fig. 10(c)",
+        ),
+        C(
+            "f10-short-goodput-size-red",
+            "Short foreground sessions' goodput, size-based splitting over RED",
+            None,
+            "",
+            "RED sacrifices short connections' goodput",
+            direction=">",
+            reference=1.0,
+            source="§IV-F, Fig. 10(b)",
+        ),
+        C(
+            "f10-long-goodput-dt",
+            "Long foreground sessions' goodput, drop-tail load-balanced over the mean of the other three schemes",
+            None,
+            "",
+            "much higher goodput",
+            direction=">",
+            reference=1.0,
+            source="§IV-F, Fig. 10(d)",
+        ),
+        C(
+            "f10-long-fair-dt-min",
+            "Drop-tail load-balanced: lowest 20 s Jain's index of long foreground sessions",
+            0.2,
+            "",
+            "as low as 20%",
+            source="§IV-F, Fig. 10(c)",
+        ),
+        C(
+            "f10-long-fair-others",
+            "Lowest mean Jain's index of long foreground sessions among RED, size- and threshold-based splitting",
+            None,
+            "",
+            "all above 80%",
+            direction=">",
+            reference=0.8,
+            source="§IV-F, Fig. 10(c)",
+        ),
+        C(
+            "f10-long-fair-dt-lower",
+            "Long foreground sessions' mean Jain's index, drop-tail load-balanced minus the lowest of the other three",
+            None,
+            "",
+            "very low compared to the others",
+            direction="<",
+            source="§IV-F, Fig. 10(c)",
+        ),
     ]
     return out
 
@@ -274,14 +692,14 @@ CLAIMS = _claims()
 
 
 # Section II's control model: the settings of its checks, fixed before any result.
-MODEL_MAP_N = (1, 5, 20)        # stability maps over (alpha, beta)
+MODEL_MAP_N = (1, 5, 20)  # stability maps over (alpha, beta)
 MODEL_BOUNDARY_N = (1, 2, 5, 10, 20)
-MODEL_MARGIN = 0.02             # grid points within 2% of the boundary line are not judged
+MODEL_MARGIN = 0.02  # grid points within 2% of the boundary line are not judged
 EQ4 = dict(n=5, alpha=0.1, beta=0.05, w0=(1.0, 2.0, 3.0, 4.0, 5.0), target=100.0, service=20.0, steps=300)
 EQ2 = dict(n=10, alpha=0.3, beta=0.1, target=100.0, service=20.0, steps=40)
 
 
-def _eq4_windows() -> List[float]:
+def _eq4_windows() -> list[float]:
     """Eq. (4): w_i -> w_i^0 + (C - sum w^0) / N under aggregate control."""
     w0 = EQ4["w0"]
     return [w + (EQ4["service"] - sum(w0)) / EQ4["n"] for w in w0]
@@ -293,26 +711,77 @@ def _model_claims():
     w = _eq4_windows()
     jain_eq4 = sum(w) ** 2 / (len(w) * sum(x * x for x in w))
     return [
-        C("m2-boundary", "Aggregate control (eq. (1)) iterated on a grid of alpha, beta and N = 1, 5, 20: share of the "
-          "points (beyond 2% of the line) where it is stable exactly when alpha + 2 beta < 4/N", 100.0, "%",
-          "stable iff alpha + 2 beta < 4/N", rel_tol=0.0, abs_tol=0.5, source="§II-A, eq. (2), Appendix I"),
-        C("m2-boundary-n", "Aggregate control: N (alpha + 2 beta) at the stability boundary found by bisection "
-          "(beta = alpha / 2, mean over N = 1, 2, 5, 10, 20)", 4.0, "", "4", rel_tol=0.01,
-          source="§II-A, eq. (2), eq. (13)"),
-        C("m2-individual", "Individual control (eq. (5)) on the same grid: share of the points where a flow is "
-          "stable exactly when alpha + 2 beta < 4, whatever N", 100.0, "%", "stable iff alpha + 2 beta < 4",
-          rel_tol=0.0, abs_tol=0.5, source="§II-B, eq. (6)"),
-        C("m2-shared-diverges", "10 flows, alpha = 0.3, beta = 0.1 (alpha + 2 beta = 0.5 > 4/N): growth of the "
-          "aggregate error |B - q| over 40 steps of aggregate control, log10", None, "", "unstable", direction=">",
-          source="§II-A"),
-        C("m2-isolated-converges", "The same flows under individual control: growth of the largest error "
-          "|B_i - q_i| over 40 steps, log10", None, "", "each flow stable", direction="<", source="§II-B"),
-        C("m2-eq4-unfair", "Aggregate control, 5 flows starting at w = 1..5 (C = 20): Jain's index of the "
-          "equilibrium windows", round(jain_eq4, 4), "", f"eq. (4): w = {', '.join(f'{x:g}' for x in w)}",
-          rel_tol=0.0, abs_tol=0.001, source="§II-A, eq. (4)"),
-        C("m2-eq7-fair", "Individual control, the same flows with B_i = B/5 and C_i = C/5: Jain's index of the "
-          "equilibrium windows", 1.0, "", "eq. (7): w_i = C_i", rel_tol=0.0, abs_tol=0.001,
-          source="§II-B, eq. (7)"),
+        C(
+            "m2-boundary",
+            "Aggregate control (eq. (1)) iterated on a grid of alpha, beta and N = 1, 5, 20: share of the "
+            "points (beyond 2% of the line) where it is stable exactly when alpha + 2 beta < 4/N",
+            100.0,
+            "%",
+            "stable iff alpha + 2 beta < 4/N",
+            rel_tol=0.0,
+            abs_tol=0.5,
+            source="§II-A, eq. (2), Appendix I",
+        ),
+        C(
+            "m2-boundary-n",
+            "Aggregate control: N (alpha + 2 beta) at the stability boundary found by bisection "
+            "(beta = alpha / 2, mean over N = 1, 2, 5, 10, 20)",
+            4.0,
+            "",
+            "4",
+            rel_tol=0.01,
+            source="§II-A, eq. (2), eq. (13)",
+        ),
+        C(
+            "m2-individual",
+            "Individual control (eq. (5)) on the same grid: share of the points where a flow is "
+            "stable exactly when alpha + 2 beta < 4, whatever N",
+            100.0,
+            "%",
+            "stable iff alpha + 2 beta < 4",
+            rel_tol=0.0,
+            abs_tol=0.5,
+            source="§II-B, eq. (6)",
+        ),
+        C(
+            "m2-shared-diverges",
+            "10 flows, alpha = 0.3, beta = 0.1 (alpha + 2 beta = 0.5 > 4/N): growth of the "
+            "aggregate error |B - q| over 40 steps of aggregate control, log10",
+            None,
+            "",
+            "unstable",
+            direction=">",
+            source="§II-A",
+        ),
+        C(
+            "m2-isolated-converges",
+            "The same flows under individual control: growth of the largest error |B_i - q_i| over 40 steps, log10",
+            None,
+            "",
+            "each flow stable",
+            direction="<",
+            source="§II-B",
+        ),
+        C(
+            "m2-eq4-unfair",
+            "Aggregate control, 5 flows starting at w = 1..5 (C = 20): Jain's index of the equilibrium windows",
+            round(jain_eq4, 4),
+            "",
+            f"eq. (4): w = {', '.join(f'{x:g}' for x in w)}",
+            rel_tol=0.0,
+            abs_tol=0.001,
+            source="§II-A, eq. (4)",
+        ),
+        C(
+            "m2-eq7-fair",
+            "Individual control, the same flows with B_i = B/5 and C_i = C/5: Jain's index of the equilibrium windows",
+            1.0,
+            "",
+            "eq. (7): w_i = C_i",
+            rel_tol=0.0,
+            abs_tol=0.001,
+            source="§II-B, eq. (7)",
+        ),
     ]
 
 
@@ -332,7 +801,7 @@ def model_available() -> bool:
 # Scenarios
 
 
-def udp_mean_pkts(sc: Optional[dict] = None) -> float:
+def udp_mean_pkts(sc: dict | None = None) -> float:
     """A UDP flow's mean length in packets: mean lifetime x packet rate (300 s x 16 kb/s /
     (8 x 125 B) = 4800 packets). Size-based splitting calls a flow short below this;
     threshold-based splitting moves a flow after half of it (section IV-B)."""
@@ -355,7 +824,7 @@ def udp_scenario(policy: str, seed: int, duration_s: float) -> dict:
     return override(sc, {"path_policies": [pp], "seed": seed, "duration_s": duration_s})
 
 
-def iso_scenario(scheme: str, seed: int, duration_s: float, long_share: Optional[float] = None) -> dict:
+def iso_scenario(scheme: str, seed: int, duration_s: float, long_share: float | None = None) -> dict:
     """Section IV-C: 600 flows on one link, shared (drop-tail, RED) or isolated (60/40, 40/60,
     or ``matched``: the long class gets ``long_share`` of the link and buffer)."""
     if scheme not in ISO_SCHEMES + ("matched",):
@@ -366,35 +835,60 @@ def iso_scenario(scheme: str, seed: int, duration_s: float, long_share: Optional
         raise ReproduceError(f"long_share: must be in (0, 1), got {long_share!r}")
     sc = load_scenario(SC_ISO)
     buf = int(sc["topology"]["bottleneck_queue"]["limit_pkts"])
-    ch: Dict[str, object] = {"seed": seed, "duration_s": duration_s}
+    ch: dict[str, object] = {"seed": seed, "duration_s": duration_s}
     if scheme == "red":
         # Table IV's RED (20 and 245 of 250 packets, max drop rate 0.2%) scaled to this buffer.
-        ch["topology.bottleneck_queue"] = {"type": "red", "limit_pkts": buf, "min_th": 20.0 * buf / 250,
-                                           "max_th": 245.0 * buf / 250, "max_p": 0.002, "w_q": 0.002,
-                                           "gentle": False, "wait": True}
+        ch["topology.bottleneck_queue"] = {
+            "type": "red",
+            "limit_pkts": buf,
+            "min_th": 20.0 * buf / 250,
+            "max_th": 245.0 * buf / 250,
+            "max_p": 0.002,
+            "w_q": 0.002,
+            "gentle": False,
+            "wait": True,
+        }
     elif scheme in ("iso60", "iso40", "matched"):
         if long_share is None:
             long_share = 0.6 if scheme == "iso60" else 0.4
         lim_long = int(round(buf * long_share))
-        ch["topology.bottleneck_queue"] = {"type": "drr", "limit_short_pkts": buf - lim_long,
-                                           "limit_long_pkts": lim_long, "share_short": round(1 - long_share, 10),
-                                           "share_long": long_share}
+        ch["topology.bottleneck_queue"] = {
+            "type": "drr",
+            "limit_short_pkts": buf - lim_long,
+            "limit_long_pkts": lim_long,
+            "share_short": round(1 - long_share, 10),
+            "share_long": long_share,
+        }
         ch["classifiers"] = [{"type": "oracle", "node": "left", "threshold": 100}]
     return override(sc, ch)
 
 
-def _pipe_common(sc: dict, scheme: str, n: int, seed: int, duration_s: float, rate_units: float,
-                 short_units: float, buf_short: int, buf_long: int) -> dict:
+def _pipe_common(
+    sc: dict,
+    scheme: str,
+    n: int,
+    seed: int,
+    duration_s: float,
+    rate_units: float,
+    short_units: float,
+    buf_short: int,
+    buf_long: int,
+) -> dict:
     if scheme not in ("share", "iso"):
         raise ReproduceError(f"scheme: must be 'share' or 'iso', got {scheme!r}")
     telnet = sc["traffic"][_block(sc, "telnet-short")]
     tel_pkts = duration_s * float(telnet["rate_kbps"]) * 1000.0 / (8.0 * float(telnet["packet_bytes"]))
     if round(tel_pkts) > 999:
-        raise ReproduceError(f"duration_s: {duration_s:g} s would make the short pipe's telnet flows "
-                             f"{tel_pkts:.0f} packets long, above the oracle's 999 (keep runs <= 999 s)")
-    ch: Dict[str, object] = {
-        "seed": seed, "duration_s": duration_s, "topology.pairs": n,
-        f"traffic[{_block(sc, 'long')}].sessions": n, f"traffic[{_block(sc, 'short')}].sessions": n,
+        raise ReproduceError(
+            f"duration_s: {duration_s:g} s would make the short pipe's telnet flows "
+            f"{tel_pkts:.0f} packets long, above the oracle's 999 (keep runs <= 999 s)"
+        )
+    ch: dict[str, object] = {
+        "seed": seed,
+        "duration_s": duration_s,
+        "topology.pairs": n,
+        f"traffic[{_block(sc, 'long')}].sessions": n,
+        f"traffic[{_block(sc, 'short')}].sessions": n,
         f"traffic[{_block(sc, 'telnet-short')}].lifetime_s": {"dist": "fixed", "value": duration_s},
         "topology.bottleneck_rate_mbps": C_UNIT_MBPS * rate_units,
     }
@@ -402,8 +896,13 @@ def _pipe_common(sc: dict, scheme: str, n: int, seed: int, duration_s: float, ra
         ch["topology.bottleneck_queue"] = {"type": "droptail", "limit_pkts": buf_short + buf_long}
     else:
         s = short_units / rate_units
-        ch["topology.bottleneck_queue"] = {"type": "drr", "limit_short_pkts": buf_short, "limit_long_pkts": buf_long,
-                                           "share_short": round(s, 12), "share_long": round(1.0 - s, 12)}
+        ch["topology.bottleneck_queue"] = {
+            "type": "drr",
+            "limit_short_pkts": buf_short,
+            "limit_long_pkts": buf_long,
+            "share_short": round(s, 12),
+            "share_long": round(1.0 - s, 12),
+        }
         ch["classifiers"] = [{"type": "oracle", "node": "left", "threshold": 999}]
     return override(sc, ch)
 
@@ -411,14 +910,22 @@ def _pipe_common(sc: dict, scheme: str, n: int, seed: int, duration_s: float, ra
 def pipe_scenario(scheme: str, n: int, k: int, seed: int, duration_s: float) -> dict:
     """Section IV-D: N long and N short sessions; the short pipe is C_u, B_u and the long
     one k C_u, k B_u, isolated (``iso``) or merged into one queue (``share``)."""
-    return _pipe_common(load_scenario(SC_PIPE), scheme, n, seed, duration_s, 1.0 + k, 1.0,
-                        B_UNIT_PKTS, B_UNIT_PKTS * k)
+    return _pipe_common(load_scenario(SC_PIPE), scheme, n, seed, duration_s, 1.0 + k, 1.0, B_UNIT_PKTS, B_UNIT_PKTS * k)
 
 
 def buffer_scenario(scheme: str, ratio: float, seed: int, duration_s: float) -> dict:
     """Section IV-E: N = 30, short pipe C_u and long pipe 4 C_u, buffers ratio x k_c x B_u."""
-    return _pipe_common(load_scenario(SC_BUF), scheme, 30, seed, duration_s, 5.0, 1.0,
-                        max(1, int(round(ratio * B_UNIT_PKTS))), max(1, int(round(ratio * 4 * B_UNIT_PKTS))))
+    return _pipe_common(
+        load_scenario(SC_BUF),
+        scheme,
+        30,
+        seed,
+        duration_s,
+        5.0,
+        1.0,
+        max(1, int(round(ratio * B_UNIT_PKTS))),
+        max(1, int(round(ratio * 4 * B_UNIT_PKTS))),
+    )
 
 
 def web_scenario(scheme: str, seed: int, duration_s: float) -> dict:
@@ -427,11 +934,19 @@ def web_scenario(scheme: str, seed: int, duration_s: float) -> dict:
         raise ReproduceError(f"scheme: must be one of {', '.join(WEB_SCHEMES)}, got {scheme!r}")
     sc = load_scenario(SC_WEB)
     pp = {"node": "n4", "policy": "load_balanced", "next_hops": ["n5", "n7"]}
-    ch: Dict[str, object] = {"seed": seed, "duration_s": duration_s}
+    ch: dict[str, object] = {"seed": seed, "duration_s": duration_s}
     if scheme == "red-lb":
         # Table IV: min 20, max 245 of 250 packets, max drop rate 0.2%.
-        ch["topology.path_queue"] = {"type": "red", "limit_pkts": 250, "min_th": 20.0, "max_th": 245.0,
-                                     "max_p": 0.002, "w_q": 0.002, "gentle": False, "wait": True}
+        ch["topology.path_queue"] = {
+            "type": "red",
+            "limit_pkts": 250,
+            "min_th": 20.0,
+            "max_th": 245.0,
+            "max_p": 0.002,
+            "w_q": 0.002,
+            "gentle": False,
+            "wait": True,
+        }
     elif scheme == "size":
         pp.update(policy="size_based", threshold_pkts=75)
     elif scheme == "threshold":
@@ -451,15 +966,16 @@ def _block(sc: dict, name: str) -> int:
 # Metrics
 
 
-def window_ends(duration_s: float, warmup_s: float, window_s: float = WINDOW_S) -> List[float]:
+def window_ends(duration_s: float, warmup_s: float, window_s: float = WINDOW_S) -> list[float]:
     """Ends of the back-to-back windows of ``window_s`` that start at or after ``warmup_s``
     and end by ``duration_s`` (the paper's "20-second intervals every 20 seconds")."""
     n = int(math.floor(duration_s / window_s + 1e-9))
     return [window_s * i for i in range(1, n + 1) if window_s * (i - 1) >= warmup_s - 1e-9]
 
 
-def session_windows(rows: pd.DataFrame, sessions: Sequence[str], ends: Sequence[float],
-                    window_s: float = WINDOW_S) -> pd.DataFrame:
+def session_windows(
+    rows: pd.DataFrame, sessions: Sequence[str], ends: Sequence[float], window_s: float = WINDOW_S
+) -> pd.DataFrame:
     """Per window: Jain's index over the sessions' goodputs and the class goodput.
 
     ``rows``: ``t_s`` (window end), ``session``, ``pkts`` (data packets delivered in the
@@ -474,8 +990,14 @@ def session_windows(rows: pd.DataFrame, sessions: Sequence[str], ends: Sequence[
     n = x.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         j = np.where(sq > 0, tot * tot / (n * sq), np.nan)
-    return pd.DataFrame({"t_s": list(ends), "jain": j, "goodput_pkts_s": tot / window_s,
-                         "per_session_pkts_s": tot / window_s / max(n, 1)})
+    return pd.DataFrame(
+        {
+            "t_s": list(ends),
+            "jain": j,
+            "goodput_pkts_s": tot / window_s,
+            "per_session_pkts_s": tot / window_s / max(n, 1),
+        }
+    )
 
 
 def jain_index(values: Iterable[float]) -> float:
@@ -498,7 +1020,7 @@ def linear_r2(x: Sequence[float], y: Sequence[float]) -> float:
     return 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
 
 
-def active_by_path(flows: pd.DataFrame, times: Sequence[float], move_after_s: Optional[float] = None) -> pd.DataFrame:
+def active_by_path(flows: pd.DataFrame, times: Sequence[float], move_after_s: float | None = None) -> pd.DataFrame:
     """UDP flows active on each path at each time (Fig. 2, top). ``flows``: ``start_s``,
     ``end_s`` (last packet sent; null while sending), ``path`` (``n5``, ``n7`` or ``n5>n7``).
     A flow that moved (``n5>n7``) is on path 1 for ``move_after_s`` after its start (the
@@ -521,12 +1043,12 @@ def active_by_path(flows: pd.DataFrame, times: Sequence[float], move_after_s: Op
 # Queries
 
 
-def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Goodput per (run, source, session, window) and the sessions of each run. A session
     is one closed-loop session: its block and host pair."""
     src = ", ".join(f"'{s}'" for s in sources)
     rows = batch.sql(f"""
-        SELECT {', '.join('f.' + p for p in params.split(', '))}, f.run_id, f.source,
+        SELECT {", ".join("f." + p for p in params.split(", "))}, f.run_id, f.source,
                f.src || '>' || f.dst AS session, g.t_s, sum(g.delivered_pkts) AS pkts
         FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id
         WHERE f.{{runs}} AND f.source IN ({src}) AND g.t_s > {warmup_s}
@@ -537,8 +1059,9 @@ def _session_rows(batch, params: str, sources: Sequence[str], warmup_s: float) -
     return rows, sess
 
 
-def _fairness_table(batch, params: List[str], sources: Sequence[str], duration_s: float,
-                    warmup_s: float) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def _fairness_table(
+    batch, params: list[str], sources: Sequence[str], duration_s: float, warmup_s: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (run, class): mean Jain's index and goodput over the windows after the warm-up
     (first frame), and the per-window values (second frame)."""
     rows, sess = _session_rows(batch, ", ".join(params), sources, warmup_s)
@@ -551,9 +1074,16 @@ def _fairness_table(batch, params: List[str], sources: Sequence[str], duration_s
         r = by_run.get((run, source), empty)
         w = session_windows(r, sorted(s["session"].unique()), ends)
         base = dict(zip(params, key[:-2]), source=source)
-        out.append(dict(base, jain=float(np.nanmean(w["jain"])), jain_min=float(np.nanmin(w["jain"])),
-                        goodput_pkts_s=float(w["goodput_pkts_s"].mean()),
-                        per_session_pkts_s=float(w["per_session_pkts_s"].mean()), sessions=len(s)))
+        out.append(
+            dict(
+                base,
+                jain=float(np.nanmean(w["jain"])),
+                jain_min=float(np.nanmin(w["jain"])),
+                goodput_pkts_s=float(w["goodput_pkts_s"].mean()),
+                per_session_pkts_s=float(w["per_session_pkts_s"].mean()),
+                sessions=len(s),
+            )
+        )
         per_window.append(w.assign(**base))
     return pd.DataFrame(out), (pd.concat(per_window, ignore_index=True) if per_window else pd.DataFrame())
 
@@ -576,14 +1106,14 @@ def _jobs(ctx: Context, experiment: str, items) -> list:
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import Table, judge, save_figure
+    from savanna.report import judge, save_figure
 
     plt = plot_style(height=3.9, linewidth=1.5)
     p = plan(ctx.quick)
     reps = list(range(1, p.reps + 1))
     seed_of = dict(zip(reps, seeds(p.reps)))
-    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
-    notes: Dict[str, str] = {}
+    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
+    notes: dict[str, str] = {}
     figures: list = []
     tables: list = []
     out = ctx.out_dir
@@ -592,27 +1122,91 @@ def reproduce(ctx: Context) -> Outcome:
         figures.append(save_figure(fg, out, id, title, caption))
 
     # ---- runs (the longest first within each batch, so both workers stay busy) ----------
-    b_web = ctx.run("web", _jobs(ctx, "web", [
-        (web_scenario(s, seed_of[r], p.web_duration_s), {"scheme": s, "rep": r}) for s in WEB_SCHEMES for r in reps]))
-    b_udp = ctx.run("udp", _jobs(ctx, "udp", [
-        (udp_scenario(pol, seed_of[r], p.udp_duration_s), {"policy": pol, "rep": r})
-        for pol in POLICIES for r in reps]))
-    b_iso = ctx.run("windows", _jobs(ctx, "windows", [
-        (iso_scenario(s, seed_of[r], p.iso_duration_s), {"scheme": s, "rep": r}) for s in ISO_SCHEMES for r in reps]))
+    b_web = ctx.run(
+        "web",
+        _jobs(
+            ctx,
+            "web",
+            [
+                (web_scenario(s, seed_of[r], p.web_duration_s), {"scheme": s, "rep": r})
+                for s in WEB_SCHEMES
+                for r in reps
+            ],
+        ),
+    )
+    b_udp = ctx.run(
+        "udp",
+        _jobs(
+            ctx,
+            "udp",
+            [
+                (udp_scenario(pol, seed_of[r], p.udp_duration_s), {"policy": pol, "rep": r})
+                for pol in POLICIES
+                for r in reps
+            ],
+        ),
+    )
+    b_iso = ctx.run(
+        "windows",
+        _jobs(
+            ctx,
+            "windows",
+            [
+                (iso_scenario(s, seed_of[r], p.iso_duration_s), {"scheme": s, "rep": r})
+                for s in ISO_SCHEMES
+                for r in reps
+            ],
+        ),
+    )
     # Section IV-C splits the link in the proportion the classes get when they share it
     # ("the throughput of long flows is observed to be around 60% ... Thus ... 60%"). The
     # same procedure on our shared runs gives the "matched" scheme (nearest 5%).
     matched = min(0.95, max(0.05, round(20 * _long_share(b_iso, p.iso_warmup_s, "droptail")) / 20))
-    b_m = ctx.run("windows", _jobs(ctx, "windows", [
-        (iso_scenario("matched", seed_of[r], p.iso_duration_s, long_share=matched), {"scheme": "matched", "rep": r})
-        for r in reps]))
+    b_m = ctx.run(
+        "windows",
+        _jobs(
+            ctx,
+            "windows",
+            [
+                (
+                    iso_scenario("matched", seed_of[r], p.iso_duration_s, long_share=matched),
+                    {"scheme": "matched", "rep": r},
+                )
+                for r in reps
+            ],
+        ),
+    )
     b_iso = Batch(b_iso.name, b_iso.dataset, b_iso.run_ids + b_m.run_ids)
-    b_pipe = ctx.run("pipe", _jobs(ctx, "pipe", [
-        (pipe_scenario(s, n, k, seed_of[r], p.pipe_duration_s), {"nsess": n, "k": k, "scheme": s, "rep": r})
-        for k in sorted(p.pipe_ks, reverse=True) for n in p.pipe_ns for s in ("share", "iso") for r in reps]))
-    b_buf = ctx.run("buffer", _jobs(ctx, "buffer", [
-        (buffer_scenario(s, ratio, seed_of[r], p.pipe_duration_s), {"ratio": float(ratio), "scheme": s, "rep": r})
-        for ratio in sorted(p.buf_ratios, reverse=True) for s in ("share", "iso") for r in reps]))
+    b_pipe = ctx.run(
+        "pipe",
+        _jobs(
+            ctx,
+            "pipe",
+            [
+                (pipe_scenario(s, n, k, seed_of[r], p.pipe_duration_s), {"nsess": n, "k": k, "scheme": s, "rep": r})
+                for k in sorted(p.pipe_ks, reverse=True)
+                for n in p.pipe_ns
+                for s in ("share", "iso")
+                for r in reps
+            ],
+        ),
+    )
+    b_buf = ctx.run(
+        "buffer",
+        _jobs(
+            ctx,
+            "buffer",
+            [
+                (
+                    buffer_scenario(s, ratio, seed_of[r], p.pipe_duration_s),
+                    {"ratio": float(ratio), "scheme": s, "rep": r},
+                )
+                for ratio in sorted(p.buf_ratios, reverse=True)
+                for s in ("share", "iso")
+                for r in reps
+            ],
+        ),
+    )
 
     _udp(p, b_udp, samples, notes, fig, tables, plt)
     _windows(p, b_iso, matched, samples, notes, fig, tables, plt)
@@ -625,10 +1219,17 @@ def reproduce(ctx: Context) -> Outcome:
     if with_model:
         claims += _model(fig, tables, plt)
     tables.insert(0, _parameters_table(p))
-    return Outcome(TITLE, _intro(p, with_model), figures, claims, tables, meta={
-        "seeds": f"1-{p.reps} for every scheme of every experiment",
-        "scenarios": ", ".join(SCENARIOS),
-    })
+    return Outcome(
+        TITLE,
+        _intro(p, with_model),
+        figures,
+        claims,
+        tables,
+        meta={
+            "seeds": f"1-{p.reps} for every scheme of every experiment",
+            "scenarios": ", ".join(SCENARIOS),
+        },
+    )
 
 
 # ---- Table II and Fig. 2: UDP flows over two paths ------------------------------------------
@@ -663,7 +1264,8 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
                 notes[f"t2-{_T2_ID[pol]}-p{path}-{what}"] = (
                     f"Our two paths together carry {tot:.2f} of a path's capacity (the paper's: "
                     f"{_T2[pol][0][0] + _T2[pol][1][0]:.2f}); the 8 Mb/s capacity is ours, and a run's load rests on "
-                    "its few longest flows.")
+                    "its few longest flows."
+                )
 
     # Table II beside ours, and a bar chart of it
     rows = []
@@ -674,18 +1276,44 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
             pa, pd_ = _T2[pol][path - 1]
             row += [pa, float(g["avg"].mean()), pd_, float(g["dev"].mean())]
         rows.append(row)
-    tables.append(Table("Table II: path utilisation, the paper's and ours",
-                        ["policy", "path 1 avg (paper)", "path 1 avg (ours)", "path 1 dev (paper)", "path 1 dev (ours)",
-                         "path 2 avg (paper)", "path 2 avg (ours)", "path 2 dev (paper)", "path 2 dev (ours)"],
-                        rows, f"Ours: means over {p.reps} replications of the utilisation samples (1 s) after "
-                              f"{p.udp_warmup_s:g} s; deviation = standard deviation of those samples."))
+    tables.append(
+        Table(
+            "Table II: path utilisation, the paper's and ours",
+            [
+                "policy",
+                "path 1 avg (paper)",
+                "path 1 avg (ours)",
+                "path 1 dev (paper)",
+                "path 1 dev (ours)",
+                "path 2 avg (paper)",
+                "path 2 avg (ours)",
+                "path 2 dev (paper)",
+                "path 2 dev (ours)",
+            ],
+            rows,
+            f"Ours: means over {p.reps} replications of the utilisation samples (1 s) after "
+            f"{p.udp_warmup_s:g} s; deviation = standard deviation of those samples.",
+        )
+    )
     fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.8))
     xs = np.arange(len(POLICIES))
     for ax, what, label in ((axes[0], "avg", "average utilisation"), (axes[1], "dev", "deviation of utilisation")):
         for path, off, col in ((1, -0.2, "#e07b00"), (2, 0.2, "#1f5fbf")):
-            c = ci_frame(st[st["path"] == path], ["policy"], what, keep_empty=True).set_index("policy").reindex(POLICIES)
-            ax.bar(xs + off, c["mean"], 0.38, color=col, alpha=0.75, label=f"path {path}, ours",
-                   yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
+            c = (
+                ci_frame(st[st["path"] == path], ["policy"], what, keep_empty=True)
+                .set_index("policy")
+                .reindex(POLICIES)
+            )
+            ax.bar(
+                xs + off,
+                c["mean"],
+                0.38,
+                color=col,
+                alpha=0.75,
+                label=f"path {path}, ours",
+                yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]],
+                capsize=3,
+            )
             paper = [_T2[pol][path - 1][0 if what == "avg" else 1] for pol in POLICIES]
             ax.plot(xs + off, paper, "D", color="black", ms=5, label=f"path {path}, paper" if path == 1 else None)
         ax.set_xticks(xs, ["load\nbalancing", "size-based\nsplitting", "threshold-based\nsplitting"])
@@ -694,11 +1322,15 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     h, l = axes[0].get_legend_handles_labels()
     keep = [i for i, s in enumerate(l) if s != "path 1, paper"]
     axes[0].legend([h[i] for i in keep], [l[i] for i in keep], loc="lower right")
-    fig(fg, "table2-udp-utilisation", "Table II: utilisation of the two paths with UDP flows",
+    fig(
+        fg,
+        "table2-udp-utilisation",
+        "Table II: utilisation of the two paths with UDP flows",
         "Average and standard deviation of each path's utilisation (1 s samples after the warm-up) under the three "
         "flow assignment policies; bars are our means over replications with 95% CIs, diamonds the paper's values. "
         "Short flows (lifetime below the 300 s mean) take path 1 under size-based splitting; under threshold-based "
-        "splitting every flow starts on path 1 and moves to path 2 after 2400 packets.")
+        "splitting every flow starts on path 1 and moves to path 2 after 2400 packets.",
+    )
 
     # Fig. 2: active flows and utilisation over time, first replication
     fl = b.sql("SELECT policy, start_s, end_s, path FROM flows WHERE {runs} AND rep = 1")
@@ -723,9 +1355,13 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     axes[0, 0].set(ylabel="active flows")
     axes[1, 0].set(ylabel="path utilisation")
     axes[0, 0].legend(loc="upper left")
-    fig(fg, "fig02-udp-active-flows", "Fig. 2: active UDP flows and path utilisation over time",
+    fig(
+        fg,
+        "fig02-udp-active-flows",
+        "Fig. 2: active UDP flows and path utilisation over time",
         "First replication. Top: UDP flows sending on each path (every 5 s). Bottom: each path's utilisation over "
-        "1 s intervals; the dotted line ends the warm-up excluded from Table II.")
+        "1 s intervals; the dotted line ends the warm-up excluded from Table II.",
+    )
 
 
 # ---- Figs. 3(b) and 4: 600 flows, shared or isolated ------------------------------------------
@@ -759,8 +1395,9 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         SELECT scheme, rep, source, avg(fct_s) AS mean_fct, count(*) AS n FROM flows
         WHERE {{runs}} AND {cond} GROUP BY scheme, rep, source""")
     thr = _throughput_by_class(b, p.iso_warmup_s)
-    rtt = b.sql("SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail' "
-                  "GROUP BY rep ORDER BY rep")
+    rtt = b.sql(
+        "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail' GROUP BY rep ORDER BY rep"
+    )
     samples["p-fig4-bdp"] = list(10e6 * rtt["rtt"] / (8 * PKT_BYTES))
     schemes = ISO_SCHEMES + ("matched",)
     names = dict(NAMES, matched=f"isolation, long {100 * matched:.0f}% (our shared split)")
@@ -768,8 +1405,7 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
     stat = []
     for (s, r, src), g in fl.groupby(["scheme", "rep", "source"]):
         v = g["fct_s"].to_numpy()
-        stat.append(dict(scheme=s, rep=r, source=src, p999=float(np.percentile(v, 99.9)), jain=jain_index(v),
-                         n=len(v)))
+        stat.append(dict(scheme=s, rep=r, source=src, p999=float(np.percentile(v, 99.9)), jain=jain_index(v), n=len(v)))
     stat = pd.DataFrame(stat)
     P = stat.pivot_table(index="rep", columns=["source", "scheme"], values="p999")
     J = stat.pivot_table(index="rep", columns=["source", "scheme"], values="jain")
@@ -805,33 +1441,43 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
     samples["f4-long-share"] = list(share.xs("droptail", level="scheme"))
     n_long = stat[stat["source"] == "long"].groupby("scheme")["n"].mean()
     for cid in ("f4-p999-long-shared", "f4-p999-long-iso", "f4-long-gain"):
-        notes[cid] = (f"Each replication has only about {n_long.min():.0f} finished long flows of 980-1020 packets "
-                      f"started between {p.iso_warmup_s:g} and {p.iso_last_start_s:g} s, so the 99.9th percentile "
-                      "is close to their maximum.")
+        notes[cid] = (
+            f"Each replication has only about {n_long.min():.0f} finished long flows of 980-1020 packets "
+            f"started between {p.iso_warmup_s:g} and {p.iso_last_start_s:g} s, so the 99.9th percentile "
+            "is close to their maximum."
+        )
     if "droptail" in share.index.get_level_values("scheme"):
         mean_long = M[("long", "droptail")].mean() if ("long", "droptail") in M.columns else math.nan
-        notes["f4-long-share"] = (f"Our long flows take {share.xs('droptail', level='scheme').mean():.0f}% of the "
-                                  f"throughput (a 1000-packet flow lasts {mean_long:.0f} s on average).")
+        notes["f4-long-share"] = (
+            f"Our long flows take {share.xs('droptail', level='scheme').mean():.0f}% of the "
+            f"throughput (a 1000-packet flow lasts {mean_long:.0f} s on average)."
+        )
 
     red_q = b.sql("""SELECT sum(dropped) AS d, sum(dropped_by_reason_forced) AS f,
         sum(dropped_by_reason_early) AS e FROM summary_queues
         WHERE {runs} AND scheme = 'red' AND name = 'left->right'""")
     if len(red_q) and float(red_q["d"].iloc[0] or 0) > 0:
         d = float(red_q["d"].iloc[0])
-        red_note = (f"Our scaled RED (thresholds 40 and 490 of 500 packets, max_p 0.002, not gentle) makes "
-                    f"{100 * float(red_q['f'].iloc[0] or 0) / d:.0f}% of its drops forced ones (average above "
-                    f"max_th) and {100 * float(red_q['e'].iloc[0] or 0) / d:.1f}% early ones: it acts as a full "
-                    "drop-tail queue, and the forced drops fall on short flows' few packets as on long flows'.")
+        red_note = (
+            f"Our scaled RED (thresholds 40 and 490 of 500 packets, max_p 0.002, not gentle) makes "
+            f"{100 * float(red_q['f'].iloc[0] or 0) / d:.0f}% of its drops forced ones (average above "
+            f"max_th) and {100 * float(red_q['e'].iloc[0] or 0) / d:.1f}% early ones: it acts as a full "
+            "drop-tail queue, and the forced drops fall on short flows' few packets as on long flows'."
+        )
         for cid in ("f4-p999-short-red", "f4-short-red-vs-dt", "f4-short-red-vs-iso"):
             notes[cid] = red_note
     mean_dt, mean_iso = col(M, "long", "droptail").mean(), col(M, "long", "iso60").mean()
-    notes["f4-long-gain"] = (f"Isolation shortens the long flows' mean transmission time ({mean_dt:.0f} s shared, "
-                             f"{mean_iso:.0f} s isolated) but not their tail; each replication has about "
-                             f"{n_long.min():.0f} long flows of 980-1020 packets, so the percentile is close to "
-                             "their maximum.")
+    notes["f4-long-gain"] = (
+        f"Isolation shortens the long flows' mean transmission time ({mean_dt:.0f} s shared, "
+        f"{mean_iso:.0f} s isolated) but not their tail; each replication has about "
+        f"{n_long.min():.0f} long flows of 980-1020 packets, so the percentile is close to "
+        "their maximum."
+    )
     for cid, s in (("f4-fair-long-iso", "iso60"), ("f4-iso40-long-fair", "iso40")):
-        notes[cid] = (f"Long flows' transmission times are already nearly equal when shared (Jain's index "
-                      f"{col(J, 'long', 'droptail').mean():.2f}; {col(J, 'long', s).mean():.2f} isolated).")
+        notes[cid] = (
+            f"Long flows' transmission times are already nearly equal when shared (Jain's index "
+            f"{col(J, 'long', 'droptail').mean():.2f}; {col(J, 'long', s).mean():.2f} isolated)."
+        )
     ms = 100 * matched
     for cid in ("f4-p999-short-iso", "f4-short-gain", "f4-fair-short-iso"):
         notes[cid] = (
@@ -840,7 +1486,8 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
             f"(long {ms:.0f}%, the paper's procedure) the short flows' 99.9th percentile is "
             f"{col(P, 'short', 'matched').mean():.0f} s against {col(P, 'short', 'droptail').mean():.0f} s shared, and "
             f"their Jain's index {col(J, 'short', 'matched').mean():.2f} against "
-            f"{col(J, 'short', 'droptail').mean():.2f}.")
+            f"{col(J, 'short', 'droptail').mean():.2f}."
+        )
 
     # Table of the schemes
     rows = []
@@ -850,14 +1497,27 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         for src in ("long", "short"):
             row += [float(col(M, src, s).mean()), float(col(P, src, s).mean()), float(col(J, src, s).mean())]
         rows.append(row + [float(share.xs(s, level="scheme").mean()) if s in has_share else math.nan])
-    tables.append(Table("Figs. 3(b) and 4: transmission times of the 600 flows",
-                        ["scheme", "long mean (s)", "long p99.9 (s)", "long Jain", "short mean (s)", "short p99.9 (s)",
-                         "short Jain", "long share of throughput (%)"], rows,
-                        f"Means are over every finished flow of the class started between {p.iso_warmup_s:g} and "
-                        f"{p.iso_last_start_s:g} s; the 99.9th percentile and Jain's index over the transmission times "
-                        f"of long flows of {lw[0]}-{lw[1]} packets and short flows of {sw[0]}-{sw[1]} packets; means "
-                        f"over {p.reps} replications. The last row splits the link in the proportion the classes get "
-                        "under shared drop-tail (nearest 5%), as the paper did with its 60%."))
+    tables.append(
+        Table(
+            "Figs. 3(b) and 4: transmission times of the 600 flows",
+            [
+                "scheme",
+                "long mean (s)",
+                "long p99.9 (s)",
+                "long Jain",
+                "short mean (s)",
+                "short p99.9 (s)",
+                "short Jain",
+                "long share of throughput (%)",
+            ],
+            rows,
+            f"Means are over every finished flow of the class started between {p.iso_warmup_s:g} and "
+            f"{p.iso_last_start_s:g} s; the 99.9th percentile and Jain's index over the transmission times "
+            f"of long flows of {lw[0]}-{lw[1]} packets and short flows of {sw[0]}-{sw[1]} packets; means "
+            f"over {p.reps} replications. The last row splits the link in the proportion the classes get "
+            "under shared drop-tail (nearest 5%), as the paper did with its 60%.",
+        )
+    )
 
     # Figs. 3(b) and 4 (top): window dynamics of traced flows, first replication
     tr = b.sql("""SELECT t.scheme, t.flow_id, t.t_s, t.cwnd_pkts, f.source, f.start_s FROM traces t
@@ -886,12 +1546,16 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         axes[i, 1].legend(loc="upper right", ncol=2)
     axes[1, 0].set(xlabel="time (s)")
     axes[1, 1].set(xlabel="time since the flow started (s)")
-    fig(fg, "fig03b-04a-window-dynamics", "Figs. 3(b) and 4 (top): congestion windows of selected flows",
+    fig(
+        fg,
+        "fig03b-04a-window-dynamics",
+        "Figs. 3(b) and 4 (top): congestion windows of selected flows",
         "Sender congestion window of the first three long flows (first connections of their sessions, started in "
         "the first 5 s; drawn from 5 s on, after the slow-start overshoot of the synchronised start) and of four "
         "short flows started in the steady state, first replication, with the shared "
         "drop-tail queue (top, Fig. 3(b)) and with isolation, long flows getting 60% (bottom, Fig. 4). Short flows "
-        "are drawn against the time since their start; a window stuck at 1 is a flow shut off by timeouts.")
+        "are drawn against the time since their start; a window stuck at 1 is a flow shut off by timeouts.",
+    )
 
     # Fig. 4 (bottom): transmission time distributions
     fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
@@ -901,26 +1565,34 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
             if len(v):
                 x, y = _ecdf(v)
                 ax.step(x, y, where="post", color=COLORS[s], label=names[s], ls=":" if s == "matched" else "-")
-        ax.set(xscale="log", xlabel="transmission time (s)", ylabel="CDF",
-               title=f"{src.capitalize()} flows of {lo}-{hi} packets")
+        ax.set(
+            xscale="log",
+            xlabel="transmission time (s)",
+            ylabel="CDF",
+            title=f"{src.capitalize()} flows of {lo}-{hi} packets",
+        )
     axes[1].legend(loc="lower right")
-    fig(fg, "fig04b-transmission-times", "Fig. 4 (bottom): transmission time distributions",
+    fig(
+        fg,
+        "fig04b-transmission-times",
+        "Fig. 4 (bottom): transmission time distributions",
         "Distribution of the transmission times of long flows of 980-1020 packets (left) and short flows of 9-11 "
         "packets (right), every replication pooled, for the shared drop-tail and RED queues and isolation with the "
         f"long class getting 60% or 40% of the link and buffer, or {ms:.0f}% (dotted: the share it gets under "
-        "shared drop-tail). A steeper curve is a fairer one (footnote 5).")
+        "shared drop-tail). A steeper curve is a fairer one (footnote 5).",
+    )
 
 
 # ---- Figs. 6 and 7: pipe size --------------------------------------------------------------------
 
 
-def _pipe_metrics(b, params: List[str], duration_s: float, warmup_s: float) -> pd.DataFrame:
+def _pipe_metrics(b, params: list[str], duration_s: float, warmup_s: float) -> pd.DataFrame:
     fair, _ = _fairness_table(b, params, ("long", "short"), duration_s, warmup_s)
     fl = b.sql(f"""
-        SELECT {', '.join(params)}, source, 100.0 * sum(drops) / sum(data_pkts_sent) AS loss,
+        SELECT {", ".join(params)}, source, 100.0 * sum(drops) / sum(data_pkts_sent) AS loss,
                100.0 * avg(CASE WHEN timeouts > 0 THEN 1.0 ELSE 0.0 END) AS timeouts
         FROM flows WHERE {{runs}} AND source IN ('long', 'short') AND start_s >= {warmup_s}
-        GROUP BY {', '.join(params)}, source""")
+        GROUP BY {", ".join(params)}, source""")
     return fair.merge(fl, on=params + ["source"], how="left")
 
 
@@ -946,8 +1618,9 @@ def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=N
         a2.set_xticks(xticks)
     a1.legend(loc="lower left", ncol=2)
     h, l = a2.get_legend_handles_labels()
-    a2.legend([x for x, s in zip(h, l) if s.startswith("total")], [s for s in l if s.startswith("total")],
-              loc="upper left")
+    a2.legend(
+        [x for x, s in zip(h, l) if s.startswith("total")], [s for s in l if s.startswith("total")], loc="upper left"
+    )
     return fg
 
 
@@ -961,19 +1634,25 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         if g.empty:
             continue
         fg = _pipe_figure(g, "k", "long pipe scale k (sharing: 1 + k)", f"Fig. {figno}", plt, xticks=list(p.pipe_ks))
-        fig(fg, f"fig0{figno}-pipe-n{n}", f"Fig. {figno}: performance against pipe size, N = {n}",
+        fig(
+            fg,
+            f"fig0{figno}-pipe-n{n}",
+            f"Fig. {figno}: performance against pipe size, N = {n}",
             f"{n} sessions of long (1000-packet) and {n} of short (10-packet) connections. Isolation: the short class "
             "gets C_u = 2.5 Mb/s and 50 packets, the long class k C_u and 50 k packets; sharing: one queue of "
             f"(1 + k) C_u and (1 + k) 50 packets. Jain's index over the sessions' goodput in 20 s windows after "
             f"{p.pipe_warmup_s:g} s, averaged over windows; goodput of each class. Means over replications; bands "
-            "are 95% CIs (clipped to [0, 1] for the index).")
+            "are 95% CIs (clipped to [0, 1] for the index).",
+        )
 
     def per_rep(n, src, scheme, value):
         g = m[(m["nsess"] == n) & (m["source"] == src) & (m["scheme"] == scheme)]
         return g.groupby("rep")[value].mean()
 
-    rtt = b.sql("SELECT nsess, k, rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} "
-                  "AND scheme = 'iso' AND kind = 'tcp' GROUP BY nsess, k, rep")
+    rtt = b.sql(
+        "SELECT nsess, k, rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} "
+        "AND scheme = 'iso' AND kind = 'tcp' GROUP BY nsess, k, rep"
+    )
     cu_pkts = C_UNIT_MBPS * 1e6 / (8 * PKT_BYTES)
     r2k = rtt[rtt["k"] == 2].groupby("rep")["rtt"].mean()
     samples["p-pipe-k2"] = list(2 * cu_pkts * r2k + 2 * B_UNIT_PKTS)
@@ -985,8 +1664,9 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     gi, gs = per_rep(30, "short", "iso", "goodput_pkts_s"), per_rep(30, "short", "share", "goodput_pkts_s")
     samples["f6-short-goodput-shared"] = list(100 * (gi - gs) / gi)
     samples["f6-short-fair-shared"] = list(per_rep(30, "short", "iso", "jain") - per_rep(30, "short", "share", "jain"))
-    samples["f6-short-timeouts-shared"] = list(per_rep(30, "short", "share", "timeouts")
-                                               - per_rep(30, "short", "iso", "timeouts"))
+    samples["f6-short-timeouts-shared"] = list(
+        per_rep(30, "short", "share", "timeouts") - per_rep(30, "short", "iso", "timeouts")
+    )
     samples["f7-short-iso-fair"] = list(per_rep(60, "short", "iso", "jain"))
     samples["f7-short-fair-n60-lower"] = list(per_rep(30, "short", "iso", "jain") - per_rep(60, "short", "iso", "jain"))
     k1 = m[(m["nsess"] == 60) & (m["k"] == 1) & (m["source"] == "short") & (m["scheme"] == "share")]
@@ -1002,35 +1682,67 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         r2.append(np.nanmean([linear_r2(h["k"], h["goodput_pkts_s"]) for _, h in g.groupby("nsess")]))
     samples["f67-long-linear"] = r2
     sl = m[(m["nsess"] == 30) & (m["scheme"] == "iso") & (m["source"] == "short")]
-    notes["f6-short-iso-loss"] = (f"Our isolated short connections lose {sl['loss'].mean():.2f}% of their packets "
-                                  f"and {sl['timeouts'].mean():.1f}% of them time out: the 50-packet short queue "
-                                  "overflows when many of the 30 sessions are in the 4- and 8-packet rounds of slow "
-                                  "start at once.")
+    notes["f6-short-iso-loss"] = (
+        f"Our isolated short connections lose {sl['loss'].mean():.2f}% of their packets "
+        f"and {sl['timeouts'].mean():.1f}% of them time out: the 50-packet short queue "
+        "overflows when many of the 30 sessions are in the 4- and 8-packet rounds of slow "
+        "start at once."
+    )
     lg = m[(m["source"] == "long")].groupby(["nsess", "scheme"])["jain"].mean()
-    notes["f7-long-fair-iso"] = (f"Long sessions' mean index: {lg.get((60, 'iso'), math.nan):.2f} isolated against "
-                                 f"{lg.get((60, 'share'), math.nan):.2f} shared for N = 60. Isolated in the k = 1 pipe, "
-                                 "60 long sessions share 104 packets (1.7 each per round trip), too few for fast "
-                                 "retransmit; shared, they take part of the short class's pipe as well.")
+    notes["f7-long-fair-iso"] = (
+        f"Long sessions' mean index: {lg.get((60, 'iso'), math.nan):.2f} isolated against "
+        f"{lg.get((60, 'share'), math.nan):.2f} shared for N = 60. Isolated in the k = 1 pipe, "
+        "60 long sessions share 104 packets (1.7 each per round trip), too few for fast "
+        "retransmit; shared, they take part of the short class's pipe as well."
+    )
     s60 = m[(m["nsess"] == 60) & (m["source"] == "short")]
     to = s60.groupby("scheme")["timeouts"].mean()
-    notes["f7-short-iso-fair"] = (f"With N = 60, {to.get('iso', math.nan):.0f}% of our isolated short connections "
-                                  f"time out (N = 30: {sl['timeouts'].mean():.0f}%): each of the 60 sessions has 1.7 "
-                                  "packets of the short pipe per round trip.")
+    notes["f7-short-iso-fair"] = (
+        f"With N = 60, {to.get('iso', math.nan):.0f}% of our isolated short connections "
+        f"time out (N = 30: {sl['timeouts'].mean():.0f}%): each of the 60 sessions has 1.7 "
+        "packets of the short pipe per round trip."
+    )
     k1 = s60[(s60["k"] == 1)].groupby("scheme")["goodput_pkts_s"].mean()
-    notes["f7-short-shared-k1"] = (f"At k = 1 the shared short sessions get {k1.get('share', math.nan):.0f} packets/s "
-                                   f"against {k1.get('iso', math.nan):.0f} isolated; they lose goodput, but their "
-                                   "index stays above 0.8.")
+    notes["f7-short-shared-k1"] = (
+        f"At k = 1 the shared short sessions get {k1.get('share', math.nan):.0f} packets/s "
+        f"against {k1.get('iso', math.nan):.0f} isolated; they lose goodput, but their "
+        "index stays above 0.8."
+    )
 
     rows = []
     for (n, k), g in m.groupby(["nsess", "k"]):
+
         def v(src, scheme, col):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
-        rows.append([int(n), int(k)] + [v(src, scheme, c) for c in ("jain", "goodput_pkts_s")
-                                         for scheme in ("iso", "share") for src in ("short", "long")])
-    tables.append(Table("Figs. 6 and 7: fairness and goodput against pipe size",
-                        ["N", "k", "Jain short iso", "Jain long iso", "Jain short share", "Jain long share",
-                         "short iso (pkt/s)", "long iso (pkt/s)", "short share (pkt/s)", "long share (pkt/s)"], rows,
-                        "Means over replications of the per-window values after the warm-up."))
+
+        rows.append(
+            [int(n), int(k)]
+            + [
+                v(src, scheme, c)
+                for c in ("jain", "goodput_pkts_s")
+                for scheme in ("iso", "share")
+                for src in ("short", "long")
+            ]
+        )
+    tables.append(
+        Table(
+            "Figs. 6 and 7: fairness and goodput against pipe size",
+            [
+                "N",
+                "k",
+                "Jain short iso",
+                "Jain long iso",
+                "Jain short share",
+                "Jain long share",
+                "short iso (pkt/s)",
+                "long iso (pkt/s)",
+                "short share (pkt/s)",
+                "long share (pkt/s)",
+            ],
+            rows,
+            "Means over replications of the per-window values after the warm-up.",
+        )
+    )
 
 
 # ---- Fig. 8: buffer size -----------------------------------------------------------------------
@@ -1042,9 +1754,13 @@ def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     params = ["ratio", "scheme", "rep"]
     m = _pipe_metrics(b, params, p.pipe_duration_s, p.pipe_warmup_s)
     fg = _pipe_figure(m, "ratio", "buffer / pipe ratio k_b / k_c", "Fig. 8", plt, xticks=list(p.buf_ratios))
-    fig(fg, "fig08-buffer", "Fig. 8: performance against the buffer/pipe size ratio",
+    fig(
+        fg,
+        "fig08-buffer",
+        "Fig. 8: performance against the buffer/pipe size ratio",
         "N = 30. Isolation: short class C_u with r x 50 packets, long class 4 C_u with r x 200 packets; sharing: "
-        "5 C_u with r x 250 packets, for buffer/pipe ratios r. Jain's index and goodput as in Fig. 6.")
+        "5 C_u with r x 250 packets, for buffer/pipe ratios r. Jain's index and goodput as in Fig. 6.",
+    )
     lo, hi = min(p.buf_ratios), max(p.buf_ratios)
 
     def at(ratio, src, scheme, col):
@@ -1061,16 +1777,39 @@ def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     samples["f8-iso-steadier"] = list(spread["share"] - spread["iso"])
     rows = []
     for ratio, g in m.groupby("ratio"):
+
         def v(src, scheme, col):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
-        rows.append([float(ratio), v("short", "iso", "jain"), v("short", "share", "jain"),
-                     v("short", "iso", "goodput_pkts_s"),
-                     v("short", "share", "goodput_pkts_s"), v("long", "iso", "goodput_pkts_s"),
-                     v("long", "share", "goodput_pkts_s"), v("short", "share", "timeouts")])
-    tables.append(Table("Fig. 8: fairness and goodput against buffer size",
-                        ["ratio", "Jain short iso", "Jain short share", "short iso (pkt/s)", "short share (pkt/s)",
-                         "long iso (pkt/s)", "long share (pkt/s)", "short share: with timeout (%)"], rows,
-                        "Means over replications."))
+
+        rows.append(
+            [
+                float(ratio),
+                v("short", "iso", "jain"),
+                v("short", "share", "jain"),
+                v("short", "iso", "goodput_pkts_s"),
+                v("short", "share", "goodput_pkts_s"),
+                v("long", "iso", "goodput_pkts_s"),
+                v("long", "share", "goodput_pkts_s"),
+                v("short", "share", "timeouts"),
+            ]
+        )
+    tables.append(
+        Table(
+            "Fig. 8: fairness and goodput against buffer size",
+            [
+                "ratio",
+                "Jain short iso",
+                "Jain short share",
+                "short iso (pkt/s)",
+                "short share (pkt/s)",
+                "long iso (pkt/s)",
+                "long share (pkt/s)",
+                "short share: with timeout (%)",
+            ],
+            rows,
+            "Means over replications.",
+        )
+    )
 
 
 # ---- Fig. 10: web background on the diamond ---------------------------------------------------------
@@ -1088,8 +1827,10 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         samples[f"f10-{tag}-fair-size-red"] = list(J[(cls, "size")] / J[(cls, "red-lb")])
         samples[f"f10-{tag}-fair-thr-red"] = list(J[(cls, "threshold")] / J[(cls, "red-lb")])
     samples["f10-short-goodput-size-red"] = list(G[("fg-short", "size")] / G[("fg-short", "red-lb")])
-    rtt = b.sql("SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail-lb' "
-                  "AND tag = 'foreground' GROUP BY rep ORDER BY rep")
+    rtt = b.sql(
+        "SELECT rep, avg(base_rtt_s) AS rtt FROM flows WHERE {runs} AND scheme = 'droptail-lb' "
+        "AND tag = 'foreground' GROUP BY rep ORDER BY rep"
+    )
     samples["p-web-bdp"] = list(5e6 * rtt["rtt"] / (8 * PKT_BYTES))
     others = ("red-lb", "size", "threshold")
     samples["f10-long-goodput-dt"] = list(G[("fg-long", "droptail-lb")] / sum(G[("fg-long", s)] for s in others) * 3)
@@ -1100,18 +1841,25 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     red_q = b.sql("""SELECT sum(dropped) AS d, sum(dropped_by_reason_early) AS e FROM summary_queues
         WHERE {runs} AND scheme = 'red-lb' AND name IN ('n4->n5', 'n4->n7')""")
     jl = {s: float(J[("fg-long", s)].mean()) for s in WEB_SCHEMES}
-    red_share = (100 * float(red_q["e"].iloc[0] or 0) / float(red_q["d"].iloc[0])
-                 if len(red_q) and float(red_q["d"].iloc[0] or 0) > 0 else math.nan)
-    red_note = (f"With Table IV's 0.2% maximum drop rate, only {red_share:.0f}% of our RED queues' drops are early "
-                "ones; the rest are tail drops of a full buffer, so RED behaves much like drop-tail (long "
-                f"sessions' index {jl['red-lb']:.2f} with RED, {jl['droptail-lb']:.2f} with drop-tail, "
-                f"{jl['size']:.2f} size-based, {jl['threshold']:.2f} threshold-based).")
+    red_share = (
+        100 * float(red_q["e"].iloc[0] or 0) / float(red_q["d"].iloc[0])
+        if len(red_q) and float(red_q["d"].iloc[0] or 0) > 0
+        else math.nan
+    )
+    red_note = (
+        f"With Table IV's 0.2% maximum drop rate, only {red_share:.0f}% of our RED queues' drops are early "
+        "ones; the rest are tail drops of a full buffer, so RED behaves much like drop-tail (long "
+        f"sessions' index {jl['red-lb']:.2f} with RED, {jl['droptail-lb']:.2f} with drop-tail, "
+        f"{jl['size']:.2f} size-based, {jl['threshold']:.2f} threshold-based)."
+    )
     for cid in ("f10-long-fair-others", "f10-long-fair-dt-lower"):
         notes[cid] = red_note
     jm = {s: float(Jmin[("fg-long", s)].mean()) for s in WEB_SCHEMES}
-    notes["f10-long-fair-dt-min"] = (f"Our lowest 20 s window index of the long sessions is {jm['droptail-lb']:.2f} "
-                                     f"with drop-tail, {jm['red-lb']:.2f} with RED and {jm['size']:.2f} with "
-                                     "size-based splitting.")
+    notes["f10-long-fair-dt-min"] = (
+        f"Our lowest 20 s window index of the long sessions is {jm['droptail-lb']:.2f} "
+        f"with drop-tail, {jm['red-lb']:.2f} with RED and {jm['size']:.2f} with "
+        "size-based splitting."
+    )
     paths = b.sql("""SELECT scheme, path, sum(delivered_pkts) AS pkts FROM flows
         WHERE {runs} AND source = 'web' GROUP BY scheme, path""")
     share = {}
@@ -1125,49 +1873,91 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
 
     fg, axes = plt.subplots(2, 2, figsize=(10.5, 6.4))
     xs = np.arange(len(WEB_SCHEMES))
-    for ax, cls, val, title in ((axes[0, 0], "fg-short", "jain", "(a) fairness index, short connections"),
-                                (axes[0, 1], "fg-short", "per_session_pkts_s", "(b) goodput, short connections"),
-                                (axes[1, 0], "fg-long", "jain", "(c) fairness index, long connections"),
-                                (axes[1, 1], "fg-long", "per_session_pkts_s", "(d) goodput, long connections")):
+    for ax, cls, val, title in (
+        (axes[0, 0], "fg-short", "jain", "(a) fairness index, short connections"),
+        (axes[0, 1], "fg-short", "per_session_pkts_s", "(b) goodput, short connections"),
+        (axes[1, 0], "fg-long", "jain", "(c) fairness index, long connections"),
+        (axes[1, 1], "fg-long", "per_session_pkts_s", "(d) goodput, long connections"),
+    ):
         c = ci_frame(m[m["source"] == cls], ["scheme"], val, keep_empty=True).set_index("scheme").reindex(WEB_SCHEMES)
-        ax.bar(xs, c["mean"], 0.6, color=[COLORS[s] for s in WEB_SCHEMES], alpha=0.8,
-               yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]], capsize=3)
+        ax.bar(
+            xs,
+            c["mean"],
+            0.6,
+            color=[COLORS[s] for s in WEB_SCHEMES],
+            alpha=0.8,
+            yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]],
+            capsize=3,
+        )
         ax.set_xticks(xs, ["drop-tail\nload-bal.", "RED\nload-bal.", "size-based\nsplitting", "threshold\nsplitting"])
         ax.set(title=f"Fig. 10{title}", ylabel="Jain's index" if val == "jain" else "goodput per session (packets/s)")
         if val == "jain":
             ax.set_ylim(0, 1.05)
-    fig(fg, "fig10-web-background", "Fig. 10: foreground connections with web background traffic",
+    fig(
+        fg,
+        "fig10-web-background",
+        "Fig. 10: foreground connections with web background traffic",
         "10 long (1000-packet) and 10 short (10-packet) foreground sessions with 200 web sessions of background "
         "traffic on the diamond of Fig. 9, under four schemes at the edge node n4. Jain's index over the sessions' "
         f"goodput in 20 s windows after {p.web_warmup_s:g} s (averaged over windows), and the mean goodput of a "
-        "session; means over replications with 95% CIs.")
+        "session; means over replications with 95% CIs.",
+    )
     fg, axes = plt.subplots(1, 2, figsize=(10.5, 3.6), sharey=True)
     w1 = per_window[per_window["rep"] == 1] if not per_window.empty else per_window
     for ax, cls in ((axes[0], "fg-short"), (axes[1], "fg-long")):
         for s in WEB_SCHEMES:
             g = w1[(w1["source"] == cls) & (w1["scheme"] == s)]
             ax.plot(g["t_s"], g["jain"], color=COLORS[s], lw=1.0, marker=".", label=NAMES[s])
-        ax.set(xlabel="time (s)", ylim=(0, 1.05),
-               title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions")
+        ax.set(
+            xlabel="time (s)", ylim=(0, 1.05), title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions"
+        )
     axes[0].set(ylabel="Jain's index (20 s window)")
     axes[1].legend(loc="lower left")
-    fig(fg, "fig10-web-fairness-time", "Fig. 10: fairness index over time",
-        "Jain's index of the foreground sessions' goodput in each 20 s window, first replication.")
+    fig(
+        fg,
+        "fig10-web-fairness-time",
+        "Fig. 10: fairness index over time",
+        "Jain's index of the foreground sessions' goodput in each 20 s window, first replication.",
+    )
     rows = []
     for s in WEB_SCHEMES:
+
         def v(cls, col):
             g = m[(m["source"] == cls) & (m["scheme"] == s)]
             return float(g[col].mean())
-        rows.append([NAMES[s], v("fg-short", "jain"), v("fg-short", "per_session_pkts_s"), v("fg-long", "jain"),
-                     v("fg-long", "jain_min"), v("fg-long", "per_session_pkts_s"), share.get(s, math.nan),
-                     float(U.loc[s, "n4->n5"]) if s in U.index else math.nan,
-                     float(U.loc[s, "n4->n7"]) if s in U.index else math.nan])
-    tables.append(Table("Fig. 10: foreground fairness and goodput, and how the background splits",
-                        ["scheme", "Jain short", "short goodput (pkt/s)", "Jain long", "lowest Jain long",
-                         "long goodput (pkt/s)", "web packets via path 1 (%)", "path 1 utilisation",
-                         "path 2 utilisation"], rows,
-                        "Per session goodput; 'lowest' is the smallest 20 s window value, averaged over replications. "
-                        "Table IV's thresholds (75 and 32 packets) were chosen to split the traffic about equally."))
+
+        rows.append(
+            [
+                NAMES[s],
+                v("fg-short", "jain"),
+                v("fg-short", "per_session_pkts_s"),
+                v("fg-long", "jain"),
+                v("fg-long", "jain_min"),
+                v("fg-long", "per_session_pkts_s"),
+                share.get(s, math.nan),
+                float(U.loc[s, "n4->n5"]) if s in U.index else math.nan,
+                float(U.loc[s, "n4->n7"]) if s in U.index else math.nan,
+            ]
+        )
+    tables.append(
+        Table(
+            "Fig. 10: foreground fairness and goodput, and how the background splits",
+            [
+                "scheme",
+                "Jain short",
+                "short goodput (pkt/s)",
+                "Jain long",
+                "lowest Jain long",
+                "long goodput (pkt/s)",
+                "web packets via path 1 (%)",
+                "path 1 utilisation",
+                "path 2 utilisation",
+            ],
+            rows,
+            "Per session goodput; 'lowest' is the smallest 20 s window value, averaged over replications. "
+            "Table IV's thresholds (75 and 32 packets) were chosen to split the traffic about equally.",
+        )
+    )
 
 
 # ---- Section II: the control model -----------------------------------------------------------------
@@ -1183,8 +1973,15 @@ def stability_grid(n: int, points: int = 30) -> pd.DataFrame:
     for a in np.linspace(4.4 / n / points, 4.4 / n, points):
         for b in np.linspace(2.2 / n / points, 2.2 / n, points):
             x = n * (a + 2 * b) / 4.0
-            rows.append(dict(alpha=a, beta=b, stable=bool(models.control_stable(a, b, n=n)),
-                             paper=bool(x < 1.0), judged=abs(x - 1.0) > MODEL_MARGIN))
+            rows.append(
+                dict(
+                    alpha=a,
+                    beta=b,
+                    stable=bool(models.control_stable(a, b, n=n)),
+                    paper=bool(x < 1.0),
+                    judged=abs(x - 1.0) > MODEL_MARGIN,
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -1203,11 +2000,11 @@ def boundary_alpha(n: int, iterations: int = 40) -> float:
     return (lo + hi) / 2
 
 
-def _model(fig, tables, plt) -> List:
+def _model(fig, tables, plt) -> list:
     from savanna import models
     from savanna.report import Table, judge
 
-    samples: Dict[str, List[float]] = {c.id: [] for c in MODEL_CLAIMS}
+    samples: dict[str, list[float]] = {c.id: [] for c in MODEL_CLAIMS}
     fg, axes = plt.subplots(1, len(MODEL_MAP_N), figsize=(11, 3.6))
     agree = judged = 0
     agree_ind = judged_ind = 0
@@ -1223,10 +2020,14 @@ def _model(fig, tables, plt) -> List:
     axes[0].scatter([], [], s=12, c="#2a9d4b", marker="s", label="stable (iterated)")
     axes[0].scatter([], [], s=12, c="#b42318", marker="s", label="unstable (iterated)")
     axes[0].legend(loc="upper right", fontsize=7.5, frameon=True, framealpha=0.95, facecolor="white")
-    fig(fg, "model-stability", "Section II: stability of aggregate control",
+    fig(
+        fg,
+        "model-stability",
+        "Section II: stability of aggregate control",
         "Aggregate PID control of N identical flows (eq. (1)), iterated from a perturbed equilibrium by "
         "savanna.models.control_stable, on a 30 x 30 grid of gains per N; green: the error dies out, red: it does "
-        "not. The line is the paper's boundary alpha + 2 beta = 4/N (eq. (2)).")
+        "not. The line is the paper's boundary alpha + 2 beta = 4/N (eq. (2)).",
+    )
     samples["m2-boundary"].append(100.0 * agree / judged)
     # Individual control: each flow alone, whatever N, on the same gains
     for n in MODEL_MAP_N:
@@ -1243,20 +2044,37 @@ def _model(fig, tables, plt) -> List:
     # Dynamics: eq. (4) against eq. (7), and an aggressive population shared or isolated
     e4 = EQ4
     n = e4["n"]
-    agg = models.control_simulate([e4["alpha"]] * n, [e4["beta"]] * n, list(e4["w0"]), e4["target"] + 5,
-                                  e4["target"], e4["service"], e4["steps"])
-    ind = models.control_simulate([e4["alpha"]] * n, [e4["beta"]] * n, list(e4["w0"]),
-                                  [e4["target"] / n + 1] * n, [e4["target"] / n] * n, [e4["service"] / n] * n,
-                                  e4["steps"], individual=True)
+    agg = models.control_simulate(
+        [e4["alpha"]] * n, [e4["beta"]] * n, list(e4["w0"]), e4["target"] + 5, e4["target"], e4["service"], e4["steps"]
+    )
+    ind = models.control_simulate(
+        [e4["alpha"]] * n,
+        [e4["beta"]] * n,
+        list(e4["w0"]),
+        [e4["target"] / n + 1] * n,
+        [e4["target"] / n] * n,
+        [e4["service"] / n] * n,
+        e4["steps"],
+        individual=True,
+    )
     samples["m2-eq4-unfair"].append(jain_index(agg["w"][-1]))
     samples["m2-eq7-fair"].append(jain_index(ind["w"][-1]))
     e2 = EQ2
     m = e2["n"]
     w0 = [e2["service"] / m] * m
-    sh = models.control_simulate([e2["alpha"]] * m, [e2["beta"]] * m, w0, e2["target"] + 1, e2["target"],
-                                 e2["service"], e2["steps"])
-    iso = models.control_simulate([e2["alpha"]] * m, [e2["beta"]] * m, w0, [e2["target"] / m + 1] * m,
-                                  [e2["target"] / m] * m, [e2["service"] / m] * m, e2["steps"], individual=True)
+    sh = models.control_simulate(
+        [e2["alpha"]] * m, [e2["beta"]] * m, w0, e2["target"] + 1, e2["target"], e2["service"], e2["steps"]
+    )
+    iso = models.control_simulate(
+        [e2["alpha"]] * m,
+        [e2["beta"]] * m,
+        w0,
+        [e2["target"] / m + 1] * m,
+        [e2["target"] / m] * m,
+        [e2["service"] / m] * m,
+        e2["steps"],
+        individual=True,
+    )
     err_sh = np.abs(e2["target"] - sh["q"][:, 0])
     err_iso = np.abs(e2["target"] / m - iso["q"]).max(axis=1)
     samples["m2-shared-diverges"].append(float(np.log10(err_sh[-1] / err_sh[0])))
@@ -1266,8 +2084,9 @@ def _model(fig, tables, plt) -> List:
     steps = np.arange(agg["w"].shape[0])
     for i in range(n):
         axes[0].plot(steps, agg["w"][:, i], color="#1f5fbf", lw=1.0, label="aggregate (eq. (1))" if i == 0 else None)
-        axes[0].plot(steps, ind["w"][:, i], color="#e07b00", lw=1.0, ls="--",
-                     label="individual (eq. (5))" if i == 0 else None)
+        axes[0].plot(
+            steps, ind["w"][:, i], color="#e07b00", lw=1.0, ls="--", label="individual (eq. (5))" if i == 0 else None
+        )
     for wv in _eq4_windows():
         axes[0].axhline(wv, color="#1f5fbf", lw=0.5, ls=":")
     axes[0].set(xlabel="step k", ylabel="w_i (packets per step)", title="Windows of 5 flows started unequal")
@@ -1275,28 +2094,53 @@ def _model(fig, tables, plt) -> List:
     k2 = np.arange(len(err_sh))
     axes[1].semilogy(k2, np.maximum(err_sh, 1e-12), color="#1f5fbf", label="aggregate")
     axes[1].semilogy(k2, np.maximum(err_iso, 1e-12), color="#e07b00", ls="--", label="individual")
-    axes[1].set(xlabel="step k", ylabel="|B - q| (largest over flows)",
-                title=f"{m} flows, alpha = {e2['alpha']:g}, beta = {e2['beta']:g}")
+    axes[1].set(
+        xlabel="step k",
+        ylabel="|B - q| (largest over flows)",
+        title=f"{m} flows, alpha = {e2['alpha']:g}, beta = {e2['beta']:g}",
+    )
     axes[1].legend(loc="upper left", fontsize=7.5)
     ns = [b[0] for b in bnd]
     axes[2].plot(ns, [b[0] * 2 * b[1] for b in bnd], "o-", color="#1f5fbf", label="iterated boundary")
     axes[2].axhline(4.0, color="black", lw=1.0, ls=":", label="paper: 4")
-    axes[2].set(xscale="log", xlabel="N", ylabel="N (alpha + 2 beta) at the boundary", ylim=(0, 5),
-                title="Boundary, beta = alpha / 2")
+    axes[2].set(
+        xscale="log",
+        xlabel="N",
+        ylabel="N (alpha + 2 beta) at the boundary",
+        ylim=(0, 5),
+        title="Boundary, beta = alpha / 2",
+    )
     axes[2].legend(loc="lower right", fontsize=7.5)
-    fig(fg, "model-dynamics", "Section II: aggregate against individual control",
+    fig(
+        fg,
+        "model-dynamics",
+        "Section II: aggregate against individual control",
         "Left: 5 flows with alpha = 0.1, beta = 0.05 starting at w = 1..5; under aggregate control (solid) they keep "
         "their differences and settle at eq. (4)'s windows (dotted), under individual control (dashed, B_i = B/5, "
         "C_i = C/5) they all settle at C_i (eq. (7)). Middle: 10 flows with alpha + 2 beta = 0.5, stable alone but "
         "not together (0.5 > 4/10): the shared error grows, each isolated error dies out. Right: the stability "
-        "boundary found by bisection against eq. (2).")
-    tables.append(Table("Section II: the control model, iterated", ["quantity", "paper", "ours"], [
-        ["points where iterated stability matches alpha + 2 beta < 4/N (%)", 100.0, samples["m2-boundary"][0]],
-        ["N (alpha + 2 beta) at the boundary, N = " + ", ".join(str(x) for x in ns), 4.0,
-         ", ".join(f"{x * 2 * a:.3f}" for x, a in bnd)],
-        ["Jain's index at equilibrium, aggregate / individual", f"{jain_index(_eq4_windows()):.3f} / 1",
-         f"{samples['m2-eq4-unfair'][0]:.3f} / {samples['m2-eq7-fair'][0]:.3f}"],
-    ], "The model is deterministic: one evaluation, no replications (n = 1)."))
+        "boundary found by bisection against eq. (2).",
+    )
+    tables.append(
+        Table(
+            "Section II: the control model, iterated",
+            ["quantity", "paper", "ours"],
+            [
+                ["points where iterated stability matches alpha + 2 beta < 4/N (%)", 100.0, samples["m2-boundary"][0]],
+                [
+                    "N (alpha + 2 beta) at the boundary, N = " + ", ".join(str(x) for x in ns),
+                    4.0,
+                    ", ".join(f"{x * 2 * a:.3f}" for x, a in bnd),
+                ],
+                [
+                    "Jain's index at equilibrium, aggregate / individual",
+                    f"{jain_index(_eq4_windows()):.3f} / 1",
+                    f"{samples['m2-eq4-unfair'][0]:.3f} / {samples['m2-eq7-fair'][0]:.3f}",
+                ],
+            ],
+            "The model is deterministic: one evaluation, no replications (n = 1).",
+        )
+    )
     return [_deterministic(c, judge(c, samples[c.id])) for c in MODEL_CLAIMS]
 
 
@@ -1321,27 +2165,49 @@ def _deterministic(spec, claim):
 def _parameters_table(p: Plan):
     from savanna.report import Table
 
-    return Table("Experiment parameters (the paper's and ours)", ["experiment", "paper", "this run"], [
-        ["TCP", "ns-2 TCP-Reno, 576 B packets, granularity 0.5 s (Table III)",
-         "Reno, no handshake, initial window 1, initial RTO 6 s, minimum RTO 1 s, granularity 0.5 s"],
-        ["Table II (UDP)", "16 kb/s, 125 B; Pareto lifetimes (1.25, mean 300 s), inter-arrivals (1.2, mean 1 s); "
-         "capacity and duration not given",
-         f"the same on the diamond, 8 Mb/s paths; {p.udp_duration_s:g} s, first {p.udp_warmup_s:g} s dropped; "
-         "thresholds 4800 and 2400 packets"],
-        ["Figs. 3(b), 4", "200 long (900-1100 packets), 400 short (5-20), 10 Mb/s, 100 ms, 500-packet buffer, "
-         "max window 256; duration not given",
-         f"the same; {p.iso_duration_s:g} s, flows started in [{p.iso_warmup_s:g}, {p.iso_last_start_s:g}] s; "
-         "RED 40/490, max_p 0.002"],
-        ["Figs. 6, 7", "C_u = 2.5 Mb/s, B_u = 50, k = 1..8, N = 30 and 60, six telnet sessions",
-         f"k = {', '.join(str(k) for k in p.pipe_ks)}, N = {', '.join(str(n) for n in p.pipe_ns)}; "
-         f"{p.pipe_duration_s:g} s, windows after {p.pipe_warmup_s:g} s; telnet as 1 packet/s Poisson UDP"],
-        ["Fig. 8", "N = 30, k_c = 1 + 4, k_b from 0.2 k_c to 3 k_c",
-         f"ratios {', '.join(f'{r:g}' for r in p.buf_ratios)}; {p.pipe_duration_s:g} s"],
-        ["Fig. 10", "200 web sessions (exp. 2.4 s, bounded Pareto [4, 200000] 1.2), 5 Mb/s paths, 250-packet "
-         "buffers, RED 20/245/0.2%, 10 + 10 foreground connections",
-         f"the same, 220 ms RTT, foreground as sessions; {p.web_duration_s:g} s, windows after {p.web_warmup_s:g} s"],
-        ["replications", "not stated", f"{p.reps}, seeds 1-{p.reps}, the same for every scheme"],
-    ])
+    return Table(
+        "Experiment parameters (the paper's and ours)",
+        ["experiment", "paper", "this run"],
+        [
+            [
+                "TCP",
+                "ns-2 TCP-Reno, 576 B packets, granularity 0.5 s (Table III)",
+                "Reno, no handshake, initial window 1, initial RTO 6 s, minimum RTO 1 s, granularity 0.5 s",
+            ],
+            [
+                "Table II (UDP)",
+                "16 kb/s, 125 B; Pareto lifetimes (1.25, mean 300 s), inter-arrivals (1.2, mean 1 s); "
+                "capacity and duration not given",
+                f"the same on the diamond, 8 Mb/s paths; {p.udp_duration_s:g} s, first {p.udp_warmup_s:g} s dropped; "
+                "thresholds 4800 and 2400 packets",
+            ],
+            [
+                "Figs. 3(b), 4",
+                "200 long (900-1100 packets), 400 short (5-20), 10 Mb/s, 100 ms, 500-packet buffer, "
+                "max window 256; duration not given",
+                f"the same; {p.iso_duration_s:g} s, flows started in [{p.iso_warmup_s:g}, {p.iso_last_start_s:g}] s; "
+                "RED 40/490, max_p 0.002",
+            ],
+            [
+                "Figs. 6, 7",
+                "C_u = 2.5 Mb/s, B_u = 50, k = 1..8, N = 30 and 60, six telnet sessions",
+                f"k = {', '.join(str(k) for k in p.pipe_ks)}, N = {', '.join(str(n) for n in p.pipe_ns)}; "
+                f"{p.pipe_duration_s:g} s, windows after {p.pipe_warmup_s:g} s; telnet as 1 packet/s Poisson UDP",
+            ],
+            [
+                "Fig. 8",
+                "N = 30, k_c = 1 + 4, k_b from 0.2 k_c to 3 k_c",
+                f"ratios {', '.join(f'{r:g}' for r in p.buf_ratios)}; {p.pipe_duration_s:g} s",
+            ],
+            [
+                "Fig. 10",
+                "200 web sessions (exp. 2.4 s, bounded Pareto [4, 200000] 1.2), 5 Mb/s paths, 250-packet "
+                "buffers, RED 20/245/0.2%, 10 + 10 foreground connections",
+                f"the same, 220 ms RTT, foreground as sessions; {p.web_duration_s:g} s, windows after {p.web_warmup_s:g} s",
+            ],
+            ["replications", "not stated", f"{p.reps}, seeds 1-{p.reps}, the same for every scheme"],
+        ],
+    )
 
 
 def _intro(p: Plan, with_model: bool) -> str:
@@ -1362,13 +2228,15 @@ def _intro(p: Plan, with_model: bool) -> str:
         "paths run at 8 Mb/s, a capacity the paper does not give. The six telnet sessions are Poisson UDP "
         "streams of one 576-byte packet a second, three in each class. The foreground connections of Fig. 10 "
         "are sessions that replace a finished connection with a new one of the same size."
-        "\n\n" + (
+        "\n\n"
+        + (
             "Section II's control model (aggregate against individual PID control) is iterated with "
             "savanna.models: its stability is checked against the boundary alpha + 2 beta < 4/N on a grid of "
             "gains, and its equilibria against eq. (4) and eq. (7). "
-            if with_model else
-            "Section II's control model is not in this report: the installed Savanna core predates "
-            "savanna.models' control functions (rebuild it to add them). ")
+            if with_model
+            else "Section II's control model is not in this report: the installed Savanna core predates "
+            "savanna.models' control functions (rebuild it to add them). "
+        )
         + "Not reproduced: Fig. 3(a) (eight flows on a 1.5 Mb/s link), for which the paper gives the sizes of "
         "only three flows."
     )

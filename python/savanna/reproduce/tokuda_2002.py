@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -42,48 +42,67 @@ from savanna.reproduce.common import Context, Outcome, load_scenario, override, 
 
 KEY = "tokuda-2002"
 TITLE = "Fairness between long- and short-lived TCP connections (Tokuda, Hasegawa & Murata 2002): reproduction"
-PAPER = ("K. Tokuda, G. Hasegawa, M. Murata, Analysis and Improvement of the Fairness between Long-lived and "
-         "Short-lived TCP Connections, 2002")
+PAPER = (
+    "K. Tokuda, G. Hasegawa, M. Murata, Analysis and Improvement of the Fairness between Long-lived and "
+    "Short-lived TCP Connections, 2002"
+)
 
 SC_FIG2 = "tokuda-2002-fig02-lossy-link.toml"
 SC_FIG5 = "tokuda-2002-fig05-scenario1.toml"
 SC_FIG6 = "tokuda-2002-fig06-scenario2.toml"
 SCENARIOS = (SC_FIG2, SC_FIG5, SC_FIG6)
 
-K = 7                      # sections 4.1 and 4.2: "K = 7 [packets]"
-T_S = 0.5                  # section 4.1: "T = 0.5 [sec] for sampling and hash algorithms"
-I_SAMPLE = 3               # section 4.1: "I = 3 [1/packets] for the sampling algorithm"
-BUFFER = 300               # section 4: "the router buffer size to 300 [packets]"
-LOADED_HOSTS = 550         # ours: tail-drop's utilisation reaches Table 4's (docs/reproduce.md)
-FIG2_P_CLAIM = 0.01        # the loss ratio on which the section-2 claims are judged (ours)
+K = 7  # sections 4.1 and 4.2: "K = 7 [packets]"
+T_S = 0.5  # section 4.1: "T = 0.5 [sec] for sampling and hash algorithms"
+I_SAMPLE = 3  # section 4.1: "I = 3 [1/packets] for the sampling algorithm"
+BUFFER = 300  # section 4: "the router buffer size to 300 [packets]"
+LOADED_HOSTS = 550  # ours: tail-drop's utilisation reaches Table 4's (docs/reproduce.md)
+FIG2_P_CLAIM = 0.01  # the loss ratio on which the section-2 claims are judged (ours)
 BOTTLENECK = "left->right"
 
 # The analysis (section 3.2, Fig. 3) and the RED-based algorithm's K.
-L_PKTS = 10000             # section 3.2: "we set L = 10000 [packets]"
-RTT2_S = 0.08              # scenario 2's propagation round trip: 2 x (5 + 30 + 5) ms (section 4.2)
-FIG2_RTT_S = 0.2           # Fig. 1's round trip: 2 x (50 + 50) ms (section 2)
+L_PKTS = 10000  # section 3.2: "we set L = 10000 [packets]"
+RTT2_S = 0.08  # scenario 2's propagation round trip: 2 x (5 + 30 + 5) ms (section 4.2)
+FIG2_RTT_S = 0.2  # Fig. 1's round trip: 2 x (50 + 50) ms (section 2)
 # p_t at which the RED-based runs choose K (ours; the paper moves K with p_t, Savanna
 # chooses it once): RED's base probability p_b = max_p (avg - min_th) / (max_th - min_th)
 # averaged over the 550-host RED-based runs when they used K = 7 (0.034 to 0.041 over
 # the three classifiers, quick runs); the report measures it again in the F(K) runs.
 P_T = 0.04
 FIG3_P_T = (0.01, 0.02, P_T, 0.08, 0.1)  # Fig. 3's curves (the paper's values are in its image only)
-MBPS_PER_PKT_S = 1460 * 8 / 1e6            # payload of one packet per second, in Mb/s
+MBPS_PER_PKT_S = 1460 * 8 / 1e6  # payload of one packet per second, in Mb/s
 
 # Classifiers (section 3.1) with section 4.1's parameters. The marking classifier's report
 # counts connections seen in the last 0.5 s, the same window as the hash algorithm's T_bar
 # and the sampling algorithm's T, so the three report the same kind of "held" set.
-CLASSIFIERS: Dict[str, dict] = {
+CLASSIFIERS: dict[str, dict] = {
     "marking": {"type": "marking", "node": "left", "k": K, "report_window_s": T_S},
     "sampling": {"type": "sampling", "node": "left", "k": K, "sample_every": I_SAMPLE, "t_s": T_S},
     "hash": {"type": "hashing", "node": "left", "k": K, "t_bar_s": T_S},
 }
 # Differentiators (section 3.2) with Table 3's parameters.
-DIFFERENTIATORS: Dict[str, dict] = {
-    "RIO": {"type": "rio", "limit_pkts": BUFFER, "min_th_short": 45.0, "max_th_short": 105.0, "max_p_short": 0.05,
-            "w_q_short": 0.002, "min_th_long": 45.0, "max_th_long": 150.0, "max_p_long": 0.1, "w_q_long": 0.02},
-    "RED": {"type": "reddiff", "limit_pkts": BUFFER, "min_th": 45.0, "max_th": 150.0, "max_p": 0.1, "w_q": 0.002,
-            "gentle": False},
+DIFFERENTIATORS: dict[str, dict] = {
+    "RIO": {
+        "type": "rio",
+        "limit_pkts": BUFFER,
+        "min_th_short": 45.0,
+        "max_th_short": 105.0,
+        "max_p_short": 0.05,
+        "w_q_short": 0.002,
+        "min_th_long": 45.0,
+        "max_th_long": 150.0,
+        "max_p_long": 0.1,
+        "w_q_long": 0.02,
+    },
+    "RED": {
+        "type": "reddiff",
+        "limit_pkts": BUFFER,
+        "min_th": 45.0,
+        "max_th": 150.0,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "gentle": False,
+    },
     "PRQ": {"type": "prq", "limit_pkts": BUFFER},
 }
 TAIL_DROP = "tail-drop"
@@ -94,9 +113,15 @@ NINE = METHODS[:-1]
 
 # Table 4 of the paper: link utilisation.
 TABLE4 = {
-    "marking-RIO": 0.9528, "sampling-RIO": 0.9528, "hash-RIO": 0.9468,
-    "marking-RED": 0.9521, "sampling-RED": 0.9512, "hash-RED": 0.9521,
-    "marking-PRQ": 0.9528, "sampling-PRQ": 0.9531, "hash-PRQ": 0.9535,
+    "marking-RIO": 0.9528,
+    "sampling-RIO": 0.9528,
+    "hash-RIO": 0.9468,
+    "marking-RED": 0.9521,
+    "sampling-RED": 0.9512,
+    "hash-RED": 0.9521,
+    "marking-PRQ": 0.9528,
+    "sampling-PRQ": 0.9531,
+    "hash-PRQ": 0.9535,
     TAIL_DROP: 0.9536,
 }
 
@@ -105,7 +130,7 @@ MARKERS = {"marking": "o", "sampling": "s", "hash": "^", TAIL_DROP: "D"}
 LOSS_COLORS = ("#1f5fbf", "#e07b00", "#b42318", "#2a9d4b", "#8e44ad")
 
 
-def method_parts(method: str) -> Tuple[Optional[str], Optional[str]]:
+def method_parts(method: str) -> tuple[str | None, str | None]:
     """('hash', 'RED') for 'hash-RED'; (None, None) for tail-drop."""
     if method == TAIL_DROP:
         return None, None
@@ -121,11 +146,11 @@ def method_parts(method: str) -> Tuple[Optional[str], Optional[str]]:
 
 @dataclass(frozen=True)
 class Plan:
-    fig2_sizes: Tuple[int, ...]
-    fig2_losses: Tuple[float, ...]
+    fig2_sizes: tuple[int, ...]
+    fig2_losses: tuple[float, ...]
     fig2_transfers: int
     fig2_reps: int
-    fig5_long_hosts: Tuple[int, ...]
+    fig5_long_hosts: tuple[int, ...]
     fig5_reps: int
     fig5_duration_s: float
     fig6_reps: int
@@ -139,15 +164,28 @@ def plan(quick: bool) -> Plan:
     sizes, fewer transfers, 500 s runs and two replications."""
     if quick:
         return Plan(
-            fig2_sizes=(1, 3, 10, 30, 100, 300, 1000, 3000), fig2_losses=(0.001, 0.01, 0.05), fig2_transfers=100,
-            fig2_reps=2, fig5_long_hosts=(10, 50, 90), fig5_reps=2, fig5_duration_s=500.0,
-            fig6_reps=2, fig6_duration_s=500.0, warmup_s=100.0,
+            fig2_sizes=(1, 3, 10, 30, 100, 300, 1000, 3000),
+            fig2_losses=(0.001, 0.01, 0.05),
+            fig2_transfers=100,
+            fig2_reps=2,
+            fig5_long_hosts=(10, 50, 90),
+            fig5_reps=2,
+            fig5_duration_s=500.0,
+            fig6_reps=2,
+            fig6_duration_s=500.0,
+            warmup_s=100.0,
         )
     return Plan(
         fig2_sizes=(1, 2, 3, 5, 7, 10, 20, 30, 50, 70, 100, 200, 300, 500, 700, 1000, 2000, 3000, 5000, 10000),
-        fig2_losses=(0.001, 0.01, 0.05), fig2_transfers=1000, fig2_reps=5,
-        fig5_long_hosts=(10, 20, 30, 40, 50, 60, 70, 80, 90), fig5_reps=5, fig5_duration_s=1500.0,
-        fig6_reps=5, fig6_duration_s=1500.0, warmup_s=100.0,
+        fig2_losses=(0.001, 0.01, 0.05),
+        fig2_transfers=1000,
+        fig2_reps=5,
+        fig5_long_hosts=(10, 20, 30, 40, 50, 60, 70, 80, 90),
+        fig5_reps=5,
+        fig5_duration_s=1500.0,
+        fig6_reps=5,
+        fig6_duration_s=1500.0,
+        warmup_s=100.0,
     )
 
 
@@ -159,9 +197,15 @@ def fig2_scenario(doc_pkts: int, loss: float, seed: int, transfers: int) -> dict
     """Section 2: ``transfers`` documents of ``doc_pkts`` packets, one after another, with
     loss ratio ``loss`` on the sender -> router link."""
     sc = load_scenario(SC_FIG2)
-    return override(sc, {"seed": seed, "topology.links[0].loss": float(loss),
-                         "traffic[0].size": {"dist": "fixed", "value": int(doc_pkts)},
-                         "traffic[0].connections": int(transfers)})
+    return override(
+        sc,
+        {
+            "seed": seed,
+            "topology.links[0].loss": float(loss),
+            "traffic[0].size": {"dist": "fixed", "value": int(doc_pkts)},
+            "traffic[0].connections": int(transfers),
+        },
+    )
 
 
 def fig5_scenario(classifier: str, long_hosts: int, seed: int, duration_s: float) -> dict:
@@ -172,10 +216,16 @@ def fig5_scenario(classifier: str, long_hosts: int, seed: int, duration_s: float
     hosts = int(sc["topology"]["pairs"])
     if not 0 < long_hosts < hosts:
         raise ValueError(f"long_hosts: must be between 1 and {hosts - 1}, got {long_hosts}")
-    return override(sc, {"seed": seed, "duration_s": float(duration_s),
-                         f"traffic[{_block(sc, 'short-hosts')}].sessions": hosts - long_hosts,
-                         f"traffic[{_block(sc, 'long-hosts')}].sessions": long_hosts,
-                         "classifiers": [CLASSIFIERS[classifier]]})
+    return override(
+        sc,
+        {
+            "seed": seed,
+            "duration_s": float(duration_s),
+            f"traffic[{_block(sc, 'short-hosts')}].sessions": hosts - long_hosts,
+            f"traffic[{_block(sc, 'long-hosts')}].sessions": long_hosts,
+            "classifiers": [CLASSIFIERS[classifier]],
+        },
+    )
 
 
 def scenario2_sizes() -> dict:
@@ -195,7 +245,7 @@ def k_criterion(p_t: float = P_T, with_size: bool = False) -> dict:
     return crit
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def red_k(p_t: float = P_T):
     """The K (with a_l, p_l and F) that the F(K) criterion chooses for scenario 2 at
     ``p_t``: ``savanna.models.tokuda_k`` with the arguments of :func:`k_criterion`."""
@@ -219,7 +269,7 @@ def red_classifier(classifier: str) -> dict:
     return c
 
 
-def fig6_scenario(method: str, seed: int, duration_s: float, hosts: Optional[int] = None) -> dict:
+def fig6_scenario(method: str, seed: int, duration_s: float, hosts: int | None = None) -> dict:
     """Scenario 2 with ``method`` (e.g. 'hash-RED', or 'tail-drop'); ``hosts`` replaces
     the paper's 100 sender hosts. The RED-based methods choose K by F(K) and derive a_l
     from the document sizes; RIO and PRQ use K = 7 (section 4.2)."""
@@ -260,7 +310,7 @@ def doc_throughput_mbps(f: pd.DataFrame) -> pd.Series:
     return f["size_bytes"].astype(float) * 8.0 / f["fct_s"].astype(float) / 1e6
 
 
-def recovery_shares(f: pd.DataFrame) -> Tuple[float, float]:
+def recovery_shares(f: pd.DataFrame) -> tuple[float, float]:
     """(timeout share, fast-retransmit share) of the loss recoveries of the flows in
     ``f``, in %: timeouts / (timeouts + fast retransmits) and its complement. NaN when
     there was no recovery."""
@@ -271,7 +321,7 @@ def recovery_shares(f: pd.DataFrame) -> Tuple[float, float]:
     return 100.0 * to / (to + fr), 100.0 * fr / (to + fr)
 
 
-def short_long_unfairness(f: pd.DataFrame, k: int = K) -> Tuple[float, float, float]:
+def short_long_unfairness(f: pd.DataFrame, k: int = K) -> tuple[float, float, float]:
     """(mean throughput of short-lived documents, of long-lived ones, unfairness) for
     finished documents: short-lived are those of at most ``k`` packets (section 3.1's
     definition), long-lived the others; unfairness is |ln(short / long)|, 0 when the two
@@ -284,8 +334,9 @@ def short_long_unfairness(f: pd.DataFrame, k: int = K) -> Tuple[float, float, fl
     return s, lg, abs(math.log(s / lg))
 
 
-def active_share(start_s: np.ndarray, end_s: np.ndarray, flag: np.ndarray, t: np.ndarray,
-                 window_s: float) -> np.ndarray:
+def active_share(
+    start_s: np.ndarray, end_s: np.ndarray, flag: np.ndarray, t: np.ndarray, window_s: float
+) -> np.ndarray:
     """At each instant of ``t``, the share of connections active within the last
     ``window_s`` (started at or before t and not finished before t - window_s; ``end_s``
     NaN for unfinished ones) that have ``flag``. NaN at instants with none active."""
@@ -334,10 +385,14 @@ def lognormal_pareto_mean(mu: float, sigma: float, cutoff: float, shape: float) 
 
 
 def pareto_mean(spec: dict) -> float:
-    return float(spec["mean"]) if "mean" in spec else float(spec["shape"]) * float(spec["min"]) / (float(spec["shape"]) - 1.0)
+    return (
+        float(spec["mean"])
+        if "mean" in spec
+        else float(spec["shape"]) * float(spec["min"]) / (float(spec["shape"]) - 1.0)
+    )
 
 
-def scenario2_offered_mbps(hosts: int) -> Tuple[float, float]:
+def scenario2_offered_mbps(hosts: int) -> tuple[float, float]:
     """(mean document size in bytes, upper bound of the offered load in Mb/s) of scenario 2
     with ``hosts`` hosts: each host sends a mean document per mean thinking time at most
     (transfer times only lower it)."""
@@ -348,7 +403,6 @@ def scenario2_offered_mbps(hosts: int) -> Tuple[float, float]:
     return mean_b, hosts * mean_b * 8.0 / pareto_mean(t["think_s"]) / 1e6
 
 
-
 def fig2_model_mbps(loss: float, sizes: Sequence[int]) -> np.ndarray:
     """Fig. 2's analysis: Tokuda's rho(f) (``savanna.models.tokuda_throughput``) for
     documents of ``sizes`` packets on Fig. 1's path, every packet lost with ``loss`` (no
@@ -356,8 +410,10 @@ def fig2_model_mbps(loss: float, sizes: Sequence[int]) -> np.ndarray:
     packet, RTO 4 RTT, ITO 3 s, no handshake, no window limit), in Mb/s of payload."""
     from savanna import models
 
-    return np.asarray(models.tokuda_throughput([int(x) for x in sizes], FIG2_RTT_S, float(loss)),
-                      dtype=float) * MBPS_PER_PKT_S
+    return (
+        np.asarray(models.tokuda_throughput([int(x) for x in sizes], FIG2_RTT_S, float(loss)), dtype=float)
+        * MBPS_PER_PKT_S
+    )
 
 
 def fig3_curves(p_ts: Sequence[float] = FIG3_P_T, k_max: int = 1000) -> pd.DataFrame:
@@ -367,8 +423,13 @@ def fig3_curves(p_ts: Sequence[float] = FIG3_P_T, k_max: int = 1000) -> pd.DataF
     from savanna import models
 
     sizes = scenario2_sizes()
-    return pd.concat([models.tokuda_f(sizes, p_t=float(pt), rtt_s=RTT2_S, l_pkts=L_PKTS, k_max=k_max)
-                      .assign(p_t=float(pt)) for pt in p_ts], ignore_index=True)[["p_t", "k", "a_long", "p_long", "F"]]
+    return pd.concat(
+        [
+            models.tokuda_f(sizes, p_t=float(pt), rtt_s=RTT2_S, l_pkts=L_PKTS, k_max=k_max).assign(p_t=float(pt))
+            for pt in p_ts
+        ],
+        ignore_index=True,
+    )[["p_t", "k", "a_long", "p_long", "F"]]
 
 
 def f_minimum_rise(curve: pd.DataFrame) -> float:
@@ -398,75 +459,223 @@ def _claims():
 
     mean_b, offered = scenario2_offered_mbps(100)
     claims = [
-        C("fig2-small-low", f"p = {FIG2_P_CLAIM:g}: throughput of 1-packet documents as a share of the best document "
-          "size's", None, "%", "very low throughput for small documents", direction="<", reference=10.0,
-          source="§2, Fig. 2"),
-        C("fig2-peak", f"p = {FIG2_P_CLAIM:g}: document size with the highest mean throughput (log10 of packets)",
-          2.5, "", "from 100 to 1000 packets: quite high", rel_tol=0.0, abs_tol=0.5, source="§2, Fig. 2"),
-        C("fig2-timeouts-small", f"p = {FIG2_P_CLAIM:g}: share of loss recoveries done by timeout, documents of "
-          "at most 10 packets", None, "%", "cannot detect the loss by duplicate ACKs: timeout", direction=">",
-          reference=50.0, source="§2"),
-        C("fig2-fr-large", f"p = {FIG2_P_CLAIM:g}: share of loss recoveries done by fast retransmit, documents of "
-          "1000 packets or more", None, "%", "retransmit by fast retransmit without timeouts", direction=">",
-          reference=50.0, source="§2"),
-        C("fig2-model-small-low", f"Analysis, p = {FIG2_P_CLAIM:g}: rho(1) as a share of the largest rho(f), f up to "
-          f"{L_PKTS}", None, "%", "very low throughput for small documents", direction="<", reference=10.0,
-          source="§2, Fig. 2 (analysis)"),
-        C("fig2-model-peak", f"Analysis, p = {FIG2_P_CLAIM:g}: document size with the largest rho(f) (log10 of "
-          "packets)", 2.5, "", "from 100 to 1000 packets: quite high", rel_tol=0.0, abs_tol=0.5,
-          source="§2, Fig. 2 (analysis)"),
-        C("fig3-minimum", f"F(K), scenario 2 sizes, L = {L_PKTS}: smallest rise, over the p_t of Fig. 3, from the "
-          "least F to the lower of F(1) and F(1000)", None, "%", "once p_t is given, an optimal K gives the "
-          "smallest F(K)", direction=">", source="§3.2, Fig. 3"),
+        C(
+            "fig2-small-low",
+            f"p = {FIG2_P_CLAIM:g}: throughput of 1-packet documents as a share of the best document size's",
+            None,
+            "%",
+            "very low throughput for small documents",
+            direction="<",
+            reference=10.0,
+            source="§2, Fig. 2",
+        ),
+        C(
+            "fig2-peak",
+            f"p = {FIG2_P_CLAIM:g}: document size with the highest mean throughput (log10 of packets)",
+            2.5,
+            "",
+            "from 100 to 1000 packets: quite high",
+            rel_tol=0.0,
+            abs_tol=0.5,
+            source="§2, Fig. 2",
+        ),
+        C(
+            "fig2-timeouts-small",
+            f"p = {FIG2_P_CLAIM:g}: share of loss recoveries done by timeout, documents of at most 10 packets",
+            None,
+            "%",
+            "cannot detect the loss by duplicate ACKs: timeout",
+            direction=">",
+            reference=50.0,
+            source="§2",
+        ),
+        C(
+            "fig2-fr-large",
+            f"p = {FIG2_P_CLAIM:g}: share of loss recoveries done by fast retransmit, documents of "
+            "1000 packets or more",
+            None,
+            "%",
+            "retransmit by fast retransmit without timeouts",
+            direction=">",
+            reference=50.0,
+            source="§2",
+        ),
+        C(
+            "fig2-model-small-low",
+            f"Analysis, p = {FIG2_P_CLAIM:g}: rho(1) as a share of the largest rho(f), f up to {L_PKTS}",
+            None,
+            "%",
+            "very low throughput for small documents",
+            direction="<",
+            reference=10.0,
+            source="§2, Fig. 2 (analysis)",
+        ),
+        C(
+            "fig2-model-peak",
+            f"Analysis, p = {FIG2_P_CLAIM:g}: document size with the largest rho(f) (log10 of packets)",
+            2.5,
+            "",
+            "from 100 to 1000 packets: quite high",
+            rel_tol=0.0,
+            abs_tol=0.5,
+            source="§2, Fig. 2 (analysis)",
+        ),
+        C(
+            "fig3-minimum",
+            f"F(K), scenario 2 sizes, L = {L_PKTS}: smallest rise, over the p_t of Fig. 3, from the "
+            "least F to the lower of F(1) and F(1000)",
+            None,
+            "%",
+            "once p_t is given, an optimal K gives the smallest F(K)",
+            direction=">",
+            source="§3.2, Fig. 3",
+        ),
     ]
     for c in CLS:
-        claims.append(C(f"fig5-bias-{c}", f"{c}: estimated minus actual ratio of long-lived connections (mean over "
-                        "the host mixes)", None, "points", "estimated slightly higher than actual", direction=">",
-                        source="§4.1, Fig. 5"))
+        claims.append(
+            C(
+                f"fig5-bias-{c}",
+                f"{c}: estimated minus actual ratio of long-lived connections (mean over the host mixes)",
+                None,
+                "points",
+                "estimated slightly higher than actual",
+                direction=">",
+                source="§4.1, Fig. 5",
+            )
+        )
     claims += [
-        C("fig5-sampling-vs-hash", "Estimation bias of sampling minus that of hash", None, "points",
-          "higher especially in sampling and marking", direction=">", source="§4.1, Fig. 5"),
-        C("fig5-marking-vs-hash", "Estimation bias of marking minus that of hash", None, "points",
-          "higher especially in sampling and marking", direction=">", source="§4.1, Fig. 5"),
+        C(
+            "fig5-sampling-vs-hash",
+            "Estimation bias of sampling minus that of hash",
+            None,
+            "points",
+            "higher especially in sampling and marking",
+            direction=">",
+            source="§4.1, Fig. 5",
+        ),
+        C(
+            "fig5-marking-vs-hash",
+            "Estimation bias of marking minus that of hash",
+            None,
+            "points",
+            "higher especially in sampling and marking",
+            direction=">",
+            source="§4.1, Fig. 5",
+        ),
     ]
     for c in CLS:
-        claims.append(C(f"fig5-precision-{c}", f"{c}: mean absolute error of the estimated ratio", None, "points",
-                        "all three estimate with good precision (ours: within 10 points)", direction="<",
-                        reference=10.0, source="§4.1, Fig. 5"))
-    claims.append(C("fig5-marking-best", "Mean absolute error of marking minus the smaller of sampling's and hash's",
-                    None, "points", "marking shows quite high accuracy", direction="<", source="§4.1, Fig. 5"))
+        claims.append(
+            C(
+                f"fig5-precision-{c}",
+                f"{c}: mean absolute error of the estimated ratio",
+                None,
+                "points",
+                "all three estimate with good precision (ours: within 10 points)",
+                direction="<",
+                reference=10.0,
+                source="§4.1, Fig. 5",
+            )
+        )
+    claims.append(
+        C(
+            "fig5-marking-best",
+            "Mean absolute error of marking minus the smaller of sampling's and hash's",
+            None,
+            "points",
+            "marking shows quite high accuracy",
+            direction="<",
+            source="§4.1, Fig. 5",
+        )
+    )
     for m in METHODS:
-        claims.append(C(f"t4-{m}", f"Link utilisation, {m} ({LOADED_HOSTS} hosts)", 100.0 * TABLE4[m], "%",
-                        rel_tol=0.0, abs_tol=2.0, source="Table 4",
-                        why_differs=(f"The {LOADED_HOSTS} hosts were chosen so that tail-drop's utilisation comes near "
-                                     "Table 4's; the methods' utilisations then follow from the simulation."
-                                     if m != TAIL_DROP else
-                                     "The host count was chosen to bring tail-drop near this value; its utilisation "
-                                     "still moves from seed to seed with the heavy-tailed documents.")))
+        claims.append(
+            C(
+                f"t4-{m}",
+                f"Link utilisation, {m} ({LOADED_HOSTS} hosts)",
+                100.0 * TABLE4[m],
+                "%",
+                rel_tol=0.0,
+                abs_tol=2.0,
+                source="Table 4",
+                why_differs=(
+                    f"The {LOADED_HOSTS} hosts were chosen so that tail-drop's utilisation comes near "
+                    "Table 4's; the methods' utilisations then follow from the simulation."
+                    if m != TAIL_DROP
+                    else "The host count was chosen to bring tail-drop near this value; its utilisation "
+                    "still moves from seed to seed with the heavy-tailed documents."
+                ),
+            )
+        )
     claims += [
-        C("t4-tail-drop-100-hosts", "Link utilisation, tail-drop, with the paper's 100 hosts", 100.0 * TABLE4[TAIL_DROP],
-          "%", rel_tol=0.0, abs_tol=2.0, source="Table 4, §4.2",
-          why_differs=(f"Table 2's workload, read as SURGE (mean document {mean_b / 1000:.0f} KB, mean thinking time "
-                       f"15 s), offers at most {offered:.1f} Mb/s from 100 hosts, {10 * offered:.0f}% of the 10 Mb/s "
-                       "link; the paper's 95% needs about five times as much traffic.")),
-        C("t4-no-degradation", f"Largest utilisation loss of the nine methods against tail-drop ({LOADED_HOSTS} hosts)",
-          100.0 * (TABLE4[TAIL_DROP] - min(TABLE4[m] for m in NINE)), "points",
-          "without degradation of the utilization", direction="<", reference=2.0, rel_tol=0.0, abs_tol=1.0,
-          source="§4.2, Table 4"),
+        C(
+            "t4-tail-drop-100-hosts",
+            "Link utilisation, tail-drop, with the paper's 100 hosts",
+            100.0 * TABLE4[TAIL_DROP],
+            "%",
+            rel_tol=0.0,
+            abs_tol=2.0,
+            source="Table 4, §4.2",
+            why_differs=(
+                f"Table 2's workload, read as SURGE (mean document {mean_b / 1000:.0f} KB, mean thinking time "
+                f"15 s), offers at most {offered:.1f} Mb/s from 100 hosts, {10 * offered:.0f}% of the 10 Mb/s "
+                "link; the paper's 95% needs about five times as much traffic."
+            ),
+        ),
+        C(
+            "t4-no-degradation",
+            f"Largest utilisation loss of the nine methods against tail-drop ({LOADED_HOSTS} hosts)",
+            100.0 * (TABLE4[TAIL_DROP] - min(TABLE4[m] for m in NINE)),
+            "points",
+            "without degradation of the utilization",
+            direction="<",
+            reference=2.0,
+            rel_tol=0.0,
+            abs_tol=1.0,
+            source="§4.2, Table 4",
+        ),
     ]
     for m in NINE:
-        claims.append(C(f"fig6-fairer-{m}", f"{m}: unfairness |ln(short / long throughput)| minus tail-drop's "
-                        f"({LOADED_HOSTS} hosts)", None, "", "all nine methods improve the fairness", direction="<",
-                        source="§4.2, Fig. 6"))
+        claims.append(
+            C(
+                f"fig6-fairer-{m}",
+                f"{m}: unfairness |ln(short / long throughput)| minus tail-drop's ({LOADED_HOSTS} hosts)",
+                None,
+                "",
+                "all nine methods improve the fairness",
+                direction="<",
+                source="§4.2, Fig. 6",
+            )
+        )
     claims += [
-        C("fig6-sprq-long", f"sampling-PRQ: long-lived documents' mean throughput against the other eight methods' "
-          f"mean ({LOADED_HOSTS} hosts)", None, "%", "quite high for long-lived connections", direction=">",
-          source="§4.2, Fig. 6"),
-        C("fig6-sprq-short", f"sampling-PRQ: short-lived documents' mean throughput against the other eight "
-          f"methods' mean ({LOADED_HOSTS} hosts)", None, "%", "quite high for short-lived connections", direction=">",
-          source="§4.2, Fig. 6"),
-        C("fig6-hash-red", f"hash-RED: unfairness minus the mean of the other eight methods' ({LOADED_HOSTS} hosts)",
-          None, "", "hash-RED is superior to the other methods", direction="<", source="§4.2, §5"),
+        C(
+            "fig6-sprq-long",
+            f"sampling-PRQ: long-lived documents' mean throughput against the other eight methods' "
+            f"mean ({LOADED_HOSTS} hosts)",
+            None,
+            "%",
+            "quite high for long-lived connections",
+            direction=">",
+            source="§4.2, Fig. 6",
+        ),
+        C(
+            "fig6-sprq-short",
+            f"sampling-PRQ: short-lived documents' mean throughput against the other eight "
+            f"methods' mean ({LOADED_HOSTS} hosts)",
+            None,
+            "%",
+            "quite high for short-lived connections",
+            direction=">",
+            source="§4.2, Fig. 6",
+        ),
+        C(
+            "fig6-hash-red",
+            f"hash-RED: unfairness minus the mean of the other eight methods' ({LOADED_HOSTS} hosts)",
+            None,
+            "",
+            "hash-RED is superior to the other methods",
+            direction="<",
+            source="§4.2, §5",
+        ),
     ]
     return claims
 
@@ -492,7 +701,7 @@ def _log_limits(ax, means, pad: float = 2.5) -> None:
         ax.set_ylim(m.min() / pad, m.max() * pad)
 
 
-def _ci(values) -> Tuple[float, float, float]:
+def _ci(values) -> tuple[float, float, float]:
     from savanna.report import mean_ci
 
     m, lo, hi, _ = mean_ci(values)
@@ -508,10 +717,10 @@ def reproduce(ctx: Context) -> Outcome:
 
     plt = plot_style(height=4.0, linewidth=1.6)
     p = plan(ctx.quick)
-    samples: Dict[str, List[float]] = {c.id: [] for c in CLAIMS}
-    notes: Dict[str, str] = {}
+    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
+    notes: dict[str, str] = {}
     figures = []
-    tables: List = []
+    tables: list = []
     out = ctx.out_dir
 
     def fig(fg, id, title, caption):
@@ -523,7 +732,9 @@ def reproduce(ctx: Context) -> Outcome:
         for size in p.fig2_sizes:
             for r, seed in enumerate(seeds(p.fig2_reps)):
                 sc = fig2_scenario(size, loss, seed, p.fig2_transfers)
-                jobs.append(ctx.job("fig02-lossy-link", sc, {"loss_p": float(loss), "doc_pkts": int(size), "rep": r + 1}))
+                jobs.append(
+                    ctx.job("fig02-lossy-link", sc, {"loss_p": float(loss), "doc_pkts": int(size), "rep": r + 1})
+                )
     b2 = ctx.run("fig02-lossy-link", jobs)
     jobs = []
     for c in CLS:
@@ -547,7 +758,7 @@ def reproduce(ctx: Context) -> Outcome:
     done["thr"] = doc_throughput_mbps(done)
     per = done.groupby(["loss_p", "doc_pkts", "rep"])["thr"].mean().rename("thr").reset_index()
     fg, ax = plt.subplots(figsize=(7.2, 4.4))
-    means: List[float] = []
+    means: list[float] = []
     for i, loss in enumerate(p.fig2_losses):
         g = per[per["loss_p"] == loss]
         rows = [(s,) + _ci(g[g["doc_pkts"] == s]["thr"]) for s in sorted(g["doc_pkts"].unique())]
@@ -559,19 +770,35 @@ def reproduce(ctx: Context) -> Outcome:
     f_all = np.arange(1, L_PKTS + 1)
     model2 = {loss: fig2_model_mbps(loss, f_all) for loss in p.fig2_losses}
     for i, loss in enumerate(p.fig2_losses):
-        ax.plot(f_all, model2[loss], "--", color=LOSS_COLORS[i % len(LOSS_COLORS)], lw=1.1, alpha=0.9,
-                label=f"p = {loss:g}, analysis")
+        ax.plot(
+            f_all,
+            model2[loss],
+            "--",
+            color=LOSS_COLORS[i % len(LOSS_COLORS)],
+            lw=1.1,
+            alpha=0.9,
+            label=f"p = {loss:g}, analysis",
+        )
         means += [float(model2[loss].min()), float(model2[loss].max())]
-    ax.set(xscale="log", yscale="log", xlabel="document size (packets)", ylabel="throughput (Mb/s)",
-           title="Fig. 2: throughput against document size, lossy link")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="document size (packets)",
+        ylabel="throughput (Mb/s)",
+        title="Fig. 2: throughput against document size, lossy link",
+    )
     _log_limits(ax, means)
     ax.legend(title="loss ratio", ncol=2)
-    fig(fg, "fig02-throughput-lossy-link", "Fig. 2: unfairness between long-lived and short-lived connections",
+    fig(
+        fg,
+        "fig02-throughput-lossy-link",
+        "Fig. 2: unfairness between long-lived and short-lived connections",
         f"Solid: mean throughput (size over transfer time) of {p.fig2_transfers} back-to-back transfers of each "
         "document size over a 500 Mb/s path with a 200 ms round trip and loss ratio p on the sender's link; means "
         f"over {p.fig2_reps} replications, bands 95% CIs. Dashed: the analysis, rho(f) of savanna.models."
         "tokuda_throughput with every packet lost with p (docs/models.md), whose transfer time runs to the last "
-        "ACK, half a round trip after the simulated transfer time ends.")
+        "ACK, half a round trip after the simulated transfer time ends.",
+    )
     fm = model2[FIG2_P_CLAIM] if FIG2_P_CLAIM in model2 else fig2_model_mbps(FIG2_P_CLAIM, f_all)
     samples["fig2-model-small-low"].append(100.0 * float(fm[0]) / float(fm.max()))
     samples["fig2-model-peak"].append(math.log10(float(f_all[int(np.argmax(fm))])))
@@ -586,7 +813,7 @@ def reproduce(ctx: Context) -> Outcome:
         samples["fig2-timeouts-small"].append(recovery_shares(fr[fr["size_pkts"] <= 10])[0])
         samples["fig2-fr-large"].append(recovery_shares(fr[fr["size_pkts"] >= 1000])[1])
     rows = []
-    ratios: Dict[float, List[float]] = {loss: [] for loss in p.fig2_losses}
+    ratios: dict[float, list[float]] = {loss: [] for loss in p.fig2_losses}
     for s in p.fig2_sizes:
         row = [s]
         for loss in p.fig2_losses:
@@ -597,22 +824,34 @@ def reproduce(ctx: Context) -> Outcome:
             ratios[loss].append(sim / mod)
         rows.append(row)
     big = [s >= 100 for s in p.fig2_sizes]
-    ratio_text = ("Simulated over modelled throughput, documents of 100 packets or more: " + "; ".join(
-        f"p = {loss:g}: {min(np.compress(big, ratios[loss])):.2f} to {max(np.compress(big, ratios[loss])):.2f}"
-        for loss in p.fig2_losses) + ".")
+    ratio_text = (
+        "Simulated over modelled throughput, documents of 100 packets or more: "
+        + "; ".join(
+            f"p = {loss:g}: {min(np.compress(big, ratios[loss])):.2f} to {max(np.compress(big, ratios[loss])):.2f}"
+            for loss in p.fig2_losses
+        )
+        + "."
+    )
     if p.fig2_sizes[0] == 1 and FIG2_P_CLAIM in ratios:
-        ratio_text += (f" 1-packet documents get {ratios[FIG2_P_CLAIM][0]:.2f} times the model's throughput at p = "
-                       f"{FIG2_P_CLAIM:g}: the simulated transfer ends when the packet arrives, the model's when "
-                       "its ACK does.")
-    tables.append(Table("Fig. 2: mean throughput (Mb/s) by document size and loss ratio, simulation and analysis",
-                        ["document (packets)"] + [f"p = {x:g}, {w}" for x in p.fig2_losses for w in ("sim.", "model")],
-                        rows, "Simulation: means over replications of the mean throughput of the transfers. Model: "
-                        "rho(f) (savanna.models.tokuda_throughput), transfer time to the last ACK. " + ratio_text))
+        ratio_text += (
+            f" 1-packet documents get {ratios[FIG2_P_CLAIM][0]:.2f} times the model's throughput at p = "
+            f"{FIG2_P_CLAIM:g}: the simulated transfer ends when the packet arrives, the model's when "
+            "its ACK does."
+        )
+    tables.append(
+        Table(
+            "Fig. 2: mean throughput (Mb/s) by document size and loss ratio, simulation and analysis",
+            ["document (packets)"] + [f"p = {x:g}, {w}" for x in p.fig2_losses for w in ("sim.", "model")],
+            rows,
+            "Simulation: means over replications of the mean throughput of the transfers. Model: "
+            "rho(f) (savanna.models.tokuda_throughput), transfer time to the last ACK. " + ratio_text,
+        )
+    )
 
     # ---- Fig. 3: F(K) against K (analysis only) -------------------------------------------------
     curves = fig3_curves()
     fg, ax = plt.subplots(figsize=(7.2, 4.4))
-    fvals: List[float] = []
+    fvals: list[float] = []
     chosen = red_k()
     rows = []
     for i, pt in enumerate(FIG3_P_T):
@@ -620,58 +859,122 @@ def reproduce(ctx: Context) -> Outcome:
         col = LOSS_COLORS[i % len(LOSS_COLORS)]
         best = c.loc[c["F"].idxmin()]
         ours = pt == P_T
-        ax.plot(c["k"], c["F"], "-", color=col, lw=2.2 if ours else 1.3,
-                label=f"p_t = {pt:g}" + (" (RED-based runs)" if ours else ""))
-        ax.plot([best["k"]], [best["F"]], "*" if ours else "o", color=col, ms=12 if ours else 5, mec="black",
-                mew=0.6, zorder=5)
+        ax.plot(
+            c["k"],
+            c["F"],
+            "-",
+            color=col,
+            lw=2.2 if ours else 1.3,
+            label=f"p_t = {pt:g}" + (" (RED-based runs)" if ours else ""),
+        )
+        ax.plot(
+            [best["k"]],
+            [best["F"]],
+            "*" if ours else "o",
+            color=col,
+            ms=12 if ours else 5,
+            mec="black",
+            mew=0.6,
+            zorder=5,
+        )
         if ours:
-            ax.annotate(f"K = {int(best['k'])}", (best["k"], best["F"]), textcoords="offset points", xytext=(6, -14),
-                        fontsize=9, color=col)
+            ax.annotate(
+                f"K = {int(best['k'])}",
+                (best["k"], best["F"]),
+                textcoords="offset points",
+                xytext=(6, -14),
+                fontsize=9,
+                color=col,
+            )
         fvals += [float(c["F"].min()), float(c["F"].max())]
         samples["fig3-minimum"].append(f_minimum_rise(c))
         f7 = float(c.loc[c["k"] == K, "F"].iloc[0])
-        rows.append([f"{pt:g}", int(best["k"]), float(best["a_long"]), float(best["p_long"]), float(best["F"]),
-                     f7 / float(best["F"])])
+        rows.append(
+            [
+                f"{pt:g}",
+                int(best["k"]),
+                float(best["a_long"]),
+                float(best["p_long"]),
+                float(best["F"]),
+                f7 / float(best["F"]),
+            ]
+        )
     samples["fig3-minimum"] = [min(samples["fig3-minimum"])]
     ax.axvline(K, color="#9aa3b2", lw=0.9, ls=":")
     ax.text(K * 1.05, min(fvals) * 1.3, f"K = {K} (RIO, PRQ)", fontsize=8, color="#5b6472")
-    ax.set(xscale="log", yscale="log", xlabel="threshold K (packets)", ylabel="F(K) ((packets/s)²)",
-           title="Fig. 3: fairness index F(K), scenario 2 document sizes")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="threshold K (packets)",
+        ylabel="F(K) ((packets/s)²)",
+        title="Fig. 3: fairness index F(K), scenario 2 document sizes",
+    )
     ax.legend(loc="lower right")
-    fig(fg, "fig03-fairness-index", "Fig. 3: sample of change of F(K)",
+    fig(
+        fg,
+        "fig03-fairness-index",
+        "Fig. 3: sample of change of F(K)",
         f"F(K) = Σ P(i) (ρ(i) − ρ(L))², i = 1..L = {L_PKTS}, for K = 1 to 1000 and five target probabilities p_t "
         "(savanna.models.tokuda_f): Table 2's document sizes in 1460-byte packets, RTT 80 ms (scenario 2's "
         "propagation), p_s = 0 and p_l = p_t / a_l(K), the model's ns-2 defaults. Markers: the least F of each "
         f"curve; the star is the K = {chosen.k} the RED-based runs use (p_t = {P_T:g}). Dotted: the fixed K = {K} of "
-        "the RIO- and PRQ-based runs. The paper's own curves are in an image our text copy does not have.")
-    tables.append(Table("Fig. 3: the K that minimises F(K)", ["p_t", "K", "a_l(K)", "p_l = p_t / a_l",
-                                                              "F(K), (pkt/s)²", f"F({K}) / F(K)"], rows,
-                        "Scenario 2's document sizes, L = 10000, RTT 80 ms; a_l counts each connection's packets after "
-                        "its K-th (docs/models.md)."))
+        "the RIO- and PRQ-based runs. The paper's own curves are in an image our text copy does not have.",
+    )
+    tables.append(
+        Table(
+            "Fig. 3: the K that minimises F(K)",
+            ["p_t", "K", "a_l(K)", "p_l = p_t / a_l", "F(K), (pkt/s)²", f"F({K}) / F(K)"],
+            rows,
+            "Scenario 2's document sizes, L = 10000, RTT 80 ms; a_l counts each connection's packets after "
+            "its K-th (docs/models.md).",
+        )
+    )
 
     # ---- Fig. 5: accuracy of the classifiers -----------------------------------------------------
     acc = _fig5_accuracy(b5, p)
     fg, ax = plt.subplots(figsize=(6.4, 4.6))
     truth = acc.groupby("long_hosts")[["actual", "size_truth"]].mean()
     ax.plot([0, 1], [0, 1], color="#9aa3b2", lw=0.9, ls=":", label="estimated = actual")
-    ax.plot(truth["actual"], truth["size_truth"], color="#8e44ad", lw=1.1, ls="--",
-            label=f"connections of more than K = {K} packets")
+    ax.plot(
+        truth["actual"],
+        truth["size_truth"],
+        color="#8e44ad",
+        lw=1.1,
+        ls="--",
+        label=f"connections of more than K = {K} packets",
+    )
     for c in CLS:
         g = acc[acc["clf"] == c]
         stats = [(lh, g[g["long_hosts"] == lh]) for lh in sorted(g["long_hosts"].unique())]
         xa = [float(s["actual"].mean()) for _, s in stats]
         est = [_ci(s["estimated"]) for _, s in stats]
         m = np.array([e[0] for e in est])
-        ax.errorbar(xa, m, yerr=[m - np.array([e[1] for e in est]), np.array([e[2] for e in est]) - m],
-                    color=COLORS[c], marker=MARKERS[c], capsize=2.5, label=c)
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="actual ratio of long-lived connections (long hosts' share)",
-           ylabel="estimated ratio of long-lived connections", title="Fig. 5: accuracy of the classifiers (τ = 30 ms)")
+        ax.errorbar(
+            xa,
+            m,
+            yerr=[m - np.array([e[1] for e in est]), np.array([e[2] for e in est]) - m],
+            color=COLORS[c],
+            marker=MARKERS[c],
+            capsize=2.5,
+            label=c,
+        )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="actual ratio of long-lived connections (long hosts' share)",
+        ylabel="estimated ratio of long-lived connections",
+        title="Fig. 5: accuracy of the classifiers (τ = 30 ms)",
+    )
     ax.legend(loc="upper left")
-    fig(fg, "fig05-classifier-accuracy", "Fig. 5: accuracy of the classification algorithms",
+    fig(
+        fg,
+        "fig05-classifier-accuracy",
+        "Fig. 5: accuracy of the classification algorithms",
         "Scenario 1 with 10 to 90 long hosts of 100 (tail-drop bottleneck; the classifier only watches). Estimated: "
         "the classifier's connections held as long over those held, averaged over its reports every 0.5 s. Actual: "
         "the share of connections active in the same 0.5 s windows that belong to long hosts. Dashed: the share that "
-        f"are longer than K = {K} packets. Means over {p.fig5_reps} replications, bars 95% CIs.")
+        f"are longer than K = {K} packets. Means over {p.fig5_reps} replications, bars 95% CIs.",
+    )
     for r in sorted(acc["rep"].unique()):
         a = acc[acc["rep"] == r]
         bias, err = {}, {}
@@ -686,38 +989,56 @@ def reproduce(ctx: Context) -> Outcome:
         samples["fig5-marking-best"].append(err["marking"] - min(err["sampling"], err["hash"]))
     size_gap = 100.0 * float((truth["size_truth"] - truth["actual"]).mean())
     for c in CLS:
-        notes[f"fig5-bias-{c}"] = (f"Connections longer than K make up {size_gap:.1f} points more than the long "
-                                   "hosts' share: short hosts' large documents, which the paper gives as the reason.")
-    err_size = {c: 100.0 * float((acc[acc["clf"] == c]["estimated"] - acc[acc["clf"] == c]["size_truth"]).abs().mean())
-                for c in CLS}
+        notes[f"fig5-bias-{c}"] = (
+            f"Connections longer than K make up {size_gap:.1f} points more than the long "
+            "hosts' share: short hosts' large documents, which the paper gives as the reason."
+        )
+    err_size = {
+        c: 100.0 * float((acc[acc["clf"] == c]["estimated"] - acc[acc["clf"] == c]["size_truth"]).abs().mean())
+        for c in CLS
+    }
     notes["fig5-marking-best"] = (
         "Against the share of connections longer than K instead of the long hosts' share, the mean absolute errors "
         "are " + ", ".join(f"{c} {err_size[c]:.1f}" for c in CLS) + " points: marking and hash both count every "
-        "packet of a connection, and differ only when a connection pauses for more than T_bar.")
+        "packet of a connection, and differ only when a connection pauses for more than T_bar."
+    )
     held = acc.groupby("clf")["held"].mean()
     notes["fig5-precision-sampling"] = (
         f"Sampling holds {held.get('sampling', math.nan):.0f} connections on average against marking's "
         f"{held.get('marking', math.nan):.0f}: a connection stays in its table only while one of its packets is "
-        "sampled every interval, so connections with few packets drop out and the long share it sees is too high.")
+        "sampled every interval, so connections with few packets drop out and the long share it sees is too high."
+    )
     rows = []
     for lh in sorted(acc["long_hosts"].unique()):
         g = acc[acc["long_hosts"] == lh]
         row = [int(lh), float(g["actual"].mean()), float(g["size_truth"].mean())]
         row += [float(g[g["clf"] == c]["estimated"].mean()) for c in CLS]
         rows.append(row)
-    tables.append(Table("Fig. 5: estimated and actual ratios of long-lived connections",
-                        ["long hosts (of 100)", "actual (long hosts)", f"longer than K = {K}"] + [f"{c}" for c in CLS],
-                        rows, "Means over replications."))
+    tables.append(
+        Table(
+            "Fig. 5: estimated and actual ratios of long-lived connections",
+            ["long hosts (of 100)", "actual (long hosts)", f"longer than K = {K}"] + [f"{c}" for c in CLS],
+            rows,
+            "Means over replications.",
+        )
+    )
 
     # ---- Fig. 6 and Table 4 ------------------------------------------------------------------------
     res6 = {}
     for label, b in batches6.items():
-        fl = b.query("method, rep, size_pkts, size_bytes, fct_s",
-                     where=f"start_s >= {p.warmup_s} AND fct_s IS NOT NULL AND fct_s > 0")
-        ut = b.query("method, rep, avg(utilisation) AS util", table="queues",
-                     where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s}", group_by="method, rep")
-        unfinished = b.query("method, rep, count(*) AS n", where=f"start_s >= {p.warmup_s} AND fct_s IS NULL",
-                             group_by="method, rep")
+        fl = b.query(
+            "method, rep, size_pkts, size_bytes, fct_s",
+            where=f"start_s >= {p.warmup_s} AND fct_s IS NOT NULL AND fct_s > 0",
+        )
+        ut = b.query(
+            "method, rep, avg(utilisation) AS util",
+            table="queues",
+            where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s}",
+            group_by="method, rep",
+        )
+        unfinished = b.query(
+            "method, rep, count(*) AS n", where=f"start_s >= {p.warmup_s} AND fct_s IS NULL", group_by="method, rep"
+        )
         res6[label] = (fl, ut, unfinished)
     fl, ut, _ = res6["loaded"]
     fair = _fairness(fl)
@@ -749,38 +1070,59 @@ def reproduce(ctx: Context) -> Outcome:
     fair100 = _fairness(res6["paper"][0])
     f100 = fair100.groupby("method")["unfair"].mean()
     for m in NINE:
-        notes[f"fig6-fairer-{m}"] = (f"With the paper's 100 hosts: {f100.get(m, math.nan):.2f} against tail-drop's "
-                                     f"{f100.get(TAIL_DROP, math.nan):.2f}.")
+        notes[f"fig6-fairer-{m}"] = (
+            f"With the paper's 100 hosts: {f100.get(m, math.nan):.2f} against tail-drop's "
+            f"{f100.get(TAIL_DROP, math.nan):.2f}."
+        )
     rows = []
     u_l = ut.groupby("method")["util"].mean()
     u_p = ut100.groupby("method")["util"].mean()
     for m in METHODS:
         rows.append([m, f"{TABLE4[m]:.4f}", f"{float(u_l.get(m, math.nan)):.4f}", f"{float(u_p.get(m, math.nan)):.4f}"])
-    tables.append(Table("Table 4: link utilisation", ["method", "paper", f"ours, {LOADED_HOSTS} hosts",
-                                                      "ours, 100 hosts (the paper's)"], rows,
-                        f"Busy fraction of the bottleneck after the first {p.warmup_s:g} s, mean over replications."))
+    tables.append(
+        Table(
+            "Table 4: link utilisation",
+            ["method", "paper", f"ours, {LOADED_HOSTS} hosts", "ours, 100 hosts (the paper's)"],
+            rows,
+            f"Busy fraction of the bottleneck after the first {p.warmup_s:g} s, mean over replications.",
+        )
+    )
     rows = []
     fl_l = fair.groupby("method")[["short", "long", "unfair"]].mean()
     for m in METHODS:
-        rows.append([m, float(fl_l.loc[m, "short"]), float(fl_l.loc[m, "long"]), float(fl_l.loc[m, "unfair"]),
-                     float(f100.get(m, math.nan))])
-    tables.append(Table("Fig. 6: short- and long-lived documents' throughput",
-                        ["method", f"short-lived (≤ {K} pkts), Mb/s", "long-lived, Mb/s", "unfairness",
-                         "unfairness, 100 hosts"], rows,
-                        f"Mean throughput of finished documents started after {p.warmup_s:g} s ({LOADED_HOSTS} hosts "
-                        "unless said); unfairness |ln(short / long)|, 0 when both classes get the same mean."))
+        rows.append(
+            [
+                m,
+                float(fl_l.loc[m, "short"]),
+                float(fl_l.loc[m, "long"]),
+                float(fl_l.loc[m, "unfair"]),
+                float(f100.get(m, math.nan)),
+            ]
+        )
+    tables.append(
+        Table(
+            "Fig. 6: short- and long-lived documents' throughput",
+            ["method", f"short-lived (≤ {K} pkts), Mb/s", "long-lived, Mb/s", "unfairness", "unfairness, 100 hosts"],
+            rows,
+            f"Mean throughput of finished documents started after {p.warmup_s:g} s ({LOADED_HOSTS} hosts "
+            "unless said); unfairness |ln(short / long)|, 0 when both classes get the same mean.",
+        )
+    )
     tables.append(_red_operating_point(batches6["loaded"], p))
     dt_u = 100.0 * float(u_l.get(TAIL_DROP, math.nan))
     for m in NINE:
-        notes[f"t4-{m}"] = (f"Our tail-drop runs at {dt_u:.1f}% here; {m} is {100.0 * u_l.get(m, math.nan) - dt_u:+.1f} "
-                            f"points from it (the paper: {100.0 * (TABLE4[m] - TABLE4[TAIL_DROP]):+.2f}).")
+        notes[f"t4-{m}"] = (
+            f"Our tail-drop runs at {dt_u:.1f}% here; {m} is {100.0 * u_l.get(m, math.nan) - dt_u:+.1f} "
+            f"points from it (the paper: {100.0 * (TABLE4[m] - TABLE4[TAIL_DROP]):+.2f})."
+        )
     spread = 100.0 * float(ut[ut["method"] == TAIL_DROP]["util"].std())
     diffs = {m: 100.0 * float(u_l.get(m, math.nan)) - dt_u for m in NINE}
     lo_m, hi_m = min(diffs, key=diffs.get), max(diffs, key=diffs.get)
     notes["t4-no-degradation"] = (
         f"On average over the seeds the nine methods are {diffs[lo_m]:+.1f} ({lo_m}) to {diffs[hi_m]:+.1f} ({hi_m}) "
         f"points from tail-drop; tail-drop's own utilisation moves by {spread:.1f} points (s.d.) from seed to seed "
-        "with the heavy-tailed documents, which drives the per-seed largest loss.")
+        "with the heavy-tailed documents, which drives the per-seed largest loss."
+    )
     prq = [m for m in ("marking-PRQ", "hash-PRQ") if m in fl_l.index]
     if "sampling-PRQ" in fl_l.index and prq:
         ref = float(fl_l.loc[prq, "long"].mean())
@@ -788,23 +1130,34 @@ def reproduce(ctx: Context) -> Outcome:
             f"Against the other two PRQ methods alone its long-lived documents get "
             f"{100.0 * (float(fl_l.loc['sampling-PRQ', 'long']) - ref) / ref:+.0f}% (the paper's reason: sampling "
             "lets long connections' packets into the short queue), but every PRQ method gives long documents far "
-            "less than RIO and RED do.")
+            "less than RIO and RED do."
+        )
     rr = fl_l.loc[[m for m in NINE if m.endswith(("-RIO", "-RED")) and m in fl_l.index], "unfair"].sort_values()
     if "hash-RED" in rr.index:
         notes["fig6-hash-red"] = (
             f"Among the six RIO- and RED-based methods hash-RED ranks {list(rr.index).index('hash-RED') + 1} "
             f"(unfairness {rr.loc['hash-RED']:.2f}, best {rr.iloc[0]:.2f} with {rr.index[0]}); the PRQ methods, which "
-            "push the balance towards short documents, score lower still.")
+            "push the balance towards short documents, score lower still."
+        )
 
     # ---- the report -------------------------------------------------------------------------------
     claims = [_analysis_note(judge(c, samples[c.id], why=notes.get(c.id, ""))) for c in CLAIMS]
     figures.sort(key=lambda f: f.id)
     tables.insert(0, _parameters_table(p))
-    return Outcome(TITLE, _intro(p), figures, claims, tables, meta={
-        "seeds": (f"1-{p.fig2_reps} (Fig. 2), 1-{p.fig5_reps} (Fig. 5), 1-{p.fig6_reps} (Fig. 6, Table 4); "
-                  "the same for every method"),
-        "scenarios": ", ".join(SCENARIOS),
-    })
+    return Outcome(
+        TITLE,
+        _intro(p),
+        figures,
+        claims,
+        tables,
+        meta={
+            "seeds": (
+                f"1-{p.fig2_reps} (Fig. 2), 1-{p.fig5_reps} (Fig. 5), 1-{p.fig6_reps} (Fig. 6, Table 4); "
+                "the same for every method"
+            ),
+            "scenarios": ", ".join(SCENARIOS),
+        },
+    )
 
 
 def _fig5_accuracy(b5, p: Plan) -> pd.DataFrame:
@@ -814,8 +1167,11 @@ def _fig5_accuracy(b5, p: Plan) -> pd.DataFrame:
     report instants after the warm-up."""
     rows = []
     for lh in p.fig5_long_hosts:
-        cl = b5.query("clf, long_hosts, rep, run_id, t_s, flows_short, flows_long", table="classifiers",
-                      where=f"long_hosts = {int(lh)} AND t_s >= {p.warmup_s}")
+        cl = b5.query(
+            "clf, long_hosts, rep, run_id, t_s, flows_short, flows_long",
+            table="classifiers",
+            where=f"long_hosts = {int(lh)} AND t_s >= {p.warmup_s}",
+        )
         fl = b5.query("run_id, source, start_s, end_s, size_pkts", where=f"long_hosts = {int(lh)}")
         fl_by_run = dict(tuple(fl.groupby("run_id")))
         for (c, rep, rid), g in cl.groupby(["clf", "rep", "run_id"]):
@@ -827,10 +1183,17 @@ def _fig5_accuracy(b5, p: Plan) -> pd.DataFrame:
             st, en = f["start_s"].to_numpy(dtype=float), f["end_s"].to_numpy(dtype=float)
             actual = active_share(st, en, (f["source"] == "long-hosts").to_numpy(), t, T_S)
             size_truth = active_share(st, en, (f["size_pkts"] > K).to_numpy(), t, T_S)
-            rows.append({"clf": c, "long_hosts": int(lh), "rep": int(rep),
-                         "estimated": float(np.nanmean(estimated_long_share(g))),
-                         "held": float((g["flows_short"] + g["flows_long"]).mean()),
-                         "actual": float(np.nanmean(actual)), "size_truth": float(np.nanmean(size_truth))})
+            rows.append(
+                {
+                    "clf": c,
+                    "long_hosts": int(lh),
+                    "rep": int(rep),
+                    "estimated": float(np.nanmean(estimated_long_share(g))),
+                    "held": float((g["flows_short"] + g["flows_long"]).mean()),
+                    "actual": float(np.nanmean(actual)),
+                    "size_truth": float(np.nanmean(size_truth)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -857,9 +1220,12 @@ def _red_operating_point(b, p: Plan):
     red = DIFFERENTIATORS["RED"]
     methods = [f"{c}-RED" for c in CLS]
     inlist = ", ".join(f"'{m}'" for m in methods)
-    q = b.query("method, rep, avg_pkts, departures_none + departures_short + departures_long AS dep, "
-                "drops_none + drops_short + drops_long AS drp, departures_long + drops_long AS lng", table="queues",
-                where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s} AND method IN ({inlist})")
+    q = b.query(
+        "method, rep, avg_pkts, departures_none + departures_short + departures_long AS dep, "
+        "drops_none + drops_short + drops_long AS drp, departures_long + drops_long AS lng",
+        table="queues",
+        where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s} AND method IN ({inlist})",
+    )
     k = b.query("method, avg(threshold) AS k", table="classifiers", where=f"method IN ({inlist})", group_by="method")
     k = k.set_index("method")["k"]
     choice = red_k()
@@ -868,18 +1234,35 @@ def _red_operating_point(b, p: Plan):
         g = q[q["method"] == m]
         arrivals = float((g["dep"] + g["drp"]).sum())
         pb = red_base_probability(g["avg_pkts"].dropna(), red["min_th"], red["max_th"], red["max_p"])
-        rows.append([m, float(k.get(m, math.nan)), choice.a_long,
-                     float(g["lng"].sum()) / arrivals if arrivals else math.nan, P_T,
-                     float(np.mean(pb)) if len(pb) else math.nan,
-                     float(np.mean(g["avg_pkts"].dropna() >= red["max_th"])) if len(pb) else math.nan])
-    return Table(f"RED-based differentiator: operating point ({LOADED_HOSTS} hosts)",
-                 ["method", "K used", "a_l from the sizes", "long share of arrivals", "p_t of K",
-                  "mean p_b", "share of samples at or above max_th"], rows,
-                 f"K as the classifier reports it (classifiers.parquet). a_l = {choice.a_long:.3f} is what the queue "
-                 f"uses (p_l = p_t / a_l); the long share of arrivals counts every packet reaching the bottleneck "
-                 "after the warm-up, retransmissions included. p_b is RED's early-drop probability at the average "
-                 f"queue of each 0.5 s sample, averaged over samples and replications; the K of F(K) "
-                 f"assumes p_t = {P_T:g}.")
+        rows.append(
+            [
+                m,
+                float(k.get(m, math.nan)),
+                choice.a_long,
+                float(g["lng"].sum()) / arrivals if arrivals else math.nan,
+                P_T,
+                float(np.mean(pb)) if len(pb) else math.nan,
+                float(np.mean(g["avg_pkts"].dropna() >= red["max_th"])) if len(pb) else math.nan,
+            ]
+        )
+    return Table(
+        f"RED-based differentiator: operating point ({LOADED_HOSTS} hosts)",
+        [
+            "method",
+            "K used",
+            "a_l from the sizes",
+            "long share of arrivals",
+            "p_t of K",
+            "mean p_b",
+            "share of samples at or above max_th",
+        ],
+        rows,
+        f"K as the classifier reports it (classifiers.parquet). a_l = {choice.a_long:.3f} is what the queue "
+        f"uses (p_l = p_t / a_l); the long share of arrivals counts every packet reaching the bottleneck "
+        "after the warm-up, retransmissions included. p_b is RED's early-drop probability at the average "
+        f"queue of each 0.5 s sample, averaged over samples and replications; the K of F(K) "
+        f"assumes p_t = {P_T:g}.",
+    )
 
 
 def _fairness(fl: pd.DataFrame) -> pd.DataFrame:
@@ -898,7 +1281,7 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
     centres = np.sqrt(edges[:-1] * (edges[1:] - 1))
     fg, axes = plt.subplots(1, 3, figsize=(13.0, 4.2), sharey=True)
     td = fl[fl["method"] == TAIL_DROP]
-    means: List[float] = []
+    means: list[float] = []
     for ax, d in zip(axes, DIFFS):
         for c, sub in [(c, fl[fl["method"] == f"{c}-{d}"]) for c in CLS] + [(TAIL_DROP, td)]:
             by = sub.groupby(["bin", "rep"])["thr"].mean().rename("thr").reset_index()
@@ -910,8 +1293,15 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
                 m, lo, hi = _ci(by[by["bin"] == b]["thr"])
                 xs.append(centres[b]), ms.append(m), los.append(lo), his.append(hi)
             ls = "--" if c == TAIL_DROP else "-"
-            ax.plot(xs, ms, ls, color=COLORS[c], marker=MARKERS[c], ms=3.5,
-                    label=TAIL_DROP if c == TAIL_DROP else f"{c}-{d}")
+            ax.plot(
+                xs,
+                ms,
+                ls,
+                color=COLORS[c],
+                marker=MARKERS[c],
+                ms=3.5,
+                label=TAIL_DROP if c == TAIL_DROP else f"{c}-{d}",
+            )
             _band(ax, xs, los, his, COLORS[c])
             means += ms
         ax.axvline(K + 0.5, color="#b42318", lw=0.8, ls=":")
@@ -923,41 +1313,57 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
     _log_limits(axes[0], means)
     which = "the paper's 100 hosts" if label == "paper" else f"{hosts} hosts"
     fid = "fig06-throughput-by-size" if label == "loaded" else "fig06b-throughput-by-size-100-hosts"
-    fig(fg, fid, f"Fig. 6: throughput against document size, scenario 2 ({which})",
+    fig(
+        fg,
+        fid,
+        f"Fig. 6: throughput against document size, scenario 2 ({which})",
         f"Mean throughput of finished documents started after {p.warmup_s:g} s, by document-size class (about five "
         f"per decade; classes with at least 5 documents), for the three classifiers under each differentiator and "
         f"tail-drop (dashed); means over {p.fig6_reps} replications, bands 95% CIs. Dotted: K = {K} packets "
         f"(the short-lived documents' bound, and RIO's and PRQ's K); purple in the RED panel: the RED-based runs' "
         f"K = {red_k().k} from F(K). "
-        + ("With 100 hosts Table 2's workload loads the link to about a fifth, so the methods barely differ."
-           if label == "paper" else
-           f"{hosts} hosts bring tail-drop's utilisation to Table 4's level."))
-
+        + (
+            "With 100 hosts Table 2's workload loads the link to about a fifth, so the methods barely differ."
+            if label == "paper"
+            else f"{hosts} hosts bring tail-drop's utilisation to Table 4's level."
+        ),
+    )
 
 
 def _parameters_table(p: Plan):
     from savanna.report import Table
 
-    return Table("Experiment parameters (the paper's and ours)", ["parameter", "paper", "this run"], [
-        ["Fig. 2 path", "500 Mb/s, 50 ms links via one router", "the same"],
-        ["Fig. 2 loss ratio p", "in the figure only", ", ".join(f"{x:g}" for x in p.fig2_losses)],
-        ["Fig. 2 transfers per size", "1000", f"{p.fig2_transfers} x {p.fig2_reps} replications"],
-        ["Fig. 2 document sizes", "1 to 10000 packets", ", ".join(str(s) for s in p.fig2_sizes)],
-        ["network (Fig. 4)", "access 100 Mb/s, 5 ms; 10 Mb/s, τ = 30 ms", "the same (dumbbell)"],
-        ["router buffer", "300 packets", "300 packets"],
-        ["packets", "1460 bytes", "1460-byte payload (1500 on the wire)"],
-        ["duration", "1500 s", f"{p.fig6_duration_s:g} s; first {p.warmup_s:g} s not analysed"],
-        ["replications", "not stated", f"{p.fig5_reps} (Fig. 5), {p.fig6_reps} (Fig. 6)"],
-        ["scenario 1 long hosts", "the x-axis of Fig. 5", ", ".join(str(x) for x in p.fig5_long_hosts) + " of 100"],
-        ["scenario 2 documents", "lognormal 9.357 / 1.318, Pareto 1.5 from 133 KB", "ln(bytes) ~ N(9.357, 1.318) (SURGE)"],
-        ["scenario 2 sender hosts", "100", f"100, and {LOADED_HOSTS}"],
-        ["classifiers", f"K = {K}, T = {T_S:g} s, I = {I_SAMPLE}", "the same"],
-        ["RED / RIO", "Table 3", "Table 3; RIO gentle, RED-based not"],
-        ["RED-based K and a_l", "K from F(K) as p_t moves; a_l from the sizes",
-         f"K = {red_k().k} from F(K) at p_t = {P_T:g} (fixed); a_l = {red_k().a_long:.3f} from the sizes"],
-        ["F(K)", f"L = {L_PKTS}; ρ(f) from [5]", f"L = {L_PKTS}; ρ(f) rebuilt (docs/models.md), RTT 80 ms"],
-        ["TCP", "ns-2, not detailed", "no handshake, IW 1, NewReno, ITO 3 s"],
-    ])
+    return Table(
+        "Experiment parameters (the paper's and ours)",
+        ["parameter", "paper", "this run"],
+        [
+            ["Fig. 2 path", "500 Mb/s, 50 ms links via one router", "the same"],
+            ["Fig. 2 loss ratio p", "in the figure only", ", ".join(f"{x:g}" for x in p.fig2_losses)],
+            ["Fig. 2 transfers per size", "1000", f"{p.fig2_transfers} x {p.fig2_reps} replications"],
+            ["Fig. 2 document sizes", "1 to 10000 packets", ", ".join(str(s) for s in p.fig2_sizes)],
+            ["network (Fig. 4)", "access 100 Mb/s, 5 ms; 10 Mb/s, τ = 30 ms", "the same (dumbbell)"],
+            ["router buffer", "300 packets", "300 packets"],
+            ["packets", "1460 bytes", "1460-byte payload (1500 on the wire)"],
+            ["duration", "1500 s", f"{p.fig6_duration_s:g} s; first {p.warmup_s:g} s not analysed"],
+            ["replications", "not stated", f"{p.fig5_reps} (Fig. 5), {p.fig6_reps} (Fig. 6)"],
+            ["scenario 1 long hosts", "the x-axis of Fig. 5", ", ".join(str(x) for x in p.fig5_long_hosts) + " of 100"],
+            [
+                "scenario 2 documents",
+                "lognormal 9.357 / 1.318, Pareto 1.5 from 133 KB",
+                "ln(bytes) ~ N(9.357, 1.318) (SURGE)",
+            ],
+            ["scenario 2 sender hosts", "100", f"100, and {LOADED_HOSTS}"],
+            ["classifiers", f"K = {K}, T = {T_S:g} s, I = {I_SAMPLE}", "the same"],
+            ["RED / RIO", "Table 3", "Table 3; RIO gentle, RED-based not"],
+            [
+                "RED-based K and a_l",
+                "K from F(K) as p_t moves; a_l from the sizes",
+                f"K = {red_k().k} from F(K) at p_t = {P_T:g} (fixed); a_l = {red_k().a_long:.3f} from the sizes",
+            ],
+            ["F(K)", f"L = {L_PKTS}; ρ(f) from [5]", f"L = {L_PKTS}; ρ(f) rebuilt (docs/models.md), RTT 80 ms"],
+            ["TCP", "ns-2, not detailed", "no handshake, IW 1, NewReno, ITO 3 s"],
+        ],
+    )
 
 
 def _intro(p: Plan) -> str:
@@ -979,8 +1385,7 @@ def _intro(p: Plan) -> str:
         "connections: the classifier's share of connections held as long against the long hosts' share of the "
         "connections active in the same 0.5 s windows. Fairness in Fig. 6 is summarised by |ln(short / long)|, the "
         "mean throughput of documents of at most K = 7 packets against that of longer ones."
-        "\n\n"
-        + "The analysis: the paper takes the throughput rho(f) of an f-packet transfer, whose packets after the "
+        "\n\n" + "The analysis: the paper takes the throughput rho(f) of an f-packet transfer, whose packets after the "
         "K-th are dropped with a higher probability, from its reference [5], which we do not have; Savanna "
         "rebuilds it from what section 3.2 says it does (docs/models.md) and draws it beside Fig. 2's simulated "
         "points, computes Fig. 3's fairness index F(K) with it, and sets the RED-based algorithm from it: "

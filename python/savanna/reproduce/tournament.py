@@ -29,8 +29,8 @@ simulation runs, and judged by the rule of docs/reproduce.md.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -39,38 +39,70 @@ from savanna.reproduce.common import Context, Outcome, load_scenario, override, 
 
 KEY = "tournament"
 TITLE = "Tournament: every queue discipline on common workloads, the papers' TCP against today's"
-PAPER = ("Savanna's own comparison (issue 6, part 5): workloads of Anelli, Diana & Lochin 2013 and "
-         "Guo & Matta 2001")
+PAPER = "Savanna's own comparison (issue 6, part 5): workloads of Anelli, Diana & Lochin 2013 and Guo & Matta 2001"
 
 SC_PARETO = "favorqueue-2013-fig03-10mbps.toml"
 SC_WEB = "guo-matta-2001-fig07.toml"
 
 # Disciplines in display order, with their names in the report.
-DISCS = ["droptail", "red", "rio", "favorqueue", "choke", "las", "run2c", "prq", "reddiff", "drr",
-         "codel", "fq_codel", "pie", "pi"]
+DISCS = [
+    "droptail",
+    "red",
+    "rio",
+    "favorqueue",
+    "choke",
+    "las",
+    "run2c",
+    "prq",
+    "reddiff",
+    "drr",
+    "codel",
+    "fq_codel",
+    "pie",
+    "pi",
+]
 NAMES = {
-    "droptail": "DropTail", "red": "RED", "rio": "RIO-PS", "favorqueue": "FavorQueue", "choke": "CHOKe",
-    "las": "LAS", "run2c": "RuN2C", "prq": "PRQ + marking", "reddiff": "RED-diff + marking",
-    "drr": "DRR isolation + oracle", "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE", "pi": "PI",
+    "droptail": "DropTail",
+    "red": "RED",
+    "rio": "RIO-PS",
+    "favorqueue": "FavorQueue",
+    "choke": "CHOKe",
+    "las": "LAS",
+    "run2c": "RuN2C",
+    "prq": "PRQ + marking",
+    "reddiff": "RED-diff + marking",
+    "drr": "DRR isolation + oracle",
+    "codel": "CoDel",
+    "fq_codel": "FQ-CoDel",
+    "pie": "PIE",
+    "pi": "PI",
 }
 # The classifier each class-aware discipline runs with (on the edge node before the bottleneck).
 CLASSIFIER = {"rio": "threshold", "prq": "marking", "reddiff": "marking", "drr": "oracle"}
 
 TCP = {
-    "papers": {"init_cwnd": 2, "ito_s": 3.0},   # ns-2 as the four papers ran it
-    "today": {"init_cwnd": 10, "ito_s": 1.0},   # RFC 6928 initial window, RFC 6298 initial RTO
+    "papers": {"init_cwnd": 2, "ito_s": 3.0},  # ns-2 as the four papers ran it
+    "today": {"init_cwnd": 10, "ito_s": 1.0},  # RFC 6928 initial window, RFC 6298 initial RTO
 }
 TCP_NAMES = {"papers": "papers' TCP (IW 2, ITO 3 s)", "today": "today's TCP (IW 10, ITO 1 s)"}
 
-SHORT_MAX_PKTS = 30     # a short flow has at most 30 packets (Guo & Matta's "short" objects)
-LONG_MIN_PKTS = 100     # a long flow has more than 100 packets (FavorQueue's "long", section 5.2)
-ORACLE_PKTS = 30        # the DRR oracle's threshold: the short-flow definition above
+SHORT_MAX_PKTS = 30  # a short flow has at most 30 packets (Guo & Matta's "short" objects)
+LONG_MIN_PKTS = 100  # a long flow has more than 100 packets (FavorQueue's "long", section 5.2)
+ORACLE_PKTS = 30  # the DRR oracle's threshold: the short-flow definition above
 
 WORKLOADS = {
-    "pareto": {"scenario": SC_PARETO, "edge": "left", "bottleneck": "left->right",
-               "title": "Pareto load sweep (FavorQueue 2013, 10 Mb/s dumbbell)"},
-    "web": {"scenario": SC_WEB, "edge": "n0", "bottleneck": "n3->n1",
-            "title": "Web mix (Guo & Matta 2001 Exp. 1, 8 Mb/s)"},
+    "pareto": {
+        "scenario": SC_PARETO,
+        "edge": "left",
+        "bottleneck": "left->right",
+        "title": "Pareto load sweep (FavorQueue 2013, 10 Mb/s dumbbell)",
+    },
+    "web": {
+        "scenario": SC_WEB,
+        "edge": "n0",
+        "bottleneck": "n3->n1",
+        "title": "Web mix (Guo & Matta 2001 Exp. 1, 8 Mb/s)",
+    },
 }
 
 # Metrics: column, label, unit, whether higher is better.
@@ -90,17 +122,17 @@ METRICS = [
 
 @dataclass(frozen=True)
 class Plan:
-    pareto_loads: Tuple[float, ...]
+    pareto_loads: tuple[float, ...]
     pareto_duration_s: float
     pareto_warmup_s: float
-    web_loads: Tuple[float, ...]
+    web_loads: tuple[float, ...]
     web_duration_s: float
     web_warmup_s: float
     reps: int
 
 
-HI_PARETO = 0.9   # the claims' load on the Pareto sweep (in both modes)
-HI_WEB = 0.95     # the claims' load on the web mix (in both modes)
+HI_PARETO = 0.9  # the claims' load on the Pareto sweep (in both modes)
+HI_WEB = 0.95  # the claims' load on the web mix (in both modes)
 
 
 def plan(quick: bool) -> Plan:
@@ -108,10 +140,24 @@ def plan(quick: bool) -> Plan:
     web loads of 1000 s with 200 s warm-up, five replications. Quick: three Pareto loads of
     120 s, two web loads of 120 s, two replications (about two to three minutes on 2 cores)."""
     if quick:
-        return Plan(pareto_loads=(0.5, 0.7, HI_PARETO), pareto_duration_s=120.0, pareto_warmup_s=20.0,
-                    web_loads=(0.8, HI_WEB), web_duration_s=120.0, web_warmup_s=30.0, reps=2)
-    return Plan(pareto_loads=(0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95), pareto_duration_s=500.0, pareto_warmup_s=50.0,
-                web_loads=(0.5, 0.7, 0.8, 0.9, HI_WEB), web_duration_s=1000.0, web_warmup_s=200.0, reps=5)
+        return Plan(
+            pareto_loads=(0.5, 0.7, HI_PARETO),
+            pareto_duration_s=120.0,
+            pareto_warmup_s=20.0,
+            web_loads=(0.8, HI_WEB),
+            web_duration_s=120.0,
+            web_warmup_s=30.0,
+            reps=2,
+        )
+    return Plan(
+        pareto_loads=(0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95),
+        pareto_duration_s=500.0,
+        pareto_warmup_s=50.0,
+        web_loads=(0.5, 0.7, 0.8, 0.9, HI_WEB),
+        web_duration_s=1000.0,
+        web_warmup_s=200.0,
+        reps=5,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -124,26 +170,98 @@ def _claims():
     ours = "declared before the runs"
     hp, hw = f"Pareto load {HI_PARETO:g}", f"web load {HI_WEB:g}"
     return [
-        C("pareto-fqcodel-fct", f"{hp}, papers' TCP: FQ-CoDel's short-flow mean FCT below DropTail's (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("pareto-favorqueue-fct", f"{hp}, papers' TCP: FavorQueue's short-flow mean FCT below DropTail's (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("pareto-las-p99", f"{hp}, papers' TCP: LAS's short-flow 99th-percentile FCT below DropTail's (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-p99"),
-        C("pareto-today-dt", f"{hp}: today's TCP lowers DropTail's short-flow mean FCT (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("pareto-fqcodel-jain", f"{hp}, papers' TCP: FQ-CoDel's Jain's index of long-flow goodput above DropTail's "
-          "(difference)", None, "", ours, direction=">", source="Fig. jain-long"),
-        C("pareto-pie-util", f"{hp}, papers' TCP: PIE's utilisation at most 5 points below DropTail's (difference)",
-          None, "points", ours, direction=">", reference=-5.0, source="Fig. utilisation"),
-        C("web-riops-red", f"{hw}, papers' TCP: RIO-PS's short-flow mean FCT below RED's (reduction; Guo & Matta's "
-          "result on the common buffer)", None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("web-fqcodel-riops", f"{hw}, papers' TCP: FQ-CoDel's short-flow mean FCT below RIO-PS's (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("web-prq-dt", f"{hw}, papers' TCP: PRQ's short-flow mean FCT below DropTail's (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-mean"),
-        C("web-today-red", f"{hw}: today's TCP lowers RED's short-flow 99th-percentile FCT (reduction)",
-          None, "%", ours, direction=">", source="Fig. short-p99"),
+        C(
+            "pareto-fqcodel-fct",
+            f"{hp}, papers' TCP: FQ-CoDel's short-flow mean FCT below DropTail's (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "pareto-favorqueue-fct",
+            f"{hp}, papers' TCP: FavorQueue's short-flow mean FCT below DropTail's (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "pareto-las-p99",
+            f"{hp}, papers' TCP: LAS's short-flow 99th-percentile FCT below DropTail's (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-p99",
+        ),
+        C(
+            "pareto-today-dt",
+            f"{hp}: today's TCP lowers DropTail's short-flow mean FCT (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "pareto-fqcodel-jain",
+            f"{hp}, papers' TCP: FQ-CoDel's Jain's index of long-flow goodput above DropTail's (difference)",
+            None,
+            "",
+            ours,
+            direction=">",
+            source="Fig. jain-long",
+        ),
+        C(
+            "pareto-pie-util",
+            f"{hp}, papers' TCP: PIE's utilisation at most 5 points below DropTail's (difference)",
+            None,
+            "points",
+            ours,
+            direction=">",
+            reference=-5.0,
+            source="Fig. utilisation",
+        ),
+        C(
+            "web-riops-red",
+            f"{hw}, papers' TCP: RIO-PS's short-flow mean FCT below RED's (reduction; Guo & Matta's "
+            "result on the common buffer)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "web-fqcodel-riops",
+            f"{hw}, papers' TCP: FQ-CoDel's short-flow mean FCT below RIO-PS's (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "web-prq-dt",
+            f"{hw}, papers' TCP: PRQ's short-flow mean FCT below DropTail's (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-mean",
+        ),
+        C(
+            "web-today-red",
+            f"{hw}: today's TCP lowers RED's short-flow 99th-percentile FCT (reduction)",
+            None,
+            "%",
+            ours,
+            direction=">",
+            source="Fig. short-p99",
+        ),
     ]
 
 
@@ -195,8 +313,14 @@ def queue_for(disc: str, buffer_pkts: int, pkts_s: float) -> dict:
     elif disc == "red":
         q = {"type": "red", "limit_pkts": b, "min_th": r(0.15 * b), "max_th": r(0.5 * b)}
     elif disc == "rio":
-        q = {"type": "rio", "limit_pkts": b, "min_th_short": r(0.15 * b), "max_th_short": r(0.35 * b),
-             "min_th_long": r(0.15 * b), "max_th_long": r(0.5 * b)}
+        q = {
+            "type": "rio",
+            "limit_pkts": b,
+            "min_th_short": r(0.15 * b),
+            "max_th_short": r(0.35 * b),
+            "min_th_long": r(0.15 * b),
+            "max_th_long": r(0.5 * b),
+        }
     elif disc == "reddiff":
         q = {"type": "reddiff", "limit_pkts": b, "min_th": r(0.15 * b), "max_th": r(0.5 * b)}
     elif disc == "drr":
@@ -211,14 +335,21 @@ def queue_for(disc: str, buffer_pkts: int, pkts_s: float) -> dict:
     return q
 
 
-def classifier_for(disc: str, node: str) -> Optional[dict]:
+def classifier_for(disc: str, node: str) -> dict | None:
     """The edge classifier ``disc`` needs, on ``node`` (None for a class-blind discipline):
     RIO-PS's adaptive threshold with Guo & Matta's Table III values, Tokuda's exact marking
     (K = 7), or Matta & Guo's size oracle at ``ORACLE_PKTS``."""
     kind = CLASSIFIER.get(disc)
     if kind == "threshold":
-        return {"type": "threshold", "node": node, "initial_threshold": 20, "adaptive": True, "slr": 3.0,
-                "t_u_s": 1.0, "t_c_s": 10.0}
+        return {
+            "type": "threshold",
+            "node": node,
+            "initial_threshold": 20,
+            "adaptive": True,
+            "slr": 3.0,
+            "t_u_s": 1.0,
+            "t_c_s": 10.0,
+        }
     if kind == "marking":
         return {"type": "marking", "node": node, "k": 7}
     if kind == "oracle":
@@ -292,16 +423,25 @@ def run_metrics(batch, workload: str, duration_s: float, warmup_s: float, packet
         f"{keys}, count(fct_s) AS n_short, avg(fct_s) AS short_mean_s, "
         f"quantile_cont(fct_s, 0.99) AS short_p99_s, 1.0 - count(fct_s) / count(*) AS short_unfinished, "
         f"sum({speed}) * sum({speed}) / (count(fct_s) * sum({speed} * {speed})) AS jain_short",
-        where=f"{window} AND size_pkts <= {SHORT_MAX_PKTS}", group_by=keys)
+        where=f"{window} AND size_pkts <= {SHORT_MAX_PKTS}",
+        group_by=keys,
+    )
     g = f"(delivered_pkts * {packet_bytes * 8} / 1e6 / coalesce(fct_s, {duration_s} - start_s))"
     long = batch.query(
         f"{keys}, count(*) AS n_long, avg({g}) AS long_goodput_mbps, "
         f"sum({g}) * sum({g}) / (count(*) * sum({g} * {g})) AS jain_long",
-        where=f"{window} AND size_pkts > {LONG_MIN_PKTS}", group_by=keys)
-    util = batch.query(f"{keys}, avg(utilisation) AS utilisation", table="queues",
-                       where=f"queue = '{WORKLOADS[workload]['bottleneck']}' AND t_s >= {warmup_s}", group_by=keys)
+        where=f"{window} AND size_pkts > {LONG_MIN_PKTS}",
+        group_by=keys,
+    )
+    util = batch.query(
+        f"{keys}, avg(utilisation) AS utilisation",
+        table="queues",
+        where=f"queue = '{WORKLOADS[workload]['bottleneck']}' AND t_s >= {warmup_s}",
+        group_by=keys,
+    )
     m = short.merge(long, on=["disc", "load", "tcp", "seed"], how="outer").merge(
-        util, on=["disc", "load", "tcp", "seed"], how="outer")
+        util, on=["disc", "load", "tcp", "seed"], how="outer"
+    )
     m.insert(0, "workload", workload)
     return m.sort_values(["disc", "load", "tcp", "seed"]).reset_index(drop=True)
 
@@ -341,7 +481,7 @@ def ranking(s: pd.DataFrame, workload: str, load: float, tcp: str) -> pd.DataFra
 TCP_STYLE = {"papers": dict(color="#1f5fbf", ls="-", marker="o"), "today": dict(color="#d1495b", ls="--", marker="s")}
 
 
-def _limits(values: pd.Series, log: bool) -> Tuple[float, float]:
+def _limits(values: pd.Series, log: bool) -> tuple[float, float]:
     """Axis limits that fit every mean (not the CIs, which with two replications can be far
     wider than the spread between disciplines)."""
     v = values[np.isfinite(values)]
@@ -374,8 +514,14 @@ def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, uni
             if not len(g):
                 continue
             st = TCP_STYLE[tcp]
-            ax.fill_between(g["load"], g[col + "_lo"].clip(lower=ymin), g[col + "_hi"].clip(upper=ymax),
-                            color=st["color"], alpha=0.12, lw=0)
+            ax.fill_between(
+                g["load"],
+                g[col + "_lo"].clip(lower=ymin),
+                g[col + "_hi"].clip(upper=ymax),
+                color=st["color"],
+                alpha=0.12,
+                lw=0,
+            )
             ax.plot(g["load"], g[col], label=TCP_NAMES[tcp], **st)
         ax.set_title(NAMES[d], fontsize=9.5)
         if log:
@@ -386,7 +532,7 @@ def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, uni
             ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
             ax.tick_params(axis="y", which="minor", labelsize=7)
         ax.set_ylim(ymin, ymax)
-    for ax in flat[len(DISCS):]:
+    for ax in flat[len(DISCS) :]:
         ax.axis("off")
     handles, labels = flat[1].get_legend_handles_labels()
     flat[-1].legend(handles, labels, loc="center", title="shaded: 95% CI")
@@ -398,21 +544,33 @@ def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, uni
     return fig
 
 
-def overview_figure(plt, s: pd.DataFrame, loads: Dict[str, float]):
+def overview_figure(plt, s: pd.DataFrame, loads: dict[str, float]):
     """Short-flow mean FCT of every discipline at each workload's highest load, both TCP
     settings, sorted by the papers' TCP."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 5.0), layout="constrained")
     for ax, (w, load) in zip(axes, loads.items()):
         g = s[(s["workload"] == w) & np.isclose(s["load"], load)]
-        order = (g[g["tcp"] == "papers"].sort_values("short_mean_s")["disc"].tolist())
+        order = g[g["tcp"] == "papers"].sort_values("short_mean_s")["disc"].tolist()
         y = np.arange(len(order))
         for k, tcp in enumerate(TCP):
             t = g[g["tcp"] == tcp].set_index("disc").reindex(order)
-            err = np.vstack([(t["short_mean_s"] - t["short_mean_s_lo"]).clip(lower=0),
-                             (t["short_mean_s_hi"] - t["short_mean_s"]).clip(lower=0)])
-            ax.barh(y + (k - 0.5) * 0.4, t["short_mean_s"], height=0.4, xerr=np.nan_to_num(err),
-                    color=TCP_STYLE[tcp]["color"], alpha=0.85, label=TCP_NAMES[tcp], capsize=2,
-                    error_kw={"elinewidth": 0.8, "ecolor": "#444444"})
+            err = np.vstack(
+                [
+                    (t["short_mean_s"] - t["short_mean_s_lo"]).clip(lower=0),
+                    (t["short_mean_s_hi"] - t["short_mean_s"]).clip(lower=0),
+                ]
+            )
+            ax.barh(
+                y + (k - 0.5) * 0.4,
+                t["short_mean_s"],
+                height=0.4,
+                xerr=np.nan_to_num(err),
+                color=TCP_STYLE[tcp]["color"],
+                alpha=0.85,
+                label=TCP_NAMES[tcp],
+                capsize=2,
+                error_kw={"elinewidth": 0.8, "ecolor": "#444444"},
+            )
         ax.set_yticks(y, [NAMES[d] for d in order])
         ax.invert_yaxis()
         ax.set_xlabel("short-flow mean FCT (s)")
@@ -429,8 +587,9 @@ def overview_figure(plt, s: pd.DataFrame, loads: Dict[str, float]):
 # Claims from the per-run metrics
 
 
-def _paired(m: pd.DataFrame, workload: str, load: float, a: Tuple[str, str], b: Tuple[str, str], col: str,
-            how: str) -> List[float]:
+def _paired(
+    m: pd.DataFrame, workload: str, load: float, a: tuple[str, str], b: tuple[str, str], col: str, how: str
+) -> list[float]:
     """Per seed, ``how`` = 'reduction' (100 (A - B) / A) or 'difference' (B - A) of ``col``
     between A = (disc, tcp) and B = (disc, tcp), at one workload and load."""
     w = m[(m["workload"] == workload) & np.isclose(m["load"], load)]
@@ -446,14 +605,15 @@ def _paired(m: pd.DataFrame, workload: str, load: float, a: Tuple[str, str], b: 
     return out
 
 
-def claim_samples(m: pd.DataFrame) -> Dict[str, List[float]]:
+def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
     P, T = "papers", "today"
     hp, hw = HI_PARETO, HI_WEB
     util = m.assign(util_pts=100.0 * m["utilisation"])
     return {
         "pareto-fqcodel-fct": _paired(m, "pareto", hp, ("droptail", P), ("fq_codel", P), "short_mean_s", "reduction"),
-        "pareto-favorqueue-fct": _paired(m, "pareto", hp, ("droptail", P), ("favorqueue", P), "short_mean_s",
-                                         "reduction"),
+        "pareto-favorqueue-fct": _paired(
+            m, "pareto", hp, ("droptail", P), ("favorqueue", P), "short_mean_s", "reduction"
+        ),
         "pareto-las-p99": _paired(m, "pareto", hp, ("droptail", P), ("las", P), "short_p99_s", "reduction"),
         "pareto-today-dt": _paired(m, "pareto", hp, ("droptail", P), ("droptail", T), "short_mean_s", "reduction"),
         "pareto-fqcodel-jain": _paired(m, "pareto", hp, ("droptail", P), ("fq_codel", P), "jain_long", "difference"),
@@ -491,29 +651,43 @@ def reproduce(ctx: Context) -> Outcome:
 
     bp = ctx.run("pareto", _jobs(ctx, "pareto", p.pareto_loads, p.reps, p.pareto_duration_s))
     bw = ctx.run("web", _jobs(ctx, "web", p.web_loads, p.reps, p.web_duration_s))
-    m = pd.concat([
-        run_metrics(bp, "pareto", p.pareto_duration_s, p.pareto_warmup_s, sc_p["packet_bytes"]),
-        run_metrics(bw, "web", p.web_duration_s, p.web_warmup_s, sc_w["packet_bytes"]),
-    ], ignore_index=True)
+    m = pd.concat(
+        [
+            run_metrics(bp, "pareto", p.pareto_duration_s, p.pareto_warmup_s, sc_p["packet_bytes"]),
+            run_metrics(bw, "web", p.web_duration_s, p.web_warmup_s, sc_w["packet_bytes"]),
+        ],
+        ignore_index=True,
+    )
     s = summarise(m)
     (ctx.out_dir / "metrics.csv").write_text(m.to_csv(index=False), encoding="utf-8")
 
     figures = []
     his = {"pareto": HI_PARETO, "web": HI_WEB}
-    figures.append(save_figure(
-        overview_figure(plt, s, his), ctx.out_dir, "overview", "Short-flow mean FCT at the highest load",
-        "Mean flow completion time of short flows (at most 30 packets) under every discipline at the highest "
-        "load of each workload, with the papers' TCP (blue) and today's (red); bars are sorted by the papers' "
-        "TCP, whiskers are 95% CIs over the replications."))
+    figures.append(
+        save_figure(
+            overview_figure(plt, s, his),
+            ctx.out_dir,
+            "overview",
+            "Short-flow mean FCT at the highest load",
+            "Mean flow completion time of short flows (at most 30 packets) under every discipline at the highest "
+            "load of each workload, with the papers' TCP (blue) and today's (red); bars are sorted by the papers' "
+            "TCP, whiskers are 95% CIs over the replications.",
+        )
+    )
     for w in WORKLOADS:
         for col, label, unit, _h in METRICS:
-            figures.append(save_figure(
-                metric_figure(plt, s, w, col, label, unit), ctx.out_dir, f"{w}-{col}",
-                f"{WORKLOADS[w]['title']}: {label} against load",
-                f"{label[0].upper() + label[1:]} against offered load, one panel per discipline; solid blue: the "
-                f"papers' TCP (IW 2, ITO 3 s), dashed red: today's (IW 10, ITO 1 s); grey dotted: DropTail with "
-                f"the papers' TCP. Common buffer {buf[w]} packets. Mean and 95% CI over {p.reps} replications."
-                + (" Log scale." if col.startswith("short_") else "")))
+            figures.append(
+                save_figure(
+                    metric_figure(plt, s, w, col, label, unit),
+                    ctx.out_dir,
+                    f"{w}-{col}",
+                    f"{WORKLOADS[w]['title']}: {label} against load",
+                    f"{label[0].upper() + label[1:]} against offered load, one panel per discipline; solid blue: the "
+                    f"papers' TCP (IW 2, ITO 3 s), dashed red: today's (IW 10, ITO 1 s); grey dotted: DropTail with "
+                    f"the papers' TCP. Common buffer {buf[w]} packets. Mean and 95% CI over {p.reps} replications."
+                    + (" Log scale." if col.startswith("short_") else ""),
+                )
+            )
 
     tables = []
     for w in WORKLOADS:
@@ -521,15 +695,38 @@ def reproduce(ctx: Context) -> Outcome:
             r = ranking(s, w, his[w], tcp)
             rows = []
             for i, x in r.iterrows():
-                rows.append([i + 1, NAMES[x["disc"]], round(float(x["mean_rank"]), 2),
-                             _fmt(x, "short_mean_s", 3), _fmt(x, "short_p99_s", 2), _fmt(x, "long_goodput_mbps", 3),
-                             _fmt(x, "jain_long", 3), _fmt(x, "jain_short", 3), _fmt(x, "utilisation", 3)])
-            tables.append(Table(
-                f"Ranking: {WORKLOADS[w]['title']}, load {his[w]:g}, {TCP_NAMES[tcp]}",
-                ["place", "discipline", "mean rank", "short mean FCT (s)", "short p99 FCT (s)",
-                 "long goodput (Mb/s)", "Jain long", "Jain short", "utilisation"], rows,
-                "Disciplines ranked on each of the six metrics (1 = best: lower FCT, higher goodput, Jain's index and "
-                "utilisation) and sorted by their mean rank. Cells: mean ± half the 95% CI over the replications."))
+                rows.append(
+                    [
+                        i + 1,
+                        NAMES[x["disc"]],
+                        round(float(x["mean_rank"]), 2),
+                        _fmt(x, "short_mean_s", 3),
+                        _fmt(x, "short_p99_s", 2),
+                        _fmt(x, "long_goodput_mbps", 3),
+                        _fmt(x, "jain_long", 3),
+                        _fmt(x, "jain_short", 3),
+                        _fmt(x, "utilisation", 3),
+                    ]
+                )
+            tables.append(
+                Table(
+                    f"Ranking: {WORKLOADS[w]['title']}, load {his[w]:g}, {TCP_NAMES[tcp]}",
+                    [
+                        "place",
+                        "discipline",
+                        "mean rank",
+                        "short mean FCT (s)",
+                        "short p99 FCT (s)",
+                        "long goodput (Mb/s)",
+                        "Jain long",
+                        "Jain short",
+                        "utilisation",
+                    ],
+                    rows,
+                    "Disciplines ranked on each of the six metrics (1 = best: lower FCT, higher goodput, Jain's index and "
+                    "utilisation) and sorted by their mean rank. Cells: mean ± half the 95% CI over the replications.",
+                )
+            )
     tcp_rows = []
     for d in DISCS:
         row = [NAMES[d]]
@@ -538,21 +735,48 @@ def reproduce(ctx: Context) -> Outcome:
             a, b = float(g.loc["papers", "short_mean_s"]), float(g.loc["today", "short_mean_s"])
             row += [round(a, 3), round(b, 3), f"{100.0 * (a - b) / a:+.0f}%"]
         tcp_rows.append(row)
-    tables.append(Table(
-        "Today's TCP against the papers': short-flow mean FCT at the highest load",
-        ["discipline", "Pareto: papers' (s)", "Pareto: today's (s)", "Pareto: reduction",
-         "web: papers' (s)", "web: today's (s)", "web: reduction"], tcp_rows,
-        "A positive reduction means today's TCP (IW 10, ITO 1 s) finishes short flows faster."))
+    tables.append(
+        Table(
+            "Today's TCP against the papers': short-flow mean FCT at the highest load",
+            [
+                "discipline",
+                "Pareto: papers' (s)",
+                "Pareto: today's (s)",
+                "Pareto: reduction",
+                "web: papers' (s)",
+                "web: today's (s)",
+                "web: reduction",
+            ],
+            tcp_rows,
+            "A positive reduction means today's TCP (IW 10, ITO 1 s) finishes short flows faster.",
+        )
+    )
     setup = [
-        ["Pareto", SC_PARETO, f"{buf['pareto']} packets (10 Mb/s x {1000 * mean_base_rtt_s(sc_p):.0f} ms mean RTT)",
-         ", ".join(f"{x:g}" for x in p.pareto_loads), f"{p.pareto_duration_s:g} s ({p.pareto_warmup_s:g} s warm-up)",
-         p.reps],
-        ["web", SC_WEB, f"{buf['web']} packets (8 Mb/s x {1000 * mean_base_rtt_s(sc_w):.0f} ms RTT)",
-         ", ".join(f"{x:g} ({web_sessions(sc_w, x)} sessions)" for x in p.web_loads),
-         f"{p.web_duration_s:g} s ({p.web_warmup_s:g} s warm-up)", p.reps],
+        [
+            "Pareto",
+            SC_PARETO,
+            f"{buf['pareto']} packets (10 Mb/s x {1000 * mean_base_rtt_s(sc_p):.0f} ms mean RTT)",
+            ", ".join(f"{x:g}" for x in p.pareto_loads),
+            f"{p.pareto_duration_s:g} s ({p.pareto_warmup_s:g} s warm-up)",
+            p.reps,
+        ],
+        [
+            "web",
+            SC_WEB,
+            f"{buf['web']} packets (8 Mb/s x {1000 * mean_base_rtt_s(sc_w):.0f} ms RTT)",
+            ", ".join(f"{x:g} ({web_sessions(sc_w, x)} sessions)" for x in p.web_loads),
+            f"{p.web_duration_s:g} s ({p.web_warmup_s:g} s warm-up)",
+            p.reps,
+        ],
     ]
-    tables.append(Table("Workloads", ["workload", "scenario", "common buffer", "loads", "duration", "replications"],
-                        setup, "Every discipline, load and TCP setting runs the same seeds, hence the same flows."))
+    tables.append(
+        Table(
+            "Workloads",
+            ["workload", "scenario", "common buffer", "loads", "duration", "replications"],
+            setup,
+            "Every discipline, load and TCP setting runs the same seeds, hence the same flows.",
+        )
+    )
 
     samples = claim_samples(m)
     claims = [judge(specs[c.id], samples[c.id]) for c in CLAIMS]
@@ -567,12 +791,19 @@ def reproduce(ctx: Context) -> Outcome:
         f"the Pareto sweep, {buf['web']} for the web mix), with RED-family thresholds scaled to it; ECN is off. "
         f"Short flows have at most {SHORT_MAX_PKTS} packets, long flows more than {LONG_MIN_PKTS}. The claims "
         "are our own expectations, stated with a direction only and declared before the runs; the verdict "
-        "rule is that of the paper reproductions (docs/reproduce.md, section Tournament).")
+        "rule is that of the paper reproductions (docs/reproduce.md, section Tournament)."
+    )
     if ctx.quick:
-        intro += ("\n\nQuick mode: three Pareto loads and two web loads, short runs, two replications. The CIs "
-                  "are wide and the web mix's long flows are few.")
-    meta = {"paper": PAPER, "disciplines": ", ".join(NAMES[d] for d in DISCS),
-            "seeds": ", ".join(str(x) for x in seeds(p.reps)), "metrics per run": "metrics.csv"}
+        intro += (
+            "\n\nQuick mode: three Pareto loads and two web loads, short runs, two replications. The CIs "
+            "are wide and the web mix's long flows are few."
+        )
+    meta = {
+        "paper": PAPER,
+        "disciplines": ", ".join(NAMES[d] for d in DISCS),
+        "seeds": ", ".join(str(x) for x in seeds(p.reps)),
+        "metrics per run": "metrics.csv",
+    }
     return Outcome(TITLE, intro, figures, claims, tables, meta)
 
 

@@ -89,7 +89,10 @@ impl ChokeSpec {
             return Err(Error::input(format!("{field}.max_th"), format!("must be a positive number, got {max_th}")));
         }
         if min_th >= max_th {
-            return Err(Error::input(format!("{field}.min_th"), format!("must be below max_th ({max_th}), got {min_th}")));
+            return Err(Error::input(
+                format!("{field}.min_th"),
+                format!("must be below max_th ({max_th}), got {min_th}"),
+            ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return Err(Error::input(format!("{field}.max_p"), format!("must be in (0, 1], got {}", self.max_p)));
@@ -99,7 +102,10 @@ impl ChokeSpec {
         }
         if let Some(m) = self.mean_pkt_bytes {
             if !(m.is_finite() && m > 0.0) {
-                return Err(Error::input(format!("{field}.mean_pkt_bytes"), format!("must be a positive number, got {m}")));
+                return Err(Error::input(
+                    format!("{field}.mean_pkt_bytes"),
+                    format!("must be a positive number, got {m}"),
+                ));
             }
         }
         Ok(())
@@ -203,7 +209,7 @@ impl Qdisc for Choke {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     /// w_q = 1: the average is the queue length the arrival finds.
@@ -319,7 +325,8 @@ mod tests {
         assert_eq!(drops, vec![(x, DropReason::Forced)]);
         assert_eq!(q.len_pkts(), 35);
         // ECN: an ECT unmatched arrival in the early region is marked, not dropped.
-        let mut q = Choke::new(ChokeParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() });
+        let mut q =
+            Choke::new(ChokeParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() });
         fill(&mut b, &mut q, &[1, 1]);
         // The first arrival in the early region only starts RED's count (ns-2's `old`).
         let first = b.pkt(3, 0, ClassMark::None, Ecn::Ect);

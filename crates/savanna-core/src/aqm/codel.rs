@@ -68,20 +68,32 @@ impl CodelSpec {
         check_times(field, self.target_ms, self.interval_ms)
     }
     pub fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
-        Box::new(Codel::new(self.limit_pkts as usize, CodelParams::new(self.target_ms, self.interval_ms, self.ecn, pkt_bytes)))
+        Box::new(Codel::new(
+            self.limit_pkts as usize,
+            CodelParams::new(self.target_ms, self.interval_ms, self.ecn, pkt_bytes),
+        ))
     }
 }
 
 /// Check CoDel's target and interval (shared with FQ-CoDel's spec).
 pub(crate) fn check_times(field: &str, target_ms: f64, interval_ms: f64) -> crate::Result<()> {
     if !(target_ms.is_finite() && target_ms > 0.0) {
-        return Err(crate::Error::input(format!("{field}.target_ms"), format!("must be a positive number of ms, got {target_ms}")));
+        return Err(crate::Error::input(
+            format!("{field}.target_ms"),
+            format!("must be a positive number of ms, got {target_ms}"),
+        ));
     }
     if !(interval_ms.is_finite() && interval_ms > 0.0) {
-        return Err(crate::Error::input(format!("{field}.interval_ms"), format!("must be a positive number of ms, got {interval_ms}")));
+        return Err(crate::Error::input(
+            format!("{field}.interval_ms"),
+            format!("must be a positive number of ms, got {interval_ms}"),
+        ));
     }
     if target_ms >= interval_ms {
-        return Err(crate::Error::input(format!("{field}.target_ms"), format!("must be below interval_ms ({interval_ms}), got {target_ms}")));
+        return Err(crate::Error::input(
+            format!("{field}.target_ms"),
+            format!("must be below interval_ms ({interval_ms}), got {target_ms}"),
+        ));
     }
     Ok(())
 }
@@ -102,7 +114,12 @@ pub struct CodelParams {
 
 impl CodelParams {
     pub fn new(target_ms: f64, interval_ms: f64, ecn: bool, mtu_bytes: u32) -> Self {
-        CodelParams { target_ns: ms_to_ns(target_ms), interval_ns: ms_to_ns(interval_ms), ecn, mtu_bytes: mtu_bytes as u64 }
+        CodelParams {
+            target_ns: ms_to_ns(target_ms),
+            interval_ns: ms_to_ns(interval_ms),
+            ecn,
+            mtu_bytes: mtu_bytes as u64,
+        }
     }
     /// The control law: the next drop time after `t`, given `count` drops so far.
     #[inline]
@@ -247,7 +264,7 @@ impl Qdisc for Codel {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     const MS: Time = 1_000_000;

@@ -45,7 +45,7 @@ impl Qdisc for DropTail {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     #[test]

@@ -22,7 +22,7 @@
 //!   whole link (the paper's capacity split is a share under contention, not a rate cap).
 
 use super::{DropReason, Fifo, QCtx, Qdisc};
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::PktId;
 
 fn d_share_short() -> f64 {
@@ -67,7 +67,10 @@ impl DrrSpec {
         if (sum - 1.0).abs() > 1e-9 {
             return Err(crate::Error::input(
                 format!("{field}.share_long"),
-                format!("share_short + share_long must sum to 1, got {} + {} = {sum}", self.share_short, self.share_long),
+                format!(
+                    "share_short + share_long must sum to 1, got {} + {} = {sum}",
+                    self.share_short, self.share_long
+                ),
             ));
         }
         Ok(())
@@ -209,7 +212,13 @@ mod tests {
 
     #[test]
     fn backlogged_classes_split_bytes_by_share() {
-        for (shares, ss, sl) in [([0.4, 0.6], 1500, 1500), ([0.6, 0.4], 1500, 1500), ([0.6, 0.4], 40, 1500), ([0.25, 0.75], 1000, 576), ([0.9, 0.1], 1500, 40)] {
+        for (shares, ss, sl) in [
+            ([0.4, 0.6], 1500, 1500),
+            ([0.6, 0.4], 1500, 1500),
+            ([0.6, 0.4], 40, 1500),
+            ([0.25, 0.75], 1000, 576),
+            ([0.9, 0.1], 1500, 40),
+        ] {
             let got = short_share(shares, ss, sl, ClassMark::Long);
             assert!((got - shares[0]).abs() < 0.01, "shares {shares:?}, sizes {ss}/{sl}: short got {got}");
         }

@@ -113,7 +113,7 @@ mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
     use crate::engine::Rng;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     fn pk(b: &mut Bench, flow: u32, seq: u32) -> PktId {
@@ -221,7 +221,7 @@ mod tests {
         let mut b = Bench::new(5);
         let mut rng = Rng::stream(11, "favorqueue-test");
         let mut q = FavorQueue::new(12);
-        let mut next_seq = vec![0u32; 16];
+        let mut next_seq = [0u32; 16];
         let mut last_out: Vec<Option<u32>> = vec![None; 16];
         let (mut pushed_out, mut fav, mut served) = (0, 0, 0);
         for _ in 0..5000 {

@@ -92,10 +92,16 @@ impl FqCodelSpec {
             return Err(crate::Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
         if !(1..=65536).contains(&self.flows) {
-            return Err(crate::Error::input(format!("{field}.flows"), format!("must be between 1 and 65536 buckets, got {}", self.flows)));
+            return Err(crate::Error::input(
+                format!("{field}.flows"),
+                format!("must be between 1 and 65536 buckets, got {}", self.flows),
+            ));
         }
         if self.quantum_bytes == Some(0) {
-            return Err(crate::Error::input(format!("{field}.quantum_bytes"), "must be at least 1 byte (or omitted for packet_bytes)"));
+            return Err(crate::Error::input(
+                format!("{field}.quantum_bytes"),
+                "must be at least 1 byte (or omitted for packet_bytes)",
+            ));
         }
         if self.drop_batch == 0 {
             return Err(crate::Error::input(format!("{field}.drop_batch"), "must be at least 1 packet"));
@@ -162,8 +168,18 @@ pub fn bucket_of(flow: u32, n: u32) -> usize {
 impl FqCodel {
     pub fn new(p: FqCodelParams, codel: CodelParams) -> Self {
         let n = p.flows.max(1) as usize;
-        let buckets = (0..n).map(|_| Bucket { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None }).collect();
-        FqCodel { p, codel, buckets, new_flows: VecDeque::with_capacity(n), old_flows: VecDeque::with_capacity(n), pkts: 0, bytes: 0 }
+        let buckets = (0..n)
+            .map(|_| Bucket { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None })
+            .collect();
+        FqCodel {
+            p,
+            codel,
+            buckets,
+            new_flows: VecDeque::with_capacity(n),
+            old_flows: VecDeque::with_capacity(n),
+            pkts: 0,
+            bytes: 0,
+        }
     }
 
     /// The bucket with the largest byte backlog among the active ones.
@@ -281,13 +297,16 @@ mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
     use crate::engine::Time;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     const MS: Time = 1_000_000;
 
     fn fq(limit: usize, flows: u32) -> FqCodel {
-        FqCodel::new(FqCodelParams { limit_pkts: limit, flows, quantum: 1500, drop_batch: 1 }, CodelParams::new(5.0, 100.0, false, 1500))
+        FqCodel::new(
+            FqCodelParams { limit_pkts: limit, flows, quantum: 1500, drop_batch: 1 },
+            CodelParams::new(5.0, 100.0, false, 1500),
+        )
     }
 
     /// Offer a packet of `size` bytes stamped at `b.now`; returns (id, accepted, drops).
@@ -447,7 +466,10 @@ mod tests {
     #[test]
     fn batch_drop_halves_the_fattest_flow() {
         let mut b = Bench::new(6);
-        let mut q = FqCodel::new(FqCodelParams { limit_pkts: 10, flows: 1024, quantum: 1500, drop_batch: 64 }, CodelParams::new(5.0, 100.0, false, 1500));
+        let mut q = FqCodel::new(
+            FqCodelParams { limit_pkts: 10, flows: 1024, quantum: 1500, drop_batch: 64 },
+            CodelParams::new(5.0, 100.0, false, 1500),
+        );
         let f = distinct_flows(2, 1024);
         for _ in 0..8 {
             send(&mut b, &mut q, f[0], 1500);
@@ -509,7 +531,10 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s: FqCodelSpec = toml::from_str("").unwrap();
-        assert_eq!((s.limit_pkts, s.flows, s.quantum_bytes, s.target_ms, s.interval_ms, s.ecn, s.drop_batch), (10240, 1024, None, 5.0, 100.0, true, 1));
+        assert_eq!(
+            (s.limit_pkts, s.flows, s.quantum_bytes, s.target_ms, s.interval_ms, s.ecn, s.drop_batch),
+            (10240, 1024, None, 5.0, 100.0, true, 1)
+        );
         assert!(s.check("q").is_ok());
         assert!(toml::from_str::<FqCodelSpec>("quantum = 1").is_err());
         let bad = FqCodelSpec { flows: 0, ..s.clone() };

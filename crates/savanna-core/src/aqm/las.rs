@@ -56,7 +56,10 @@ impl LasSpec {
         }
         if let Some(s) = self.forget_after_s {
             if !(s.is_finite() && s >= 0.0) {
-                return Err(Error::input(format!("{field}.forget_after_s"), format!("must be a number of seconds >= 0 (or omitted: never), got {s}")));
+                return Err(Error::input(
+                    format!("{field}.forget_after_s"),
+                    format!("must be a number of seconds >= 0 (or omitted: never), got {s}"),
+                ));
             }
         }
         Ok(())
@@ -216,14 +219,10 @@ impl Qdisc for Las {
         true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let s = self
-            .active
-            .iter()
-            .map(|&s| s as usize)
-            .min_by_key(|&s| {
-                let a = &self.slots[s];
-                (a.attained, a.q.front().map_or(u64::MAX, |&(_, st)| st))
-            })?;
+        let s = self.active.iter().map(|&s| s as usize).min_by_key(|&s| {
+            let a = &self.slots[s];
+            (a.attained, a.q.front().map_or(u64::MAX, |&(_, st)| st))
+        })?;
         let (p, _) = self.slots[s].q.pop_front().expect("active flows have packets");
         let size = cx.pkts.get(p).size as u64;
         self.len -= 1;
@@ -247,7 +246,7 @@ mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
     use crate::engine::Rng;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     fn pk(b: &mut Bench, flow: u32, seq: u32) -> PktId {

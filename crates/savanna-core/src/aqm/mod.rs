@@ -9,21 +9,21 @@
 //! - the engine keeps the accounting (arrivals, departures, drops by reason and class,
 //!   marks, occupancy by class), so every discipline is counted the same way.
 
+pub mod choke;
+pub mod codel;
 pub mod droptail;
+pub mod drr;
 pub mod favorqueue;
+pub mod fq_codel;
+pub mod las;
+pub mod pi;
+pub mod pie;
+pub mod prq;
 pub mod red;
+pub mod reddiff;
 pub mod redmath;
 pub mod rio;
-pub mod drr;
-pub mod codel;
-pub mod fq_codel;
-pub mod pie;
-pub mod pi;
-pub mod choke;
-pub mod las;
 pub mod run2c;
-pub mod prq;
-pub mod reddiff;
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};
@@ -205,7 +205,7 @@ impl Fifo {
 pub(crate) mod testutil {
     //! A bench for driving a discipline directly with synthetic packets.
     use super::*;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::{Packet, PktKind};
 
     pub struct Bench {
@@ -218,7 +218,13 @@ pub(crate) mod testutil {
 
     impl Bench {
         pub fn new(seed: u64) -> Self {
-            Bench { pkts: PacketPool::new(), rng: Rng::stream(seed, "bench"), out: QOut::default(), now: 0, link_bps: 10e6 }
+            Bench {
+                pkts: PacketPool::new(),
+                rng: Rng::stream(seed, "bench"),
+                out: QOut::default(),
+                now: 0,
+                link_bps: 10e6,
+            }
         }
         pub fn pkt(&mut self, flow: u32, seq: u32, class: ClassMark, ecn: Ecn) -> PktId {
             self.pkts.alloc(Packet {
@@ -241,13 +247,25 @@ pub(crate) mod testutil {
         /// Offer a packet; returns (accepted, drops reported).
         pub fn offer(&mut self, q: &mut dyn Qdisc, p: PktId) -> (bool, Vec<(PktId, DropReason)>) {
             self.out.clear();
-            let mut cx = QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps };
+            let mut cx = QCtx {
+                now: self.now,
+                pkts: &mut self.pkts,
+                rng: &mut self.rng,
+                out: &mut self.out,
+                link_bps: self.link_bps,
+            };
             let ok = q.enqueue(p, &mut cx);
             (ok, self.out.drops.clone())
         }
         pub fn take(&mut self, q: &mut dyn Qdisc) -> Option<PktId> {
             self.out.clear();
-            let mut cx = QCtx { now: self.now, pkts: &mut self.pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.link_bps };
+            let mut cx = QCtx {
+                now: self.now,
+                pkts: &mut self.pkts,
+                rng: &mut self.rng,
+                out: &mut self.out,
+                link_bps: self.link_bps,
+            };
             q.dequeue(&mut cx)
         }
     }

@@ -184,7 +184,7 @@ impl Qdisc for Pi {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     const A: f64 = 1.822e-5;
@@ -194,7 +194,14 @@ mod tests {
 
     fn pi(limit: usize, ecn: bool) -> Pi {
         let s: PiSpec = toml::from_str(&format!("limit_pkts = {limit}\necn = {ecn}")).unwrap();
-        Pi::new(PiParams { limit_pkts: s.limit_pkts as usize, a: s.a, b: s.b, q_ref: s.q_ref_pkts, period_ns: (1e9 / s.sample_hz).round() as Time, ecn: s.ecn })
+        Pi::new(PiParams {
+            limit_pkts: s.limit_pkts as usize,
+            a: s.a,
+            b: s.b,
+            q_ref: s.q_ref_pkts,
+            period_ns: (1e9 / s.sample_hz).round() as Time,
+            ecn: s.ecn,
+        })
     }
 
     /// Set the queue to `n` packets without the controller seeing arrivals.
@@ -219,7 +226,10 @@ mod tests {
     fn update_equation_on_a_queue_trace() {
         let mut b = Bench::new(1);
         let mut q = pi(1000, false);
-        let trace = [0usize, 50, 150, 200, 260, 300, 350, 350, 350, 320, 280, 240, 200, 150, 120, 120, 180, 400, 600, 600, 600, 500, 200, 100, 0, 0];
+        let trace = [
+            0usize, 50, 150, 200, 260, 300, 350, 350, 350, 320, 280, 240, 200, 150, 120, 120, 180, 400, 600, 600, 600,
+            500, 200, 100, 0, 0,
+        ];
         let (mut p, mut old, mut max) = (0.0f64, 0.0f64, 0.0f64);
         for (k, &n) in trace.iter().enumerate() {
             set_len(&mut q, &mut b, n);
@@ -243,8 +253,6 @@ mod tests {
         assert!(max > 0.01, "max p {max}");
         assert!(q.prob() < max / 10.0);
     }
-
-
 
     #[test]
     fn p_stays_put_at_q_ref_and_rises_above_it() {

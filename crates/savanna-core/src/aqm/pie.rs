@@ -295,7 +295,10 @@ impl Qdisc for Pie {
         if self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half {
             self.burst_allowance = self.p.max_burst_ns;
         }
-        if self.burst_allowance == 0 && self.drop_early(cx) && !(self.p.ecn && self.drop_prob <= self.p.mark_ecnth && cx.mark(id)) {
+        if self.burst_allowance == 0
+            && self.drop_early(cx)
+            && !(self.p.ecn && self.drop_prob <= self.p.mark_ecnth && cx.mark(id))
+        {
             self.accu_prob = 0.0;
             cx.drop(id, DropReason::Early);
             return false;
@@ -324,7 +327,7 @@ impl Qdisc for Pie {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     const MS: Time = 1_000_000;
@@ -385,7 +388,10 @@ mod tests {
         put(&mut b, &mut q, 0, Ecn::NotEct);
         // Before each update instant k T, dequeue the head with a chosen sojourn time and
         // queue a replacement, so the delay sample at the update is exactly trace[k].
-        let trace_ms = [30.0, 30.0, 45.0, 60.0, 60.0, 80.0, 100.0, 100.0, 100.0, 100.0, 50.0, 20.0, 10.0, 5.0, 5.0, 2.0, 2.0, 2.0, 40.0, 200.0, 400.0, 400.0, 400.0, 400.0, 400.0, 400.0, 10.0, 10.0];
+        let trace_ms = [
+            30.0, 30.0, 45.0, 60.0, 60.0, 80.0, 100.0, 100.0, 100.0, 100.0, 50.0, 20.0, 10.0, 5.0, 5.0, 2.0, 2.0, 2.0,
+            40.0, 200.0, 400.0, 400.0, 400.0, 400.0, 400.0, 400.0, 10.0, 10.0,
+        ];
         let t_up = 15 * MS;
         let (mut p, mut old) = (0.0f64, 0.0f64);
         let mut ps = Vec::new();
@@ -631,8 +637,14 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s = spec();
-        assert_eq!((s.limit_pkts, s.target_ms, s.t_update_ms, s.alpha, s.beta, s.max_burst_ms), (1000, 15.0, 15.0, 0.125, 1.25, 150.0));
-        assert_eq!((s.ecn, s.mark_ecnth, s.cap_drop_adjustment, s.derandomize, s.mean_pkt_bytes), (false, 0.1, true, false, None));
+        assert_eq!(
+            (s.limit_pkts, s.target_ms, s.t_update_ms, s.alpha, s.beta, s.max_burst_ms),
+            (1000, 15.0, 15.0, 0.125, 1.25, 150.0)
+        );
+        assert_eq!(
+            (s.ecn, s.mark_ecnth, s.cap_drop_adjustment, s.derandomize, s.mean_pkt_bytes),
+            (false, 0.1, true, false, None)
+        );
         assert!(s.check("q").is_ok());
         assert!(toml::from_str::<PieSpec>("qdelay_ref = 1").is_err());
         let bad = PieSpec { t_update_ms: 0.0, ..s.clone() };

@@ -18,7 +18,7 @@
 //!   the flow's `favored_pkts`).
 
 use super::{DropReason, Fifo, QCtx, Qdisc};
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::PktId;
 use crate::{Error, Result};
 
@@ -60,7 +60,11 @@ impl PrqSpec {
     }
 
     pub fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
-        Box::new(Prq::new(self.limit_pkts as usize, self.limit_short_pkts.map(|v| v as usize), self.limit_long_pkts.map(|v| v as usize)))
+        Box::new(Prq::new(
+            self.limit_pkts as usize,
+            self.limit_short_pkts.map(|v| v as usize),
+            self.limit_long_pkts.map(|v| v as usize),
+        ))
     }
 }
 
@@ -95,7 +99,8 @@ impl Qdisc for Prq {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let is_short = cx.pkts.get(id).class == ClassMark::Short;
-        let (qlen, cap) = if is_short { (self.short.len(), self.limit_short) } else { (self.long.len(), self.limit_long) };
+        let (qlen, cap) =
+            if is_short { (self.short.len(), self.limit_short) } else { (self.long.len(), self.limit_long) };
         if self.short.len() + self.long.len() >= self.limit || qlen >= cap {
             cx.drop(id, DropReason::Overflow);
             return false;

@@ -51,7 +51,8 @@ impl Qdisc for Red {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
-        let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
+        let qlen =
+            if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
         let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
         let queued = if self.p.byte_mode { self.rf.q.bytes() } else { self.rf.q.len() as u64 };
         let region = self.curve.region_at(avg, queued);
@@ -83,9 +84,9 @@ impl Qdisc for Red {
 mod tests {
     use super::*;
     use crate::aqm::redmath::Region;
-    use crate::aqm::DropReason;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::aqm::DropReason;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     fn params(gentle: bool, wait: bool, ecn: bool) -> RedParams {

@@ -38,11 +38,11 @@
 
 use super::redmath::{Curve, RedFifo, Region};
 use super::{DropReason, QCtx, Qdisc};
-use crate::metrics::ClassMark;
 use crate::model::sizes::{Counting, PacketSizes};
 use crate::model::tokuda::{KSpec, SizeFn};
+use crate::net::ClassMark;
 use crate::net::PktId;
-use crate::scenario::schema::SizeSpec;
+use crate::traffic::SizeSpec;
 use crate::{Error, Result};
 
 fn d_limit() -> u32 {
@@ -119,10 +119,16 @@ impl RedDiffSpec {
             return Err(Error::input(format!("{field}.min_th"), format!("must be a number >= 0, got {}", self.min_th)));
         }
         if !(self.max_th.is_finite() && self.max_th > 0.0) {
-            return Err(Error::input(format!("{field}.max_th"), format!("must be a positive number, got {}", self.max_th)));
+            return Err(Error::input(
+                format!("{field}.max_th"),
+                format!("must be a positive number, got {}", self.max_th),
+            ));
         }
         if self.min_th >= self.max_th {
-            return Err(Error::input(format!("{field}.min_th"), format!("must be below max_th ({}), got {}", self.max_th, self.min_th)));
+            return Err(Error::input(
+                format!("{field}.min_th"),
+                format!("must be below max_th ({}), got {}", self.max_th, self.min_th),
+            ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return Err(Error::input(format!("{field}.max_p"), format!("must be in (0, 1], got {}", self.max_p)));
@@ -132,10 +138,16 @@ impl RedDiffSpec {
         }
         if let Some(a) = self.a_long {
             if !(a > 0.0 && a <= 1.0) {
-                return Err(Error::input(format!("{field}.a_long"), format!("must be in (0, 1] (or omitted: measured online), got {a}")));
+                return Err(Error::input(
+                    format!("{field}.a_long"),
+                    format!("must be in (0, 1] (or omitted: measured online), got {a}"),
+                ));
             }
             if self.a_long_from.is_some() {
-                return Err(Error::input(format!("{field}.a_long_from"), "give either a_long (a fixed share) or a_long_from (derived from the sizes), not both"));
+                return Err(Error::input(
+                    format!("{field}.a_long_from"),
+                    "give either a_long (a fixed share) or a_long_from (derived from the sizes), not both",
+                ));
             }
         }
         if let Some(from) = &self.a_long_from {
@@ -146,7 +158,10 @@ impl RedDiffSpec {
         }
         if let Some(m) = self.mean_pkt_bytes {
             if !(m.is_finite() && m > 0.0) {
-                return Err(Error::input(format!("{field}.mean_pkt_bytes"), format!("must be a positive number, got {m}")));
+                return Err(Error::input(
+                    format!("{field}.mean_pkt_bytes"),
+                    format!("must be a positive number, got {m}"),
+                ));
             }
         }
         Ok(())
@@ -162,7 +177,10 @@ impl RedDiffSpec {
             gentle: self.gentle,
             ecn: self.ecn,
             a_long: {
-                debug_assert!(self.a_long_from.is_none() || self.derived.is_some(), "a_long_from resolved by the scenario builder");
+                debug_assert!(
+                    self.a_long_from.is_none() || self.derived.is_some(),
+                    "a_long_from resolved by the scenario builder"
+                );
                 self.a_long.or(self.derived.map(|d| d.0))
             },
             window_pkts: self.window_pkts as usize,
@@ -211,9 +229,9 @@ impl ALongFrom {
         // Validity and a finite mean do not depend on the packet size: check in packets
         // (and, for sizes given in packets, that a fixed K leaves some packet long).
         let sfield = format!("{field}.size");
-        let dist = crate::scenario::build::size_dist_mss(&sfield, &self.size, 1.0, std::path::Path::new(""))?;
+        let dist = crate::traffic::size_dist_mss(&sfield, &self.size, 1.0, std::path::Path::new(""))?;
         let ps = PacketSizes::new(dist).map_err(|m| Error::input(&sfield, m))?;
-        if let (Some(k), crate::scenario::schema::SizeUnit::Packets) = (self.k.pkts(), self.size.unit()) {
+        if let (Some(k), crate::traffic::SizeUnit::Packets) = (self.k.pkts(), self.size.unit()) {
             no_long_packets(&kfield, k, ps.long_share(k, self.counting, self.extra_pkts))?;
         }
         Ok(())
@@ -222,7 +240,10 @@ impl ALongFrom {
 
 fn no_long_packets(field: &str, k: u64, a: f64) -> Result<()> {
     if a <= 0.0 {
-        return Err(Error::input(field, format!("K = {k} packets leaves no packet long with these sizes (a_l = 0); choose a smaller K")));
+        return Err(Error::input(
+            field,
+            format!("K = {k} packets leaves no packet long with these sizes (a_l = 0); choose a smaller K"),
+        ));
     }
     Ok(())
 }
@@ -236,7 +257,8 @@ impl RedDiffSpec {
         let sfield = format!("{field}.a_long_from.size");
         let dist = sizes(&sfield, &from.size)?;
         let ps = PacketSizes::new(dist).map_err(|m| Error::input(&sfield, m))?;
-        let k = from.k.resolve(&format!("{field}.a_long_from.k"), Some((&ps, from.counting, from.extra_pkts)), sizes)?;
+        let k =
+            from.k.resolve(&format!("{field}.a_long_from.k"), Some((&ps, from.counting, from.extra_pkts)), sizes)?;
         let a = ps.long_share(k, from.counting, from.extra_pkts);
         no_long_packets(&format!("{field}.a_long_from.k"), k, a)?;
         out.derived = Some((a, k));
@@ -543,7 +565,8 @@ mod tests {
     #[test]
     fn a_long_from_sizes_and_k() {
         // Fixed 10-packet documents, K = 7: 3 of every 10 packets are long.
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7 }").unwrap();
+        let s: RedDiffSpec =
+            toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7 }").unwrap();
         s.check("q").unwrap();
         let r = s.resolved("q", &sizes).unwrap();
         r.check("q").unwrap();
@@ -551,25 +574,36 @@ mod tests {
         let q = r.build(1500);
         assert_eq!(q.kind(), "reddiff");
         // Counting the handshake's SYN and ACK first: 5 of 12; whole flows: all 10.
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, extra_pkts = 2 }").unwrap();
+        let s: RedDiffSpec =
+            toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, extra_pkts = 2 }").unwrap();
         assert!((s.resolved("q", &sizes).unwrap().derived.unwrap().0 - 5.0 / 12.0).abs() < 1e-12);
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, counting = \"whole-flow\" }").unwrap();
+        let s: RedDiffSpec = toml::from_str(
+            "a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 7, counting = \"whole-flow\" }",
+        )
+        .unwrap();
         assert_eq!(s.resolved("q", &sizes).unwrap().derived, Some((1.0, 7)));
         // K at or beyond every document: nothing long.
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 10 }").unwrap();
+        let s: RedDiffSpec =
+            toml::from_str("a_long_from = { size = { dist = \"fixed\", value = 10 }, k = 10 }").unwrap();
         let e = s.resolved("q", &sizes).unwrap_err().to_string();
         assert!(e.starts_with("q.a_long_from.k: K = 10"), "{e}");
         // Errors inside the size name their path.
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"fixed\", value = -1 }, k = 7 }").unwrap();
-        assert_eq!(s.resolved("q", &sizes).unwrap_err().to_string(), "q.a_long_from.size.value: must be a positive number");
-        let s: RedDiffSpec = toml::from_str("a_long_from = { size = { dist = \"pareto\", shape = 0.9, min = 1 }, k = 7 }").unwrap();
+        let s: RedDiffSpec =
+            toml::from_str("a_long_from = { size = { dist = \"fixed\", value = -1 }, k = 7 }").unwrap();
+        assert_eq!(
+            s.resolved("q", &sizes).unwrap_err().to_string(),
+            "q.a_long_from.size.value: must be a positive number"
+        );
+        let s: RedDiffSpec =
+            toml::from_str("a_long_from = { size = { dist = \"pareto\", shape = 0.9, min = 1 }, k = 7 }").unwrap();
         assert!(s.resolved("q", &sizes).unwrap_err().to_string().contains("infinite mean"));
         // K by the criterion: the same K as model::tokuda::choose_k on these sizes.
         let text = "a_long_from = { size = { dist = \"pareto\", shape = 1.5, min = 3 }, k = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, k_max = 100, l_pkts = 2000 } }";
         let s: RedDiffSpec = toml::from_str(text).unwrap();
         let (a, k) = s.resolved("q", &sizes).unwrap().derived.unwrap();
         let ps = PacketSizes::new(crate::traffic::SizeDist::Pareto { shape: 1.5, min: 3.0 }).unwrap();
-        let crit = crate::model::tokuda::Criterion { k_max: 100, l_pkts: 2000, ..crate::model::tokuda::Criterion::new(0.05) };
+        let crit =
+            crate::model::tokuda::Criterion { k_max: 100, l_pkts: 2000, ..crate::model::tokuda::Criterion::new(0.05) };
         let best = crate::model::tokuda::choose_k(&crit, &ps, &crate::model::tokuda::Tcp::new(0.08));
         assert_eq!(k, best.k);
         assert!((a - best.a_long).abs() < 1e-12);

@@ -29,7 +29,7 @@
 use super::redmath::{red_verdict, Curve, RedAvg, RedCount};
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::engine::Time;
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::PktId;
 
 /// One class's RED parameters: thresholds in packets, max_p, EWMA weight.
@@ -263,7 +263,8 @@ mod tests {
     fn fifo_order_across_classes() {
         let mut b = Bench::new(1);
         let mut q = Rio::new(params(false));
-        let classes = [ClassMark::Short, ClassMark::Long, ClassMark::None, ClassMark::Short, ClassMark::Long, ClassMark::Short];
+        let classes =
+            [ClassMark::Short, ClassMark::Long, ClassMark::None, ClassMark::Short, ClassMark::Long, ClassMark::Short];
         let ids: Vec<_> = classes.iter().enumerate().map(|(i, &c)| b.pkt(i as u32, 0, c, Ecn::NotEct)).collect();
         for &p in &ids {
             assert!(b.offer(&mut q, p).0);
@@ -309,7 +310,11 @@ mod tests {
     #[test]
     fn idle_decay() {
         let mut b = Bench::new(4);
-        let mut q = Rio::new(RioParams { short: RioClass { w_q: 0.5, ..params(false).short }, long: RioClass { w_q: 0.5, ..params(false).long }, ..params(false) });
+        let mut q = Rio::new(RioParams {
+            short: RioClass { w_q: 0.5, ..params(false).short },
+            long: RioClass { w_q: 0.5, ..params(false).long },
+            ..params(false)
+        });
         for i in 0..4 {
             q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
         }
@@ -333,7 +338,8 @@ mod tests {
         // above 2 max_th (the forced region); w_q small so arrivals barely move them.
         let mut b = Bench::new(13);
         let small = |c: RioClass| RioClass { w_q: 0.002, ..c };
-        let mut q = Rio::new(RioParams { short: small(params(false).short), long: small(params(false).long), ..params(false) });
+        let mut q =
+            Rio::new(RioParams { short: small(params(false).short), long: small(params(false).long), ..params(false) });
         q.avg_short.avg = 100.0;
         q.avg_total.avg = 100.0;
         // An Out arrival at an empty queue, then at one packet: queued. One In packet queued.

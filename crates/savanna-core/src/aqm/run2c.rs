@@ -125,7 +125,7 @@ impl Qdisc for Run2c {
 mod tests {
     use super::*;
     use crate::aqm::testutil::Bench;
-    use crate::metrics::ClassMark;
+    use crate::net::ClassMark;
     use crate::net::Ecn;
 
     fn data(b: &mut Bench, flow: u32, seq: u32) -> PktId {

@@ -72,7 +72,13 @@ fn main() -> ExitCode {
             if !quiet {
                 println!(
                     "{}: {:.1} s simulated in {:.3} s wall, {} events, {} packets forwarded, {}/{} flows finished",
-                    scenario, s.sim_seconds, s.wall_seconds, s.events, s.packets_forwarded, s.flows_finished, s.flows_started
+                    scenario,
+                    s.sim_seconds,
+                    s.wall_seconds,
+                    s.events,
+                    s.packets_forwarded,
+                    s.flows_finished,
+                    s.flows_started
                 );
             }
             ExitCode::SUCCESS

@@ -34,8 +34,8 @@
 
 use super::{Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
-use crate::metrics::ClassMark;
 use crate::model::tokuda::KSpec;
+use crate::net::ClassMark;
 use crate::net::Packet;
 
 fn d_k() -> KSpec {
@@ -77,18 +77,30 @@ impl HashingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
-            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
+            return Err(crate::Error::Internal(format!(
+                "{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)"
+            )));
         }
         if !(self.t_bar_s.is_finite() && self.t_bar_s > 0.0) || secs_to_ns(self.t_bar_s) == 0 {
-            return Err(crate::Error::input(format!("{field}.t_bar_s"), format!("must be a positive number of seconds, got {}", self.t_bar_s)));
+            return Err(crate::Error::input(
+                format!("{field}.t_bar_s"),
+                format!("must be a positive number of seconds, got {}", self.t_bar_s),
+            ));
         }
         if !(1..=MAX_TABLE).contains(&self.table_size) {
-            return Err(crate::Error::input(format!("{field}.table_size"), format!("must be between 1 and {MAX_TABLE} entries, got {}", self.table_size)));
+            return Err(crate::Error::input(
+                format!("{field}.table_size"),
+                format!("must be between 1 and {MAX_TABLE} entries, got {}", self.table_size),
+            ));
         }
         Ok(())
     }
     pub fn build(&self) -> Box<dyn super::Classifier> {
-        Box::new(HashingClassifier::new(self.k.pkts().expect("K resolved before check and build"), secs_to_ns(self.t_bar_s), self.table_size))
+        Box::new(HashingClassifier::new(
+            self.k.pkts().expect("K resolved before check and build"),
+            secs_to_ns(self.t_bar_s),
+            self.table_size,
+        ))
     }
 }
 
@@ -131,7 +143,13 @@ pub fn tuple_hash(p: &Packet) -> u64 {
 impl HashingClassifier {
     pub fn new(k: u64, t_bar: Time, table_size: u32) -> Self {
         let n = table_size.clamp(1, MAX_TABLE) as usize;
-        HashingClassifier { k, t_bar, table: vec![Entry::default(); n], active: Vec::with_capacity(n.min(4096)), now: 0 }
+        HashingClassifier {
+            k,
+            t_bar,
+            table: vec![Entry::default(); n],
+            active: Vec::with_capacity(n.min(4096)),
+            now: 0,
+        }
     }
     /// The table entry a packet maps to.
     #[inline]
@@ -200,7 +218,22 @@ mod tests {
     const TB: Time = S / 2;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, seq: 0, ack: 0, src: 3, dst: 9, size: 1500, enq_ns: 0, kind: PktKind::Data, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 }
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            src: 3,
+            dst: 9,
+            size: 1500,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        }
     }
     fn mark(c: &mut HashingClassifier, flow: u32, now: Time) -> ClassMark {
         let mut p = pkt(flow);
@@ -245,7 +278,11 @@ mod tests {
         }
         // Flow 2 is new, but its entry already counts flow 1's five packets.
         let marks: Vec<_> = (0..3).map(|_| mark(&mut c, 2, 0)).collect();
-        assert_eq!(marks, vec![ClassMark::Short, ClassMark::Short, ClassMark::Long], "the 8th packet of the shared entry is long");
+        assert_eq!(
+            marks,
+            vec![ClassMark::Short, ClassMark::Short, ClassMark::Long],
+            "the 8th packet of the shared entry is long"
+        );
         assert_eq!(c.counter(&pkt(1)), 8);
         assert_eq!(c.report(), ClassifierReport { flows_short: 0, flows_long: 1, threshold: 7.0 }, "one entry");
     }
@@ -289,7 +326,11 @@ mod tests {
         assert_eq!(c.report(), ClassifierReport { flows_short: 1, flows_long: 0, threshold: 2.0 });
         assert_eq!(c.active.len(), 1, "idle entries leave the active list");
         mark(&mut c, 1, 2 * TB);
-        assert_eq!(c.report(), ClassifierReport { flows_short: 1, flows_long: 0, threshold: 2.0 }, "flow 1 restarted; flow 3 now idle");
+        assert_eq!(
+            c.report(),
+            ClassifierReport { flows_short: 1, flows_long: 0, threshold: 2.0 },
+            "flow 1 restarted; flow 3 now idle"
+        );
     }
 
     #[test]

@@ -35,8 +35,8 @@ use std::collections::HashMap;
 
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
-use crate::metrics::ClassMark;
 use crate::model::tokuda::KSpec;
+use crate::net::ClassMark;
 use crate::net::{Packet, PktKind};
 
 fn d_k() -> KSpec {
@@ -76,17 +76,26 @@ impl MarkingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
-            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
+            return Err(crate::Error::Internal(format!(
+                "{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)"
+            )));
         }
         for (name, v) in [("idle_timeout_s", self.idle_timeout_s), ("report_window_s", self.report_window_s)] {
             if !(v.is_finite() && v > 0.0) || secs_to_ns(v) == 0 {
-                return Err(crate::Error::input(format!("{field}.{name}"), format!("must be a positive number of seconds, got {v}")));
+                return Err(crate::Error::input(
+                    format!("{field}.{name}"),
+                    format!("must be a positive number of seconds, got {v}"),
+                ));
             }
         }
         Ok(())
     }
     pub fn build(&self) -> Box<dyn super::Classifier> {
-        Box::new(MarkingClassifier::new(self.k.pkts().expect("K resolved before check and build"), secs_to_ns(self.idle_timeout_s), secs_to_ns(self.report_window_s)))
+        Box::new(MarkingClassifier::new(
+            self.k.pkts().expect("K resolved before check and build"),
+            secs_to_ns(self.idle_timeout_s),
+            secs_to_ns(self.report_window_s),
+        ))
     }
 }
 
@@ -104,7 +113,14 @@ pub struct MarkingClassifier {
 impl MarkingClassifier {
     pub fn new(k: u64, idle_timeout: Time, window: Time) -> Self {
         let idle_timeout = idle_timeout.max(1);
-        MarkingClassifier { k, idle_timeout, window: window.max(1), table: HashMap::with_capacity(1024), next_expiry: idle_timeout, counts: (0, 0) }
+        MarkingClassifier {
+            k,
+            idle_timeout,
+            window: window.max(1),
+            table: HashMap::with_capacity(1024),
+            next_expiry: idle_timeout,
+            counts: (0, 0),
+        }
     }
     /// Entries in the table (live and not yet expired).
     pub fn entries(&self) -> usize {
@@ -160,7 +176,22 @@ mod tests {
     const S: Time = 1_000_000_000;
 
     fn pkt(flow: u32, kind: PktKind) -> Packet {
-        Packet { flow, seq: 0, ack: 0, src: 0, dst: 1, size: 1500, enq_ns: 0, kind, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 }
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            enq_ns: 0,
+            kind,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        }
     }
     fn mark(c: &mut MarkingClassifier, flow: u32, kind: PktKind, now: Time) -> ClassMark {
         let mut p = pkt(flow, kind);
@@ -230,7 +261,11 @@ mod tests {
         assert_eq!(c.report(), ClassifierReport { flows_short: 2, flows_long: 1, threshold: 2.0 });
         mark(&mut c, 3, PktKind::Data, S + S / 2);
         c.tick(2 * S);
-        assert_eq!(c.report(), ClassifierReport { flows_short: 1, flows_long: 0, threshold: 2.0 }, "only flow 3 sent in the last second");
+        assert_eq!(
+            c.report(),
+            ClassifierReport { flows_short: 1, flows_long: 0, threshold: 2.0 },
+            "only flow 3 sent in the last second"
+        );
         assert_eq!(c.entries(), 3, "the others are kept until the idle timeout");
     }
 

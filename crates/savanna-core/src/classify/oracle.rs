@@ -4,7 +4,7 @@
 
 use super::{Classifier, ClassifierReport};
 use crate::engine::Time;
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::Packet;
 
 pub struct SizeOracle {
@@ -34,7 +34,22 @@ mod tests {
     #[test]
     fn classes_by_true_size() {
         let mut o = SizeOracle { threshold: 10 };
-        let mut p = Packet { flow: 0, seq: 0, ack: 0, src: 0, dst: 1, size: 1500, enq_ns: 0, kind: PktKind::Data, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 };
+        let mut p = Packet {
+            flow: 0,
+            seq: 0,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        };
         o.classify(&mut p, 0, Some(10));
         assert_eq!(p.class, ClassMark::Short);
         o.classify(&mut p, 0, Some(11));

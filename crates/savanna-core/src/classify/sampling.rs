@@ -42,7 +42,7 @@ use std::collections::HashMap;
 
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Rng, Time};
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::Packet;
 
 fn d_k() -> crate::model::tokuda::KSpec {
@@ -86,17 +86,28 @@ impl SamplingClassifierSpec {
     pub fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
-            return Err(crate::Error::Internal(format!("{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)")));
+            return Err(crate::Error::Internal(format!(
+                "{field}.k: the criterion was not resolved (model::tokuda::KSpec::resolve)"
+            )));
         }
         if self.sample_every == 0 {
-            return Err(crate::Error::input(format!("{field}.sample_every"), "must be at least 1 (1 samples every packet)"));
+            return Err(crate::Error::input(
+                format!("{field}.sample_every"),
+                "must be at least 1 (1 samples every packet)",
+            ));
         }
         if !(self.t_s.is_finite() && self.t_s > 0.0) || secs_to_ns(self.t_s) == 0 {
-            return Err(crate::Error::input(format!("{field}.t_s"), format!("must be a positive number of seconds, got {}", self.t_s)));
+            return Err(crate::Error::input(
+                format!("{field}.t_s"),
+                format!("must be a positive number of seconds, got {}", self.t_s),
+            ));
         }
         if let Some(v) = self.threshold_samples {
             if !(v.is_finite() && v > 0.0) {
-                return Err(crate::Error::input(format!("{field}.threshold_samples"), format!("must be a positive number of sampled packets (or omitted for K / sample_every), got {v}")));
+                return Err(crate::Error::input(
+                    format!("{field}.threshold_samples"),
+                    format!("must be a positive number of sampled packets (or omitted for K / sample_every), got {v}"),
+                ));
             }
         }
         Ok(())
@@ -106,7 +117,12 @@ impl SamplingClassifierSpec {
     pub fn build(&self, seed: u64) -> Box<dyn super::Classifier> {
         let rng = self.random_sampling.then(|| Rng::stream(seed, &format!("classifier/{}/sampling", self.node)));
         Box::new(SamplingClassifier::new(
-            SamplingParams { k: self.k.pkts().expect("K resolved before check and build"), sample_every: self.sample_every, t: secs_to_ns(self.t_s), threshold_samples: self.threshold_samples },
+            SamplingParams {
+                k: self.k.pkts().expect("K resolved before check and build"),
+                sample_every: self.sample_every,
+                t: secs_to_ns(self.t_s),
+                threshold_samples: self.threshold_samples,
+            },
             rng,
         ))
     }
@@ -221,7 +237,22 @@ mod tests {
     const T: Time = S / 2;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, seq: 0, ack: 0, src: 0, dst: 1, size: 1500, enq_ns: 0, kind: PktKind::Data, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 }
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        }
     }
     fn key(flow: u32) -> u64 {
         flow_key(&pkt(flow))
@@ -232,7 +263,10 @@ mod tests {
         p.class
     }
     fn paper(random: Option<u64>) -> SamplingClassifier {
-        SamplingClassifier::new(SamplingParams { k: 7, sample_every: 3, t: T, threshold_samples: None }, random.map(|s| Rng::stream(s, "test")))
+        SamplingClassifier::new(
+            SamplingParams { k: 7, sample_every: 3, t: T, threshold_samples: None },
+            random.map(|s| Rng::stream(s, "test")),
+        )
     }
 
     #[test]
@@ -243,7 +277,11 @@ mod tests {
             mark(&mut c, f, 0);
         }
         c.tick(T);
-        assert_eq!((c.counter(key(1)), c.counter(key(2))), (Some(2), Some(1)), "packets 3, 6, 9 sampled: flows 1, 2, 1");
+        assert_eq!(
+            (c.counter(key(1)), c.counter(key(2))),
+            (Some(2), Some(1)),
+            "packets 3, 6, 9 sampled: flows 1, 2, 1"
+        );
     }
 
     #[test]
@@ -334,7 +372,10 @@ mod tests {
 
     #[test]
     fn threshold_samples_overrides_k_over_i() {
-        let mut c = SamplingClassifier::new(SamplingParams { k: 7, sample_every: 1, t: T, threshold_samples: Some(14.0) }, None);
+        let mut c = SamplingClassifier::new(
+            SamplingParams { k: 7, sample_every: 1, t: T, threshold_samples: Some(14.0) },
+            None,
+        );
         for _ in 0..13 {
             mark(&mut c, 1, 0);
         }
@@ -348,7 +389,10 @@ mod tests {
     #[test]
     fn spec_defaults_and_checks() {
         let s: SamplingClassifierSpec = toml::from_str("node = \"left\"").unwrap();
-        assert_eq!((s.k.pkts(), s.sample_every, s.t_s, s.random_sampling, s.threshold_samples), (Some(7), 3, 0.5, false, None));
+        assert_eq!(
+            (s.k.pkts(), s.sample_every, s.t_s, s.random_sampling, s.threshold_samples),
+            (Some(7), 3, 0.5, false, None)
+        );
         assert!(s.check("classifiers[0]").is_ok());
         assert!(toml::from_str::<SamplingClassifierSpec>("node = \"left\"\ni = 3").is_err());
         let bad = SamplingClassifierSpec { sample_every: 0, ..s.clone() };

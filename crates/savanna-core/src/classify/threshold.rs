@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::Time;
-use crate::metrics::ClassMark;
+use crate::net::ClassMark;
 use crate::net::Packet;
 
 #[derive(Clone, Debug)]
@@ -36,7 +36,13 @@ pub struct ThresholdClassifier {
 
 impl ThresholdClassifier {
     pub fn new(p: ThresholdParams) -> Self {
-        ThresholdClassifier { lt: p.initial_threshold, next_expiry: p.t_u, next_control: p.t_c, table: HashMap::with_capacity(1024), p }
+        ThresholdClassifier {
+            lt: p.initial_threshold,
+            next_expiry: p.t_u,
+            next_control: p.t_c,
+            table: HashMap::with_capacity(1024),
+            p,
+        }
     }
     pub fn threshold(&self) -> u64 {
         self.lt
@@ -91,18 +97,47 @@ mod tests {
     use crate::net::{Ecn, PktKind};
 
     fn pkt(flow: u32) -> Packet {
-        Packet { flow, seq: 0, ack: 0, src: 0, dst: 1, size: 1500, enq_ns: 0, kind: PktKind::Data, ecn: Ecn::NotEct, flags: 0, class: ClassMark::None, to_side: 1, path: 0, qmark: 0 }
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        }
     }
     const S: Time = 1_000_000_000;
 
     fn params(adaptive: bool) -> ThresholdParams {
-        ThresholdParams { initial_threshold: 5, adaptive, slr: 3.0, t_u: S, t_c: 10 * S, min_threshold: 1, max_threshold: 1_000_000 }
+        ThresholdParams {
+            initial_threshold: 5,
+            adaptive,
+            slr: 3.0,
+            t_u: S,
+            t_c: 10 * S,
+            min_threshold: 1,
+            max_threshold: 1_000_000,
+        }
     }
 
     #[test]
     fn first_lt_packets_are_short_then_long() {
         let mut c = ThresholdClassifier::new(params(false));
-        let marks: Vec<_> = (0..8).map(|_| { let mut p = pkt(1); c.classify(&mut p, 0, None); p.class }).collect();
+        let marks: Vec<_> = (0..8)
+            .map(|_| {
+                let mut p = pkt(1);
+                c.classify(&mut p, 0, None);
+                p.class
+            })
+            .collect();
         assert_eq!(&marks[..5], &[ClassMark::Short; 5]);
         assert_eq!(&marks[5..], &[ClassMark::Long; 3]);
         // Another flow starts short; the other direction of flow 1 counts apart.

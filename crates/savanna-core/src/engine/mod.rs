@@ -17,7 +17,6 @@
 
 pub mod rng;
 
-
 pub use rng::Rng;
 
 /// Simulated time in nanoseconds.
@@ -410,7 +409,18 @@ mod tests {
         expect.sort();
         let got: Vec<_> = std::iter::from_fn(|| s.pop().map(|e| (s.now(), e))).collect();
         let expect: Vec<_> = expect.iter().map(|&(t, _, i)| (t, i)).collect();
-        let got: Vec<_> = got.iter().map(|&(t, e)| (t, match e { Event::TcpTimer { ep, .. } => ep, _ => 999 })).collect();
+        let got: Vec<_> = got
+            .iter()
+            .map(|&(t, e)| {
+                (
+                    t,
+                    match e {
+                        Event::TcpTimer { ep, .. } => ep,
+                        _ => 999,
+                    },
+                )
+            })
+            .collect();
         assert_eq!(got, expect);
     }
 

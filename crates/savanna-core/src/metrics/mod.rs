@@ -2,10 +2,10 @@
 //! (queues.parquet) and the run summary (summary.json), laid out as `../shared/design.md`
 //! fixes them. Output directories are written atomically (see `output.rs`).
 
-pub mod records;
-pub mod parquet;
-pub mod summary;
 pub mod output;
+pub mod parquet;
+pub mod records;
+pub mod summary;
 
 pub use records::*;
 

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::metrics::parquet::{write_classifiers, write_flows, write_goodput, write_network, write_queues, write_traces};
+use crate::metrics::parquet::{
+    write_classifiers, write_flows, write_goodput, write_network, write_queues, write_traces,
+};
 use crate::metrics::summary::to_json;
 use crate::metrics::RunOutput;
 
@@ -185,19 +187,12 @@ fn missing_dirs(out_dir: &Path) -> Result<Vec<PathBuf>> {
         match fs::metadata(p) {
             Ok(m) if m.is_dir() => return Ok(missing),
             Ok(_) if p == out_dir => {
-                return Err(Error::input(
-                    OUT_FIELD,
-                    format!("{} exists and is not a directory", out_dir.display()),
-                ))
+                return Err(Error::input(OUT_FIELD, format!("{} exists and is not a directory", out_dir.display())))
             }
             Ok(_) => {
                 return Err(Error::input(
                     OUT_FIELD,
-                    format!(
-                        "cannot create {}: {} is not a directory",
-                        out_dir.display(),
-                        p.display()
-                    ),
+                    format!("cannot create {}: {} is not a directory", out_dir.display(), p.display()),
                 ))
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -208,9 +203,7 @@ fn missing_dirs(out_dir: &Path) -> Result<Vec<PathBuf>> {
                     _ => return Ok(missing),
                 }
             }
-            Err(e) => {
-                return Err(Error::input(OUT_FIELD, format!("cannot access {}: {e}", p.display())))
-            }
+            Err(e) => return Err(Error::input(OUT_FIELD, format!("cannot access {}: {e}", p.display()))),
         }
     }
 }
@@ -230,10 +223,7 @@ fn create_out_dir(out_dir: &Path) -> Result<Vec<PathBuf>> {
             Err(e) if e.kind() == ErrorKind::NotFound && attempt < 3 => attempt += 1,
             Err(e) => {
                 remove_created(&missing);
-                return Err(Error::input(
-                    OUT_FIELD,
-                    format!("cannot create directory {}: {e}", out_dir.display()),
-                ));
+                return Err(Error::input(OUT_FIELD, format!("cannot create directory {}: {e}", out_dir.display())));
             }
         }
     }
@@ -260,12 +250,7 @@ fn make_staging(out_dir: &Path) -> Result<PathBuf> {
             Ok(()) => return Ok(dir),
             // Left behind by an earlier process with the same pid: pick the next name.
             Err(e) if e.kind() == ErrorKind::AlreadyExists && n < 1_000_000 => continue,
-            Err(e) => {
-                return Err(Error::input(
-                    OUT_FIELD,
-                    format!("cannot write in {}: {e}", out_dir.display()),
-                ))
-            }
+            Err(e) => return Err(Error::input(OUT_FIELD, format!("cannot write in {}: {e}", out_dir.display()))),
         }
     }
 }
@@ -279,27 +264,22 @@ mod tests {
     fn scratch(name: &str) -> PathBuf {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir()
-            .join(format!("savanna-output-test-{}-{name}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("savanna-output-test-{}-{name}-{n}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
     }
 
     fn entries(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut v: Vec<String> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     }
 
     fn run(n_flows: u64, sampling: bool) -> RunOutput {
         RunOutput {
-            flows: (0..n_flows)
-                .map(|i| FlowRecord { flow_id: i, kind: "tcp", ..Default::default() })
-                .collect(),
+            flows: (0..n_flows).map(|i| FlowRecord { flow_id: i, kind: "tcp", ..Default::default() }).collect(),
             queues: vec![QueueSample { t_s: 0.1, queue: "q".into(), ..Default::default() }],
             queue_sampling: sampling,
             summary: RunSummary { flows_started: n_flows, ..Default::default() },
@@ -337,9 +317,7 @@ mod tests {
         write_run(&out, &run(5, false)).unwrap();
         assert_eq!(entries(&out), [FLOWS_FILE, SUMMARY_FILE]);
         assert_eq!(flow_rows(&out.join(FLOWS_FILE)), 5);
-        assert!(fs::read_to_string(out.join(SUMMARY_FILE))
-            .unwrap()
-            .contains("\"flows_started\": 5"));
+        assert!(fs::read_to_string(out.join(SUMMARY_FILE)).unwrap().contains("\"flows_started\": 5"));
         fs::remove_dir_all(&out).unwrap();
     }
 
@@ -401,17 +379,13 @@ mod tests {
     fn failure_while_staging_keeps_previous_run() {
         let out = scratch("fail-keep");
         write_run(&out, &run(3, true)).unwrap();
-        let before: Vec<Vec<u8>> = [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]
-            .iter()
-            .map(|f| fs::read(out.join(f)).unwrap())
-            .collect();
+        let before: Vec<Vec<u8>> =
+            [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE].iter().map(|f| fs::read(out.join(f)).unwrap()).collect();
         let r = write_run_with(&out, &run(9, true), |_, _| Err(Error::io("injected", "boom")));
         assert!(r.is_err());
         assert_eq!(entries(&out), [FLOWS_FILE, NETWORK_FILE, QUEUES_FILE, SUMMARY_FILE]);
-        let after: Vec<Vec<u8>> = [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE]
-            .iter()
-            .map(|f| fs::read(out.join(f)).unwrap())
-            .collect();
+        let after: Vec<Vec<u8>> =
+            [FLOWS_FILE, QUEUES_FILE, SUMMARY_FILE].iter().map(|f| fs::read(out.join(f)).unwrap()).collect();
         assert_eq!(before, after);
         fs::remove_dir_all(&out).unwrap();
     }

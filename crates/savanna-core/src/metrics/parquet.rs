@@ -33,13 +33,16 @@ pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 /// Value written into the file footer's `created_by` (fixed, for byte-identical output).
 pub const CREATED_BY: &str = "savanna";
 
+/// Reads one value of type `T` off a record of type `R`.
+type Reader<R, T> = Box<dyn Fn(&R) -> T>;
+
 /// How to read one column's value off a record of type `R`.
 enum Getter<R> {
-    I64(Box<dyn Fn(&R) -> i64>),
-    OptI64(Box<dyn Fn(&R) -> Option<i64>>),
-    F64(Box<dyn Fn(&R) -> f64>),
-    OptF64(Box<dyn Fn(&R) -> Option<f64>>),
-    Bool(Box<dyn Fn(&R) -> bool>),
+    I64(Reader<R, i64>),
+    OptI64(Reader<R, Option<i64>>),
+    F64(Reader<R, f64>),
+    OptF64(Reader<R, Option<f64>>),
+    Bool(Reader<R, bool>),
     Str(Box<dyn Fn(&R) -> &str>),
 }
 
@@ -132,7 +135,7 @@ fn flow_columns() -> Vec<Column<FlowRecord>> {
 /// Columns of queues.parquet, in file order. The per-class arrays become three columns
 /// each, suffixed with the class name in `ClassMark::ALL` order (none, short, long).
 fn queue_columns() -> Vec<Column<QueueSample>> {
-    use crate::metrics::records::ClassMark;
+    use crate::net::ClassMark;
     let mut cols = vec![
         f64_col("t_s", |q: &QueueSample| q.t_s),
         str_col("queue", |q: &QueueSample| q.queue.as_str()),
@@ -150,9 +153,7 @@ fn queue_columns() -> Vec<Column<QueueSample>> {
     for (prefix, arr) in arrays {
         for class in ClassMark::ALL {
             let i = class.index();
-            cols.push(i64_col(&format!("{prefix}_{}", class.as_str()), move |q: &QueueSample| {
-                arr(q)[i]
-            }));
+            cols.push(i64_col(&format!("{prefix}_{}", class.as_str()), move |q: &QueueSample| arr(q)[i]));
         }
     }
     cols.push(f64_col("utilisation", |q: &QueueSample| q.utilisation));
@@ -276,7 +277,7 @@ pub struct FlowWriter {
 /// Records per spool block (`FlowWriter`); `ROW_GROUP_ROWS` is a multiple of it, so a row
 /// group starts at a block.
 const SPOOL_BLOCK_ROWS: usize = 128;
-const _: () = assert!(ROW_GROUP_ROWS % SPOOL_BLOCK_ROWS == 0);
+const _: () = assert!(ROW_GROUP_ROWS.is_multiple_of(SPOOL_BLOCK_ROWS));
 
 impl FlowWriter {
     pub fn create(path: &Path) -> Result<Self> {
@@ -348,7 +349,7 @@ impl FlowWriter {
             }
         }
         self.rows += 1;
-        if self.rows % SPOOL_BLOCK_ROWS == 0 {
+        if self.rows.is_multiple_of(SPOOL_BLOCK_ROWS) {
             self.spool_block()?;
         }
         Ok(())
@@ -364,7 +365,7 @@ impl FlowWriter {
 
     /// Write flows.parquet from the spool, then sync it; the spool is removed.
     pub fn finish(mut self) -> Result<()> {
-        if self.rows % SPOOL_BLOCK_ROWS != 0 {
+        if !self.rows.is_multiple_of(SPOOL_BLOCK_ROWS) {
             self.spool_block()?;
         }
         let FlowWriter { mut table, spool, slot, slots, rows, strings, .. } = self;
@@ -376,28 +377,35 @@ impl FlowWriter {
             let end = rows.min(first + ROW_GROUP_ROWS);
             let mut rg = table.writer.next_row_group().map_err(|e| io_err(&e))?;
             for (c, &s) in table.cols.iter().zip(slot.iter()) {
-                let mut cw = rg.next_column().map_err(|e| io_err(&e))?.ok_or_else(|| {
-                    Error::Internal(format!("flows: schema has fewer columns than {}", c.name))
-                })?;
+                let mut cw = rg
+                    .next_column()
+                    .map_err(|e| io_err(&e))?
+                    .ok_or_else(|| Error::Internal(format!("flows: schema has fewer columns than {}", c.name)))?;
                 for block_first in (first..end).step_by(SPOOL_BLOCK_ROWS) {
                     let n = SPOOL_BLOCK_ROWS.min(end - block_first);
                     let block = block_first / SPOOL_BLOCK_ROWS;
                     let r = match &c.get {
                         Getter::I64(_) => {
-                            let vals: Vec<i64> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i64).collect();
+                            let vals: Vec<i64> =
+                                reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i64).collect();
                             cw.typed::<Int64Type>().write_batch(&vals, None, None)
                         }
                         Getter::F64(_) => {
-                            let vals: Vec<f64> = reader.words(block, s, n).map_err(spool_err)?.map(f64::from_bits).collect();
+                            let vals: Vec<f64> =
+                                reader.words(block, s, n).map_err(spool_err)?.map(f64::from_bits).collect();
                             cw.typed::<DoubleType>().write_batch(&vals, None, None)
                         }
                         Getter::Bool(_) => {
-                            let vals: Vec<bool> = reader.words(block, s, n).map_err(spool_err)?.map(|w| w != 0).collect();
+                            let vals: Vec<bool> =
+                                reader.words(block, s, n).map_err(spool_err)?.map(|w| w != 0).collect();
                             cw.typed::<BoolType>().write_batch(&vals, None, None)
                         }
                         Getter::Str(_) => {
-                            let vals: Vec<ByteArray> =
-                                reader.words(block, s, n).map_err(spool_err)?.map(|w| strings[w as usize].clone()).collect();
+                            let vals: Vec<ByteArray> = reader
+                                .words(block, s, n)
+                                .map_err(spool_err)?
+                                .map(|w| strings[w as usize].clone())
+                                .collect();
                             cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
                         }
                         Getter::OptI64(_) => {
@@ -524,11 +532,15 @@ impl<R> TableWriter<R> {
             schema_text.push_str(&c.schema_line());
         }
         schema_text.push('}');
-        let schema = parse_message_type(&schema_text)
-            .map_err(|e| Error::Internal(format!("{message} parquet schema: {e}")))?;
+        let schema =
+            parse_message_type(&schema_text).map_err(|e| Error::Internal(format!("{message} parquet schema: {e}")))?;
         let file = File::create(path).map_err(|e| Error::io(shown.clone(), e))?;
-        let writer = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(writer_properties(&cols, strings_only)))
-            .map_err(|e| Error::io(shown.clone(), e))?;
+        let writer = SerializedFileWriter::new(
+            BufWriter::new(file),
+            Arc::new(schema),
+            Arc::new(writer_properties(&cols, strings_only)),
+        )
+        .map_err(|e| Error::io(shown.clone(), e))?;
         Ok(TableWriter { shown, message: message.to_string(), cols, writer })
     }
 
@@ -561,11 +573,7 @@ fn def_levels<T>(vals: &[Option<T>]) -> Vec<i16> {
     vals.iter().map(|v| i16::from(v.is_some())).collect()
 }
 
-fn write_column<R>(
-    cw: &mut SerializedColumnWriter<'_>,
-    get: &Getter<R>,
-    rows: &[R],
-) -> ::parquet::errors::Result<()> {
+fn write_column<R>(cw: &mut SerializedColumnWriter<'_>, get: &Getter<R>, rows: &[R]) -> ::parquet::errors::Result<()> {
     match get {
         Getter::I64(f) => {
             let vals: Vec<i64> = rows.iter().map(f).collect();
@@ -600,7 +608,7 @@ fn write_column<R>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::records::ClassMark;
+    use crate::net::ClassMark;
     use ::parquet::file::reader::{FileReader, SerializedFileReader};
     use ::parquet::record::{Field, RowAccessor};
     use std::path::PathBuf;
@@ -609,8 +617,7 @@ mod tests {
     fn scratch(name: &str) -> PathBuf {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir()
-            .join(format!("savanna-parquet-test-{}-{name}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("savanna-parquet-test-{}-{name}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -893,22 +900,23 @@ mod tests {
 
     /// Flow record `i` of a synthetic run: values, nulls and strings vary with `i`.
     fn synthetic_flow(i: u64) -> FlowRecord {
+        let every = |k: u64| i.is_multiple_of(k);
         FlowRecord {
             flow_id: i,
             src: format!("s{}", i % 7).into(),
             dst: format!("d{}", i % 11).into(),
-            kind: if i % 13 == 0 { "udp" } else { "tcp" },
+            kind: if every(13) { "udp" } else { "tcp" },
             source: "web".into(),
-            tag: if i % 2 == 0 { "".into() } else { "bg".into() },
+            tag: if every(2) { "".into() } else { "bg".into() },
             start_s: i as f64 * 0.01,
-            end_s: (i % 5 != 0).then(|| i as f64 * 0.01 + 0.25),
-            size_bytes: (i % 3 != 0).then_some(i * 1460),
-            size_pkts: (i % 4 != 0).then_some(i),
-            fct_s: (i % 5 != 0).then(|| 0.25 + i as f64 * 1e-9),
+            end_s: (!every(5)).then_some(i as f64 * 0.01 + 0.25),
+            size_bytes: (!every(3)).then_some(i * 1460),
+            size_pkts: (!every(4)).then_some(i),
+            fct_s: (!every(5)).then_some(0.25 + i as f64 * 1e-9),
             data_pkts_sent: i + 1,
             retransmits: i % 9,
             timeouts: i % 2,
-            first_data_drop: i % 6 == 0,
+            first_data_drop: every(6),
             class_at_end: [ClassMark::None, ClassMark::Short, ClassMark::Long][(i % 3) as usize],
             path: format!("s{}>r0>d{}", i % 7, i % 11).into(),
             base_rtt_s: 0.1,

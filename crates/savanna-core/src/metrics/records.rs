@@ -5,29 +5,7 @@
 
 use serde::Serialize;
 
-/// Class mark carried by a packet and reported per flow (Guo & Matta's In/Out = short/long).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ClassMark {
-    #[default]
-    None = 0,
-    Short = 1,
-    Long = 2,
-}
-
-impl ClassMark {
-    pub const ALL: [ClassMark; 3] = [ClassMark::None, ClassMark::Short, ClassMark::Long];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClassMark::None => "none",
-            ClassMark::Short => "short",
-            ClassMark::Long => "long",
-        }
-    }
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::net::ClassMark;
 
 /// A name shared by many records (a node, a traffic block, a tag, a path): cloning it
 /// copies a pointer, so a record costs no allocation of its own.

@@ -9,8 +9,7 @@ use crate::metrics::records::RunSummary;
 /// Render `summary` as pretty-printed JSON with a trailing newline.
 pub fn to_json(summary: &RunSummary) -> String {
     // Serialising plain structs, u64/f64 fields and string-keyed maps cannot fail.
-    let mut s =
-        serde_json::to_string_pretty(summary).expect("RunSummary always serialises to JSON");
+    let mut s = serde_json::to_string_pretty(summary).expect("RunSummary always serialises to JSON");
     s.push('\n');
     s
 }
@@ -33,8 +32,7 @@ mod tests {
         };
         q.dropped_by_reason.insert("overflow".into(), 1);
         q.by_class.insert("short".into(), ClassTotals { arrivals: 4, ..Default::default() });
-        q.by_class
-            .insert("long".into(), ClassTotals { arrivals: 6, dropped: 1, ..Default::default() });
+        q.by_class.insert("long".into(), ClassTotals { arrivals: 6, dropped: 1, ..Default::default() });
         RunSummary {
             savanna_version: "0.1.0".into(),
             scenario: "dumbbell".into(),

@@ -61,12 +61,29 @@ impl Setup {
             return Err("alpha: give at least one flow".into());
         }
         let per = if individual { n } else { 1 };
-        for (name, v, want) in [("beta", &self.beta, n), ("w0", &self.w0, n), ("q0", &self.q0, per), ("target", &self.target, per), ("service", &self.service, per)] {
+        for (name, v, want) in [
+            ("beta", &self.beta, n),
+            ("w0", &self.w0, n),
+            ("q0", &self.q0, per),
+            ("target", &self.target, per),
+            ("service", &self.service, per),
+        ] {
             if v.len() != want {
-                return Err(format!("{name}: needs {want} value(s) ({}), got {}", if want == n && n > 1 { "one per flow" } else { "one" }, v.len()));
+                return Err(format!(
+                    "{name}: needs {want} value(s) ({}), got {}",
+                    if want == n && n > 1 { "one per flow" } else { "one" },
+                    v.len()
+                ));
             }
         }
-        for (name, v) in [("alpha", &self.alpha), ("beta", &self.beta), ("w0", &self.w0), ("q0", &self.q0), ("target", &self.target), ("service", &self.service)] {
+        for (name, v) in [
+            ("alpha", &self.alpha),
+            ("beta", &self.beta),
+            ("w0", &self.w0),
+            ("q0", &self.q0),
+            ("target", &self.target),
+            ("service", &self.service),
+        ] {
             if let Some(x) = v.iter().find(|x| !x.is_finite()) {
                 return Err(format!("{name}: must be finite numbers, got {x}"));
             }
@@ -254,7 +271,9 @@ mod tests {
     /// alpha and beta (eq. (2)) is sufficient, not necessary.
     #[test]
     fn unequal_gains() {
-        let radius = |a: &[f64], b: &[f64]| poles(a.iter().sum(), b.iter().sum()).iter().map(|(x, y)| x.hypot(*y)).fold(0.0, f64::max);
+        let radius = |a: &[f64], b: &[f64]| {
+            poles(a.iter().sum(), b.iter().sum()).iter().map(|(x, y)| x.hypot(*y)).fold(0.0, f64::max)
+        };
         // Eq. (2) with the maxima holds (0.2 + 2 * 0.3 < 4/4): stable.
         let (alpha, beta) = ([0.01, 0.05, 0.2, 0.02], [0.01, 0.02, 0.3, 0.01]);
         assert!(paper_condition(0.2, 0.3, 4));
@@ -310,7 +329,12 @@ mod tests {
         let t = simulate_individual(&s, 3000);
         let (q, w) = (t.q.last().unwrap(), t.w.last().unwrap());
         for i in 0..2 {
-            assert!((q[i] - s.target[i]).abs() < 1e-6 && (w[i] - s.service[i]).abs() < 1e-6, "flow {i}: q {} w {}", q[i], w[i]);
+            assert!(
+                (q[i] - s.target[i]).abs() < 1e-6 && (w[i] - s.service[i]).abs() < 1e-6,
+                "flow {i}: q {} w {}",
+                q[i],
+                w[i]
+            );
         }
         let off = (q[2] - s.target[2]).abs();
         assert!(off.is_nan() || off > 1.0, "flow 2 diverges (to infinity or NaN): {}", q[2]);
@@ -324,7 +348,14 @@ mod tests {
 
     #[test]
     fn setup_checks_name_the_argument() {
-        let ok = Setup { alpha: vec![0.1; 2], beta: vec![0.1; 2], w0: vec![1.0; 2], q0: vec![0.0], target: vec![10.0], service: vec![2.0] };
+        let ok = Setup {
+            alpha: vec![0.1; 2],
+            beta: vec![0.1; 2],
+            w0: vec![1.0; 2],
+            q0: vec![0.0],
+            target: vec![10.0],
+            service: vec![2.0],
+        };
         assert!(ok.check(false).is_ok());
         assert!(ok.check(true).unwrap_err().starts_with("q0:"));
         let bad = Setup { beta: vec![0.1], ..ok.clone() };

@@ -92,7 +92,8 @@ pub fn throughput_approx(p: f64, rtt_s: f64, t0_s: f64, b: f64, wmax_pkts: f64) 
     if p <= 0.0 {
         return limit;
     }
-    let den = rtt_s * (2.0 * b * p / 3.0).sqrt() + t0_s * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+    let den = rtt_s * (2.0 * b * p / 3.0).sqrt()
+        + t0_s * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
     limit.min(1.0 / den)
 }
 

@@ -216,16 +216,18 @@ fn piece_excess(a: f64, b: f64, t: f64) -> f64 {
 /// `size`.
 pub fn dist_from_json(text: &str, mss_bytes: f64, base: &std::path::Path) -> crate::Result<SizeDist> {
     use crate::error::Error;
-    use crate::scenario::schema::{decode, join_path, SizeSpec};
+    use crate::spec::{decode, join_path};
+    use crate::traffic::SizeSpec;
     if !(mss_bytes.is_finite() && mss_bytes > 0.0) {
         return Err(Error::input("mss_bytes", format!("must be a positive number of bytes, got {mss_bytes}")));
     }
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::input("size", format!("not a JSON table: {e}")))?;
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| Error::input("size", format!("not a JSON table: {e}")))?;
     let spec: SizeSpec = serde_path_to_error::deserialize(v).map_err(|e| {
         let (inner, msg) = decode(&e.inner().to_string());
         Error::input(join_path("size", &join_path(&e.path().to_string(), &inner)), msg)
     })?;
-    crate::scenario::build::size_dist_mss("size", &spec, mss_bytes, base)
+    crate::traffic::size_dist_mss("size", &spec, mss_bytes, base)
 }
 
 /// Explicit terms of a sum before the tail integral takes over (unbounded laws).
@@ -499,7 +501,8 @@ mod tests {
         assert!(prev > 0.4, "{prev}");
         let err = PacketSizes::new(SizeDist::Pareto { shape: 1.0, min: 1.0 }).unwrap_err();
         assert!(err.contains("infinite mean"), "{err}");
-        let err = PacketSizes::new(SizeDist::LognormalPareto { mu: 1.0, sigma: 1.0, cutoff: 10.0, shape: 0.9 }).unwrap_err();
+        let err =
+            PacketSizes::new(SizeDist::LognormalPareto { mu: 1.0, sigma: 1.0, cutoff: 10.0, shape: 0.9 }).unwrap_err();
         assert!(err.contains("infinite mean"), "{err}");
     }
 
@@ -521,7 +524,8 @@ mod tests {
     #[test]
     fn laws_from_json() {
         let base = std::path::Path::new(".");
-        let d = dist_from_json(r#"{"dist": "pareto", "shape": 1.5, "mean": 30000, "unit": "bytes"}"#, 1500.0, base).unwrap();
+        let d = dist_from_json(r#"{"dist": "pareto", "shape": 1.5, "mean": 30000, "unit": "bytes"}"#, 1500.0, base)
+            .unwrap();
         match d {
             SizeDist::Pareto { shape, min } => assert!(shape == 1.5 && (min - 20.0 / 3.0).abs() < 1e-9, "{min}"),
             other => panic!("{other:?}"),

@@ -52,8 +52,8 @@ use serde::Deserialize;
 use super::padhye;
 use super::sizes::{Counting, PacketSizes};
 use crate::error::{Error, Result};
-use crate::scenario::schema::SizeSpec;
 use crate::traffic::SizeDist;
+use crate::traffic::SizeSpec;
 
 /// The TCP of the model (all times in seconds, windows in packets).
 #[derive(Clone, Debug)]
@@ -76,7 +76,15 @@ pub struct Tcp {
 impl Tcp {
     /// The defaults above for a round-trip time.
     pub fn new(rtt_s: f64) -> Self {
-        Tcp { rtt_s, rto_s: 4.0 * rtt_s, ito_s: 3.0, b: 1.0, init_cwnd: 1.0, max_window: f64::INFINITY, handshake: false }
+        Tcp {
+            rtt_s,
+            rto_s: 4.0 * rtt_s,
+            ito_s: 3.0,
+            b: 1.0,
+            init_cwnd: 1.0,
+            max_window: f64::INFINITY,
+            handshake: false,
+        }
     }
 
     /// Check the parameters; the message names the parameter.
@@ -93,7 +101,10 @@ impl Tcp {
             return Err(format!("init_cwnd: must be a number of packets >= 1, got {}", self.init_cwnd));
         }
         if self.max_window.is_nan() || self.max_window < self.init_cwnd {
-            return Err(format!("max_window: must be at least init_cwnd ({}) packets (or infinite), got {}", self.init_cwnd, self.max_window));
+            return Err(format!(
+                "max_window: must be at least init_cwnd ({}) packets (or infinite), got {}",
+                self.init_cwnd, self.max_window
+            ));
         }
         Ok(())
     }
@@ -466,7 +477,7 @@ pub struct CriterionSpec {
 
 impl<'de> Deserialize<'de> for KSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use crate::scenario::schema::{decode, encode, join_path};
+        use crate::spec::{decode, encode, join_path};
         use serde::de::Error as _;
         let v = toml::Value::deserialize(d)?;
         match v {
@@ -479,7 +490,9 @@ impl<'de> Deserialize<'de> for KSpec {
                     let (inner, msg) = decode(e.inner().message());
                     D::Error::custom(encode(&join_path(&outer, &inner), &msg))
                 }),
-            _ => Err(D::Error::custom("must be a whole number of packets or a table { criterion = \"tokuda-f\", p_t = ..., rtt_s = ... }")),
+            _ => Err(D::Error::custom(
+                "must be a whole number of packets or a table { criterion = \"tokuda-f\", p_t = ..., rtt_s = ... }",
+            )),
         }
     }
 }
@@ -507,7 +520,12 @@ impl KSpec {
 
     /// K in packets. `inherited`: the document sizes and counting of an enclosing
     /// `a_long_from` (then the criterion must not give its own).
-    pub fn resolve(&self, field: &str, inherited: Option<(&PacketSizes, Counting, u64)>, sizes: &SizeFn) -> Result<u64> {
+    pub fn resolve(
+        &self,
+        field: &str,
+        inherited: Option<(&PacketSizes, Counting, u64)>,
+        sizes: &SizeFn,
+    ) -> Result<u64> {
         match self {
             KSpec::Pkts(0) => Err(Error::input(field, "must be at least 1 packet")),
             KSpec::Pkts(k) => Ok(*k),
@@ -532,22 +550,40 @@ impl CriterionSpec {
     pub fn check(&self, field: &str) -> Result<()> {
         let rename = |m: String| m.replacen("b:", "pkts_per_ack:", 1);
         self.tcp().check().map_err(|m| split(field, &rename(m)))?;
-        let crit = Criterion { p_t: self.p_t, l_pkts: self.l_pkts, k_max: self.k_max, counting: Counting::BeyondK, extra_pkts: 0 };
+        let crit = Criterion {
+            p_t: self.p_t,
+            l_pkts: self.l_pkts,
+            k_max: self.k_max,
+            counting: Counting::BeyondK,
+            extra_pkts: 0,
+        };
         crit.check().map_err(|m| split(field, &m))
     }
 
     /// Inside a queue's `a_long_from`, the sizes and counting are the queue's.
     pub fn check_inherited(&self, field: &str) -> Result<()> {
-        for (name, given) in [("size", self.size.is_some()), ("counting", self.counting.is_some()), ("extra_pkts", self.extra_pkts.is_some())] {
+        for (name, given) in [
+            ("size", self.size.is_some()),
+            ("counting", self.counting.is_some()),
+            ("extra_pkts", self.extra_pkts.is_some()),
+        ] {
             if given {
-                return Err(Error::input(format!("{field}.{name}"), format!("not allowed here: the queue's a_long_from.{name} applies")));
+                return Err(Error::input(
+                    format!("{field}.{name}"),
+                    format!("not allowed here: the queue's a_long_from.{name} applies"),
+                ));
             }
         }
         Ok(())
     }
 
     /// Choose K (section 3.2): check, turn the sizes into packets, minimise F(K).
-    pub fn resolve(&self, field: &str, inherited: Option<(&PacketSizes, Counting, u64)>, sizes: &SizeFn) -> Result<FPoint> {
+    pub fn resolve(
+        &self,
+        field: &str,
+        inherited: Option<(&PacketSizes, Counting, u64)>,
+        sizes: &SizeFn,
+    ) -> Result<FPoint> {
         self.check(field)?;
         let owned;
         let (ps, counting, extra) = match inherited {
@@ -556,7 +592,12 @@ impl CriterionSpec {
                 inh
             }
             None => {
-                let spec = self.size.as_ref().ok_or_else(|| Error::input(format!("{field}.size"), "required: the document-size distribution that weighs F(K) (P(i)) and gives a_l"))?;
+                let spec = self.size.as_ref().ok_or_else(|| {
+                    Error::input(
+                        format!("{field}.size"),
+                        "required: the document-size distribution that weighs F(K) (P(i)) and gives a_l",
+                    )
+                })?;
                 let dist = sizes(&format!("{field}.size"), spec)?;
                 owned = PacketSizes::new(dist).map_err(|m| Error::input(format!("{field}.size"), m))?;
                 (&owned, self.counting.unwrap_or(Counting::BeyondK), self.extra_pkts.unwrap_or(0))
@@ -621,7 +662,10 @@ mod tests {
             (tcp(), Losses::uniform(0.02)),
             (tcp(), Losses { k: 7, p_s: 0.0, p_l: 0.08 }),
             (tcp(), Losses { k: 30, p_s: 0.01, p_l: 0.2 }),
-            (Tcp { max_window: 12.0, b: 2.0, init_cwnd: 2.0, handshake: true, ..tcp() }, Losses { k: 5, p_s: 0.005, p_l: 0.03 }),
+            (
+                Tcp { max_window: 12.0, b: 2.0, init_cwnd: 2.0, handshake: true, ..tcp() },
+                Losses { k: 5, p_s: 0.005, p_l: 0.03 },
+            ),
             (tcp(), Losses { k: 10, p_s: 0.0, p_l: 1.0 }),
         ];
         for (t, loss) in &cases {
@@ -695,7 +739,13 @@ mod tests {
     /// spliced continuously; 1460-byte packets.
     fn scenario2() -> PacketSizes {
         let mss = 1460.0f64;
-        PacketSizes::new(SizeDist::LognormalPareto { mu: 9.357 - mss.ln(), sigma: 1.318, cutoff: 133_000.0 / mss, shape: 1.5 }).unwrap()
+        PacketSizes::new(SizeDist::LognormalPareto {
+            mu: 9.357 - mss.ln(),
+            sigma: 1.318,
+            cutoff: 133_000.0 / mss,
+            shape: 1.5,
+        })
+        .unwrap()
     }
 
     /// Fig. 3: for a given p_t, F(K) falls then rises, with one best K. Table 3's RED
@@ -750,7 +800,8 @@ mod tests {
         }
         let bad: W = toml::from_str(r#"k = { criterion = "tokuda-f", p_t = 1.5, rtt_s = 0.1 }"#).unwrap();
         assert!(bad.k.resolve("c.k", None, &sizes).unwrap_err().to_string().starts_with("c.k.p_t: "));
-        let bad: W = toml::from_str(r#"k = { criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1, pkts_per_ack = 0.5 }"#).unwrap();
+        let bad: W =
+            toml::from_str(r#"k = { criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1, pkts_per_ack = 0.5 }"#).unwrap();
         assert!(bad.k.resolve("c.k", None, &sizes).unwrap_err().to_string().starts_with("c.k.pkts_per_ack: "));
         let nosize: W = toml::from_str(r#"k = { criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1 }"#).unwrap();
         assert!(nosize.k.resolve("c.k", None, &sizes).unwrap_err().to_string().starts_with("c.k.size: required"));

@@ -2,7 +2,29 @@
 //! id, so forwarding moves ids, not packets, and nothing is allocated per packet once the
 //! pool has grown to the peak number of packets alive.
 
-use crate::metrics::ClassMark;
+/// Class mark carried by a packet and reported per flow (Guo & Matta's In/Out = short/long).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassMark {
+    #[default]
+    None = 0,
+    Short = 1,
+    Long = 2,
+}
+
+impl ClassMark {
+    pub const ALL: [ClassMark; 3] = [ClassMark::None, ClassMark::Short, ClassMark::Long];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClassMark::None => "none",
+            ClassMark::Short => "short",
+            ClassMark::Long => "long",
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 pub type PktId = u32;
 

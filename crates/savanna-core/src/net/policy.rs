@@ -59,16 +59,26 @@ pub struct PathPolicy {
 impl PathPolicySpec {
     pub fn resolve(&self, field: &str, topo: &Topology, routes: &[u32]) -> Result<PathPolicy> {
         let n = topo.n_nodes();
-        let node = topo.node(&self.node).ok_or_else(|| Error::input(format!("{field}.node"), format!("no node named '{}'", self.node)))?;
+        let node = topo
+            .node(&self.node)
+            .ok_or_else(|| Error::input(format!("{field}.node"), format!("no node named '{}'", self.node)))?;
         let threshold = match (self.policy, self.threshold_pkts) {
-            (PolicyKind::LoadBalanced, Some(_)) => return Err(Error::input(format!("{field}.threshold_pkts"), "load_balanced takes no threshold")),
+            (PolicyKind::LoadBalanced, Some(_)) => {
+                return Err(Error::input(format!("{field}.threshold_pkts"), "load_balanced takes no threshold"))
+            }
             (PolicyKind::LoadBalanced, None) => 0,
-            (_, None) => return Err(Error::input(format!("{field}.threshold_pkts"), "required for size_based and threshold policies (packets)")),
+            (_, None) => {
+                return Err(Error::input(
+                    format!("{field}.threshold_pkts"),
+                    "required for size_based and threshold policies (packets)",
+                ))
+            }
             (_, Some(0)) => return Err(Error::input(format!("{field}.threshold_pkts"), "must be at least 1 packet")),
             (_, Some(t)) => t,
         };
         // Links out of the node, by neighbour.
-        let out: Vec<(u32, u32)> = topo.links.iter().enumerate().filter(|(_, l)| l.from == node).map(|(i, l)| (l.to, i as u32)).collect();
+        let out: Vec<(u32, u32)> =
+            topo.links.iter().enumerate().filter(|(_, l)| l.from == node).map(|(i, l)| (l.to, i as u32)).collect();
         let hops: Vec<(u32, u32)> = if self.next_hops.is_empty() {
             out.clone()
         } else {
@@ -107,7 +117,12 @@ impl PathPolicySpec {
             if dst as u32 == node {
                 continue;
             }
-            let ok: Vec<(u8, u32)> = hops.iter().enumerate().filter(|(_, (h, _))| avoids(*h, dst as u32)).map(|(i, (_, l))| (i as u8, *l)).collect();
+            let ok: Vec<(u8, u32)> = hops
+                .iter()
+                .enumerate()
+                .filter(|(_, (h, _))| avoids(*h, dst as u32))
+                .map(|(i, (_, l))| (i as u8, *l))
+                .collect();
             if ok.len() >= 2 {
                 for &(i, _) in &ok {
                     used[i as usize] = true;
@@ -118,12 +133,18 @@ impl PathPolicySpec {
         if cands.iter().all(|c| c.is_empty()) {
             return Err(Error::input(
                 format!("{field}.node"),
-                format!("node '{}' has only one path to every destination; a path policy needs a node with parallel paths", self.node),
+                format!(
+                    "node '{}' has only one path to every destination; a path policy needs a node with parallel paths",
+                    self.node
+                ),
             ));
         }
         if !self.next_hops.is_empty() {
             if let Some(i) = used.iter().position(|u| !u) {
-                return Err(Error::input(format!("{field}.next_hops[{i}]"), format!("'{}' reaches no destination that another next hop also reaches", self.next_hops[i])));
+                return Err(Error::input(
+                    format!("{field}.next_hops[{i}]"),
+                    format!("'{}' reaches no destination that another next hop also reaches", self.next_hops[i]),
+                ));
             }
         }
         let hop_names = hops.iter().map(|(h, _)| topo.node_names[*h as usize].clone()).collect();

@@ -91,7 +91,10 @@ impl Topology {
                 if a != b && table[a * n + b] == NO_ROUTE {
                     return Err(Error::input(
                         "topology",
-                        format!("no route from node '{}' to node '{}': the graph is disconnected", self.node_names[a], self.node_names[b]),
+                        format!(
+                            "no route from node '{}' to node '{}': the graph is disconnected",
+                            self.node_names[a], self.node_names[b]
+                        ),
                     ));
                 }
             }

@@ -19,7 +19,9 @@ use crate::aqm::{
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::{Error, Result};
 use crate::net::{LinkSpec, NodeKind, Topology};
+use crate::spec::{bad, non_negative, positive, probability};
 use crate::tcp::{RttSampling, TcpConfig, Variant};
+use crate::traffic::size::size_dist_mss;
 use crate::traffic::SizeDist;
 
 /// Everything the simulator needs, resolved and checked.
@@ -57,12 +59,29 @@ pub struct TrafficPlan {
     pub kind: TrafficKind,
 }
 
+/// One flow of a flow list: start, size in packets (None: persistent), data sender, data
+/// receiver.
+pub type ListedFlow = (Time, Option<u64>, u32, u32);
+
 #[derive(Clone, Debug)]
 pub enum TrafficKind {
-    Poisson { mean_gap_s: f64, size: SizeDist, ends: Ends, start: Time, stop: Time },
-    Persistent { count: u32, start: Time, stagger: Time, ends: Ends },
+    Poisson {
+        mean_gap_s: f64,
+        size: SizeDist,
+        ends: Ends,
+        start: Time,
+        stop: Time,
+    },
+    Persistent {
+        count: u32,
+        start: Time,
+        stagger: Time,
+        ends: Ends,
+    },
     /// (start, size in packets or None for persistent, data sender, data receiver), by start.
-    List { flows: Vec<(Time, Option<u64>, u32, u32)> },
+    List {
+        flows: Vec<ListedFlow>,
+    },
     Web {
         sessions: u32,
         pages: Option<u32>,
@@ -76,8 +95,24 @@ pub enum TrafficKind {
         spread: Time,
         stop: Time,
     },
-    Closed { sessions: u32, size: SizeDist, think: Option<SizeDist>, connections: Option<u32>, ends: Ends, start: Time, spread: Time, stop: Time },
-    Periodic { count: u32, size: SizeDist, period: Option<Time>, ends: Ends, start: Time, stop: Time },
+    Closed {
+        sessions: u32,
+        size: SizeDist,
+        think: Option<SizeDist>,
+        connections: Option<u32>,
+        ends: Ends,
+        start: Time,
+        spread: Time,
+        stop: Time,
+    },
+    Periodic {
+        count: u32,
+        size: SizeDist,
+        period: Option<Time>,
+        ends: Ends,
+        start: Time,
+        stop: Time,
+    },
     Udp {
         /// Mean gap between packets, ns (exact for CBR).
         gap_ns: f64,
@@ -168,7 +203,12 @@ fn resolve_ends(
     };
     let e = match (from, to) {
         (None, None) if !pairs.is_empty() => Ends::Pairs(pairs.to_vec()),
-        (None, None) => return bad(format!("{field}.from"), format!("required on this topology, with `to`: a host group ({}) or host names", group_list())),
+        (None, None) => {
+            return bad(
+                format!("{field}.from"),
+                format!("required on this topology, with `to`: a host group ({}) or host names", group_list()),
+            )
+        }
         (Some(_), None) => return bad(format!("{field}.to"), "required with `from`"),
         (None, Some(_)) => return bad(format!("{field}.from"), "required with `to`"),
         (Some(a), Some(b)) => {
@@ -192,34 +232,6 @@ fn time_dist(field: &str, s: &SizeSpec, f: &ScenarioFile) -> Result<SizeDist> {
         return bad(format!("{field}.unit"), "a time distribution is in seconds; remove `unit`");
     }
     size_dist(field, s, f, Path::new("."))
-}
-
-fn bad<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
-    Err(Error::input(field, msg))
-}
-
-fn positive(field: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        bad(field, format!("must be a positive number, got {v}"))
-    }
-}
-
-fn non_negative(field: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        bad(field, format!("must be a number >= 0, got {v}"))
-    }
-}
-
-fn probability(field: &str, v: f64) -> Result<()> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        bad(field, format!("must be a probability in [0, 1], got {v}"))
-    }
 }
 
 pub fn resolve(sc: &Scenario) -> Result<Plan> {
@@ -277,7 +289,9 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             None => 0,
         };
         let name = name.unwrap_or_else(|| format!("traffic{i}"));
-        let ends = |from: &Option<HostSel>, to: &Option<HostSel>, d: Direction| -> Result<Ends> { resolve_ends(&field, from, to, d, &pairs, &groups, &topo) };
+        let ends = |from: &Option<HostSel>, to: &Option<HostSel>, d: Direction| -> Result<Ends> {
+            resolve_ends(&field, from, to, d, &pairs, &groups, &topo)
+        };
         let window = |start: f64, stop: Option<f64>| -> Result<(Time, Time)> {
             non_negative(&format!("{field}.start_s"), start)?;
             let stop = stop.unwrap_or(sc.duration_s);
@@ -296,14 +310,19 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                 }
                 let rate = match (p.load, p.rate_per_s) {
                     (Some(_), Some(_)) => return bad(&field, "give either `load` or `rate_per_s`, not both"),
-                    (None, None) => return bad(&field, "a poisson block needs `load` (target utilisation) or `rate_per_s`"),
+                    (None, None) => {
+                        return bad(&field, "a poisson block needs `load` (target utilisation) or `rate_per_s`")
+                    }
                     (None, Some(r)) => {
                         positive(&format!("{field}.rate_per_s"), r)?;
                         r
                     }
                     (Some(load), None) => {
                         if !(load > 0.0 && load < 1.0) {
-                            return bad(format!("{field}.load"), format!("open-loop arrivals need a load in (0, 1), got {load}"));
+                            return bad(
+                                format!("{field}.load"),
+                                format!("open-loop arrivals need a load in (0, 1), got {load}"),
+                            );
                         }
                         let cap = match (p.capacity_mbps, bottleneck) {
                             (Some(c), _) => {
@@ -311,7 +330,12 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                                 c
                             }
                             (None, Some((_, c))) => c,
-                            (None, None) => return bad(format!("{field}.capacity_mbps"), "required: the topology has no single bottleneck to take it from"),
+                            (None, None) => {
+                                return bad(
+                                    format!("{field}.capacity_mbps"),
+                                    "required: the topology has no single bottleneck to take it from",
+                                )
+                            }
                         };
                         let mean = match size.mean() {
                             Some(m) if m.is_finite() && m > 0.0 => m,
@@ -326,7 +350,16 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                     }
                 };
                 let start = secs_to_ns(p.start_s);
-                (p.mode, TrafficKind::Poisson { mean_gap_s: 1.0 / rate, size, ends: ends(&p.from, &p.to, p.direction)?, start, stop: secs_to_ns(stop) })
+                (
+                    p.mode,
+                    TrafficKind::Poisson {
+                        mean_gap_s: 1.0 / rate,
+                        size,
+                        ends: ends(&p.from, &p.to, p.direction)?,
+                        start,
+                        stop: secs_to_ns(stop),
+                    },
+                )
             }
             TrafficSpec::Persistent(p) => {
                 non_negative(&format!("{field}.start_s"), p.start_s)?;
@@ -347,14 +380,23 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             TrafficSpec::Flows(p) => (p.mode, TrafficKind::List { flows: flow_list(&field, p, &topo, &sc.base_dir)? }),
             TrafficSpec::Web(w) => {
                 if w.sessions == 0 || w.sessions > 1_000_000 {
-                    return bad(format!("{field}.sessions"), format!("must be between 1 and 1000000, got {}", w.sessions));
+                    return bad(
+                        format!("{field}.sessions"),
+                        format!("must be between 1 and 1000000, got {}", w.sessions),
+                    );
                 }
                 if w.pages_per_session == Some(0) {
-                    return bad(format!("{field}.pages_per_session"), "must be at least 1 (omit it for endless sessions)");
+                    return bad(
+                        format!("{field}.pages_per_session"),
+                        "must be at least 1 (omit it for endless sessions)",
+                    );
                 }
                 let o = w.objects_per_page;
                 if o.min == 0 || o.max < o.min {
-                    return bad(format!("{field}.objects_per_page"), format!("needs 1 <= min <= max, got min {} max {}", o.min, o.max));
+                    return bad(
+                        format!("{field}.objects_per_page"),
+                        format!("needs 1 <= min <= max, got min {} max {}", o.min, o.max),
+                    );
                 }
                 let e = ends(&w.from, &w.to, Direction::Forward)?;
                 let (servers, clients) = match e {
@@ -370,7 +412,11 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                         pages: w.pages_per_session,
                         inter_page: time_dist(&format!("{field}.inter_page_s"), &w.inter_page_s, f)?,
                         objects: (o.min, o.max),
-                        inter_object: w.inter_object_s.as_ref().map(|d| time_dist(&format!("{field}.inter_object_s"), d, f)).transpose()?,
+                        inter_object: w
+                            .inter_object_s
+                            .as_ref()
+                            .map(|d| time_dist(&format!("{field}.inter_object_s"), d, f))
+                            .transpose()?,
                         size: size_dist(&format!("{field}.object_size"), &w.object_size, f, &sc.base_dir)?,
                         servers,
                         clients,
@@ -382,7 +428,10 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             }
             TrafficSpec::ClosedLoop(c) => {
                 if c.sessions == 0 || c.sessions > 1_000_000 {
-                    return bad(format!("{field}.sessions"), format!("must be between 1 and 1000000, got {}", c.sessions));
+                    return bad(
+                        format!("{field}.sessions"),
+                        format!("must be between 1 and 1000000, got {}", c.sessions),
+                    );
                 }
                 if c.connections == Some(0) {
                     return bad(format!("{field}.connections"), "must be at least 1 (omit it for endless sessions)");
@@ -426,7 +475,10 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             TrafficSpec::Udp(u) => {
                 positive(&format!("{field}.rate_kbps"), u.rate_kbps)?;
                 if u.packet_bytes < 28 || u.packet_bytes > 65_535 {
-                    return bad(format!("{field}.packet_bytes"), format!("must be between 28 and 65535, got {}", u.packet_bytes));
+                    return bad(
+                        format!("{field}.packet_bytes"),
+                        format!("must be between 28 and 65535, got {}", u.packet_bytes),
+                    );
                 }
                 if u.interarrival_s.is_none() && u.initial == 0 {
                     return bad(&field, "a udp block needs `interarrival_s` (flow arrivals) or `initial` flows");
@@ -438,8 +490,16 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                         gap_ns: u.packet_bytes as f64 * 8.0 / (u.rate_kbps * 1e3) * 1e9,
                         pkt_bytes: u.packet_bytes,
                         poisson: u.pattern == UdpPattern::Poisson,
-                        interarrival: u.interarrival_s.as_ref().map(|d| time_dist(&format!("{field}.interarrival_s"), d, f)).transpose()?,
-                        lifetime: u.lifetime_s.as_ref().map(|d| time_dist(&format!("{field}.lifetime_s"), d, f)).transpose()?,
+                        interarrival: u
+                            .interarrival_s
+                            .as_ref()
+                            .map(|d| time_dist(&format!("{field}.interarrival_s"), d, f))
+                            .transpose()?,
+                        lifetime: u
+                            .lifetime_s
+                            .as_ref()
+                            .map(|d| time_dist(&format!("{field}.lifetime_s"), d, f))
+                            .transpose()?,
                         initial: u.initial,
                         ends: ends(&u.from, &u.to, u.direction)?,
                         start,
@@ -453,17 +513,31 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let mut names = std::collections::HashSet::new();
     for (i, t) in traffic.iter().enumerate() {
         if !names.insert(t.name.clone()) {
-            return bad(format!("traffic[{i}].name"), format!("'{}' is used by two traffic blocks; names must be unique", t.name));
+            return bad(
+                format!("traffic[{i}].name"),
+                format!("'{}' is used by two traffic blocks; names must be unique", t.name),
+            );
         }
     }
 
     let link_by_name = |field: &str, name: &str| -> Result<u32> {
         if name == "bottleneck" {
-            return bottleneck.map(|b| b.0).ok_or_else(|| Error::input(field, "this topology has no bottleneck link to call 'bottleneck'; name the link 'from->to'"));
+            return bottleneck.map(|b| b.0).ok_or_else(|| {
+                Error::input(
+                    field,
+                    "this topology has no bottleneck link to call 'bottleneck'; name the link 'from->to'",
+                )
+            });
         }
         topo.links.iter().position(|l| l.name == name).map(|i| i as u32).ok_or_else(|| {
             let some: Vec<&str> = topo.links.iter().take(6).map(|l| l.name.as_str()).collect();
-            Error::input(field, format!("no link named '{name}' (links are named 'from->to', e.g. {}; or 'bottleneck')", some.join(", ")))
+            Error::input(
+                field,
+                format!(
+                    "no link named '{name}' (links are named 'from->to', e.g. {}; or 'bottleneck')",
+                    some.join(", ")
+                ),
+            )
         })
     };
     let sampling = match &f.sampling {
@@ -471,9 +545,15 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         Some(s) => {
             positive("sampling.interval_s", s.interval_s)?;
             let links = if s.queues.is_empty() {
-                (0..topo.links.len() as u32).filter(|&l| topo.node_kinds[topo.links[l as usize].from as usize] == NodeKind::Router).collect()
+                (0..topo.links.len() as u32)
+                    .filter(|&l| topo.node_kinds[topo.links[l as usize].from as usize] == NodeKind::Router)
+                    .collect()
             } else {
-                s.queues.iter().enumerate().map(|(i, n)| link_by_name(&format!("sampling.queues[{i}]"), n)).collect::<Result<Vec<_>>>()?
+                s.queues
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| link_by_name(&format!("sampling.queues[{i}]"), n))
+                    .collect::<Result<Vec<_>>>()?
             };
             Some((secs_to_ns(s.interval_s), links))
         }
@@ -510,7 +590,14 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         let field = format!("classifiers[{i}]");
         let c = &resolve_classifier_models(&field, c, &sizes)?;
         let node = topo.node(c.node()).ok_or_else(|| {
-            Error::input(format!("{field}.node"), format!("no node named '{}' (nodes: {})", c.node(), topo.node_names.iter().take(8).cloned().collect::<Vec<_>>().join(", ")))
+            Error::input(
+                format!("{field}.node"),
+                format!(
+                    "no node named '{}' (nodes: {})",
+                    c.node(),
+                    topo.node_names.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
         })?;
         if classifiers.iter().any(|(n, _)| *n == node) {
             return bad(format!("{field}.node"), format!("node '{}' already has a classifier; one per node", c.node()));
@@ -558,7 +645,10 @@ fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
             positive(&format!("{field}.t_u_s"), t.t_u_s)?;
             positive(&format!("{field}.t_c_s"), t.t_c_s)?;
             if t.min_threshold == 0 || t.min_threshold > t.max_threshold {
-                return bad(format!("{field}.min_threshold"), format!("must be between 1 and max_threshold ({}), got {}", t.max_threshold, t.min_threshold));
+                return bad(
+                    format!("{field}.min_threshold"),
+                    format!("must be between 1 and max_threshold ({}), got {}", t.max_threshold, t.min_threshold),
+                );
             }
             if !(t.min_threshold..=t.max_threshold).contains(&t.initial_threshold) {
                 return bad(format!("{field}.initial_threshold"), "must lie between min_threshold and max_threshold");
@@ -578,7 +668,10 @@ fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
 
 /// Build the classifier a specification describes.
 pub fn make_classifier(c: &ClassifierSpec, seed: u64) -> Box<dyn crate::classify::Classifier> {
-    use crate::classify::{oracle::SizeOracle, threshold::{ThresholdClassifier, ThresholdParams}};
+    use crate::classify::{
+        oracle::SizeOracle,
+        threshold::{ThresholdClassifier, ThresholdParams},
+    };
     match c {
         ClassifierSpec::Threshold(t) => Box::new(ThresholdClassifier::new(ThresholdParams {
             initial_threshold: t.initial_threshold,
@@ -695,7 +788,10 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
             non_negative(&format!("{field}.min_th"), r.min_th)?;
             positive(&format!("{field}.max_th"), r.max_th)?;
             if r.min_th >= r.max_th {
-                return bad(format!("{field}.min_th"), format!("must be below max_th ({}), got {}", r.max_th, r.min_th));
+                return bad(
+                    format!("{field}.min_th"),
+                    format!("must be below max_th ({}), got {}", r.max_th, r.min_th),
+                );
             }
             if !(r.max_p > 0.0 && r.max_p <= 1.0) {
                 return bad(format!("{field}.max_p"), format!("must be in (0, 1], got {}", r.max_p));
@@ -718,7 +814,10 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
                 non_negative(&format!("{field}.min_th_{cls}"), min_th)?;
                 positive(&format!("{field}.max_th_{cls}"), max_th)?;
                 if min_th >= max_th {
-                    return bad(format!("{field}.min_th_{cls}"), format!("must be below max_th_{cls} ({max_th}), got {min_th}"));
+                    return bad(
+                        format!("{field}.min_th_{cls}"),
+                        format!("must be below max_th_{cls} ({max_th}), got {min_th}"),
+                    );
                 }
                 if !(max_p > 0.0 && max_p <= 1.0) {
                     return bad(format!("{field}.max_p_{cls}"), format!("must be in (0, 1], got {max_p}"));
@@ -803,14 +902,20 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
     non_negative(&format!("{field}.min_rto_s"), spec.min_rto_s)?;
     positive(&format!("{field}.max_rto_s"), spec.max_rto_s)?;
     if spec.max_rto_s < spec.min_rto_s {
-        return bad(format!("{field}.max_rto_s"), format!("must be >= min_rto_s ({}), got {}", spec.min_rto_s, spec.max_rto_s));
+        return bad(
+            format!("{field}.max_rto_s"),
+            format!("must be >= min_rto_s ({}), got {}", spec.min_rto_s, spec.max_rto_s),
+        );
     }
     non_negative(&format!("{field}.granularity_s"), spec.granularity_s)?;
     if spec.init_cwnd == 0 {
         return bad(format!("{field}.init_cwnd"), "must be at least 1 packet");
     }
     if spec.max_window == 0 || spec.max_window > 1 << 20 {
-        return bad(format!("{field}.max_window"), format!("must be between 1 and {} packets, got {}", 1 << 20, spec.max_window));
+        return bad(
+            format!("{field}.max_window"),
+            format!("must be between 1 and {} packets, got {}", 1 << 20, spec.max_window),
+        );
     }
     if spec.dupack_threshold == 0 {
         return bad(format!("{field}.dupack_threshold"), "must be at least 1");
@@ -822,7 +927,12 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
     if spec.request_bytes < f.header_bytes + 1 || spec.request_bytes > f.packet_bytes {
         return bad(
             format!("{field}.request_bytes"),
-            format!("must be between header_bytes + 1 ({}) and packet_bytes ({}), got {}", f.header_bytes + 1, f.packet_bytes, spec.request_bytes),
+            format!(
+                "must be between header_bytes + 1 ({}) and packet_bytes ({}), got {}",
+                f.header_bytes + 1,
+                f.packet_bytes,
+                spec.request_bytes
+            ),
         );
     }
     Ok(TcpConfig {
@@ -859,123 +969,16 @@ fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result
     size_dist_mss(field, s, (f.packet_bytes - f.header_bytes) as f64, base)
 }
 
-/// A `size` table in packets of `mss` payload bytes (also for the analytical models).
-pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result<SizeDist> {
-    let unit = s.unit();
-    // Sizes given in bytes are converted to packets of one MSS of payload.
-    let k = if unit == SizeUnit::Bytes { 1.0 / mss } else { 1.0 };
-    let d = match s {
-        SizeSpec::Fixed(FixedSize { value, .. }) => {
-            positive(&format!("{field}.value"), *value)?;
-            SizeDist::Fixed(value * k)
-        }
-        SizeSpec::Exponential(ExponentialSize { mean, .. }) => {
-            positive(&format!("{field}.mean"), *mean)?;
-            SizeDist::Exponential { mean: mean * k }
-        }
-        SizeSpec::Pareto(ParetoSize { shape, mean, min, .. }) => {
-            positive(&format!("{field}.shape"), *shape)?;
-            match (mean, min) {
-                (Some(_), Some(_)) => return bad(field, "give either `mean` or `min` (the scale), not both"),
-                (None, None) => return bad(field, "a Pareto needs `mean` or `min` (the scale)"),
-                (None, Some(m)) => {
-                    positive(&format!("{field}.min"), *m)?;
-                    SizeDist::Pareto { shape: *shape, min: m * k }
-                }
-                (Some(m), None) => {
-                    positive(&format!("{field}.mean"), *m)?;
-                    if *shape <= 1.0 {
-                        return bad(format!("{field}.shape"), format!("a Pareto with shape {shape} <= 1 has no finite mean; give `min` instead of `mean`, or a shape > 1"));
-                    }
-                    SizeDist::Pareto { shape: *shape, min: m * k * (shape - 1.0) / shape }
-                }
-            }
-        }
-        SizeSpec::BoundedPareto(BoundedParetoSize { shape, min, max, .. }) => {
-            positive(&format!("{field}.shape"), *shape)?;
-            positive(&format!("{field}.min"), *min)?;
-            if max <= min {
-                return bad(format!("{field}.max"), format!("must exceed min ({min}), got {max}"));
-            }
-            SizeDist::BoundedPareto { shape: *shape, min: min * k, max: max * k }
-        }
-        SizeSpec::Uniform(UniformSize { min, max, .. }) => {
-            positive(&format!("{field}.min"), *min)?;
-            if max < min {
-                return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
-            }
-            SizeDist::Uniform { min: min * k, max: max * k }
-        }
-        SizeSpec::Lognormal(LognormalSize { mu, sigma, .. }) => {
-            if !mu.is_finite() {
-                return bad(format!("{field}.mu"), "must be a finite number");
-            }
-            positive(&format!("{field}.sigma"), *sigma)?;
-            SizeDist::Lognormal { mu: mu + k.ln(), sigma: *sigma }
-        }
-        SizeSpec::LognormalPareto(LognormalParetoSize { mu, sigma, cutoff, shape, .. }) => {
-            if !mu.is_finite() {
-                return bad(format!("{field}.mu"), "must be a finite number");
-            }
-            positive(&format!("{field}.sigma"), *sigma)?;
-            positive(&format!("{field}.cutoff"), *cutoff)?;
-            positive(&format!("{field}.shape"), *shape)?;
-            SizeDist::LognormalPareto { mu: mu + k.ln(), sigma: *sigma, cutoff: cutoff * k, shape: *shape }
-        }
-        SizeSpec::Empirical(EmpiricalSize { points, file, .. }) => {
-            let pts: Vec<[f64; 2]> = match (points.is_empty(), file) {
-                (false, Some(_)) => return bad(field, "give either `points` or `file`, not both"),
-                (true, None) => return bad(field, "an empirical distribution needs `points` or `file`"),
-                (false, None) => points.clone(),
-                (true, Some(path)) => read_cdf(&format!("{field}.file"), &base.join(path))?,
-            };
-            let mut prev = (0.0f64, 0.0f64);
-            for (i, p) in pts.iter().enumerate() {
-                let f2 = format!("{field}.points[{i}]");
-                positive(&f2, p[0])?;
-                probability(&f2, p[1])?;
-                if i > 0 && (p[0] < prev.0 || p[1] < prev.1) {
-                    return bad(f2, "sizes and cumulative probabilities must not decrease");
-                }
-                prev = (p[0], p[1]);
-            }
-            if (prev.1 - 1.0).abs() > 1e-9 {
-                return bad(field, format!("the last cumulative probability must be 1, got {}", prev.1));
-            }
-            SizeDist::Empirical(pts.iter().map(|p| (p[0] * k, p[1])).collect())
-        }
-    };
-    Ok(d)
-}
-
-fn read_cdf(field: &str, path: &Path) -> Result<Vec<[f64; 2]>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::input(field, format!("cannot read '{}': {e}", path.display())))?;
-    let mut out = Vec::new();
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || (ln == 0 && line.chars().next().is_some_and(|c| c.is_alphabetic())) {
-            continue;
-        }
-        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-        let parsed = (cols.len() == 2).then(|| (cols[0].parse::<f64>(), cols[1].parse::<f64>()));
-        match parsed {
-            Some((Ok(a), Ok(b))) => out.push([a, b]),
-            _ => return bad(field, format!("'{}' line {}: expected two numbers `size,cdf`", path.display(), ln + 1)),
-        }
-    }
-    if out.is_empty() {
-        return bad(field, format!("'{}' has no data rows", path.display()));
-    }
-    Ok(out)
-}
-
-fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Result<Vec<(Time, Option<u64>, u32, u32)>> {
-    let mut entries: Vec<(String, FlowEntry)> = p.flows.iter().enumerate().map(|(i, e)| (format!("{field}.flows[{i}]"), e.clone())).collect();
+fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Result<Vec<ListedFlow>> {
+    let mut entries: Vec<(String, FlowEntry)> =
+        p.flows.iter().enumerate().map(|(i, e)| (format!("{field}.flows[{i}]"), e.clone())).collect();
     if let Some(file) = &p.file {
         let path = base.join(file);
         let ff = format!("{field}.file");
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::input(&ff, format!("cannot read '{}': {e}", path.display())))?;
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Error::input(&ff, format!("cannot read '{}': {e}", path.display())))?;
+        let mut lines =
+            text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
         let header: Vec<String> = match lines.next() {
             Some((_, h)) => h.split(',').map(|s| s.trim().to_string()).collect(),
             None => return bad(ff, format!("'{}' is empty", path.display())),
@@ -988,12 +991,19 @@ fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Res
         for (ln, line) in lines {
             let cols: Vec<&str> = line.split(',').map(str::trim).collect();
             let get = |i: usize| cols.get(i).copied().unwrap_or("");
-            let start = get(cs).parse::<f64>().map_err(|_| Error::input(&ff, format!("'{}' line {}: start_s is not a number", path.display(), ln + 1)))?;
+            let start = get(cs).parse::<f64>().map_err(|_| {
+                Error::input(&ff, format!("'{}' line {}: start_s is not a number", path.display(), ln + 1))
+            })?;
             let size = match get(cz) {
                 "" => None,
-                s => Some(s.parse::<u64>().map_err(|_| Error::input(&ff, format!("'{}' line {}: size_pkts is not a whole number", path.display(), ln + 1)))?),
+                s => Some(s.parse::<u64>().map_err(|_| {
+                    Error::input(&ff, format!("'{}' line {}: size_pkts is not a whole number", path.display(), ln + 1))
+                })?),
             };
-            entries.push((format!("{ff} line {}", ln + 1), FlowEntry { start_s: start, size_pkts: size, src: get(csrc).to_string(), dst: get(cdst).to_string() }));
+            entries.push((
+                format!("{ff} line {}", ln + 1),
+                FlowEntry { start_s: start, size_pkts: size, src: get(csrc).to_string(), dst: get(cdst).to_string() },
+            ));
         }
     }
     if entries.is_empty() {
@@ -1048,7 +1058,11 @@ fn resolve_queue_models(queues: &mut [QueueSpec], topo: &Topology, sizes: &crate
 
 /// A classifier specification with K chosen by the F(K) criterion when asked
 /// (`k = { criterion = "tokuda-f", ... }` on marking and hashing classifiers).
-fn resolve_classifier_models(field: &str, c: &ClassifierSpec, sizes: &crate::model::tokuda::SizeFn) -> Result<ClassifierSpec> {
+fn resolve_classifier_models(
+    field: &str,
+    c: &ClassifierSpec,
+    sizes: &crate::model::tokuda::SizeFn,
+) -> Result<ClassifierSpec> {
     use crate::model::tokuda::KSpec;
     let mut c = c.clone();
     let k = match &mut c {

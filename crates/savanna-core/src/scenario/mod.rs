@@ -10,7 +10,6 @@ pub mod workload;
 
 use std::path::{Path, PathBuf};
 
-use crate::api::Format;
 use crate::error::{Error, Result};
 pub use build::{resolve, Plan};
 pub use schema::ScenarioFile;
@@ -23,6 +22,13 @@ pub struct Scenario {
     pub duration_s: f64,
     pub file: ScenarioFile,
     pub base_dir: PathBuf,
+}
+
+/// Text format of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
 }
 
 /// Parse scenario text. Syntax errors, unknown keys and wrong types become `Error::Input`.
@@ -40,12 +46,21 @@ pub fn parse(text: &str, format: Format, base_dir: &Path) -> Result<Scenario> {
             serde_path_to_error::deserialize(&mut de).map_err(|e| {
                 let outer = e.path().to_string();
                 let inner = e.into_inner();
-                let (ipath, msg) = schema::decode(&strip_position(&inner.to_string()));
-                Error::input(schema::join_path(&outer, &ipath), format!("{msg} (line {}, column {})", inner.line(), inner.column()))
+                let (ipath, msg) = crate::spec::decode(&strip_position(&inner.to_string()));
+                Error::input(
+                    crate::spec::join_path(&outer, &ipath),
+                    format!("{msg} (line {}, column {})", inner.line(), inner.column()),
+                )
             })?
         }
     };
-    Ok(Scenario { name: file.name.clone(), seed: file.seed, duration_s: file.duration_s, file, base_dir: base_dir.to_path_buf() })
+    Ok(Scenario {
+        name: file.name.clone(),
+        seed: file.seed,
+        duration_s: file.duration_s,
+        file,
+        base_dir: base_dir.to_path_buf(),
+    })
 }
 
 /// Check everything the simulator will rely on, without running.
@@ -61,8 +76,8 @@ fn strip_position(msg: &str) -> String {
 }
 
 fn toml_error(text: &str, outer: &str, e: toml::de::Error) -> Error {
-    let (inner, msg) = schema::decode(e.message().trim());
-    let path = schema::join_path(outer, &inner);
+    let (inner, msg) = crate::spec::decode(e.message().trim());
+    let path = crate::spec::join_path(outer, &inner);
     let mut msg = msg;
     if let Some(span) = e.span() {
         let line = text[..span.start.min(text.len())].matches('\n').count() + 1;

@@ -4,6 +4,12 @@
 
 use serde::Deserialize;
 
+use crate::spec::tagged;
+pub use crate::traffic::size::{
+    BoundedParetoSize, EmpiricalSize, ExponentialSize, FixedSize, LognormalParetoSize, LognormalSize, ParetoSize,
+    SizeSpec, SizeUnit, UniformSize,
+};
+
 fn d_seed() -> u64 {
     1
 }
@@ -522,196 +528,6 @@ pub struct FlowEntry {
     pub dst: String,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SizeUnit {
-    #[default]
-    Packets,
-    Bytes,
-}
-
-/// A flow-size distribution, chosen by `dist`. Draws from continuous distributions are
-/// rounded to the nearest whole packet, at least 1; `unit = "bytes"` divides by the MSS.
-#[derive(Clone, Debug)]
-pub enum SizeSpec {
-    Fixed(FixedSize),
-    Exponential(ExponentialSize),
-    /// Pareto with `shape` and either `mean` or `min` (the scale x_m).
-    Pareto(ParetoSize),
-    BoundedPareto(BoundedParetoSize),
-    Uniform(UniformSize),
-    /// ln(size) ~ Normal(mu, sigma).
-    Lognormal(LognormalSize),
-    /// Piecewise-linear CDF through `points` = [[size, cumulative probability], ...], or
-    /// read from a CSV file with two columns `size,cdf`.
-    Empirical(EmpiricalSize),
-    /// Lognormal body (ln size ~ Normal(mu, sigma)) below `cutoff`, Pareto tail above.
-    LognormalPareto(LognormalParetoSize),
-}
-
-impl SizeSpec {
-    pub fn unit(&self) -> SizeUnit {
-        match self {
-            SizeSpec::Fixed(x) => x.unit,
-            SizeSpec::Exponential(x) => x.unit,
-            SizeSpec::Pareto(x) => x.unit,
-            SizeSpec::BoundedPareto(x) => x.unit,
-            SizeSpec::Uniform(x) => x.unit,
-            SizeSpec::Lognormal(x) => x.unit,
-            SizeSpec::Empirical(x) => x.unit,
-            SizeSpec::LognormalPareto(x) => x.unit,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FixedSize {
-    pub value: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExponentialSize {
-    pub mean: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ParetoSize {
-    pub shape: f64,
-    #[serde(default)]
-    pub mean: Option<f64>,
-    #[serde(default)]
-    pub min: Option<f64>,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BoundedParetoSize {
-    pub shape: f64,
-    pub min: f64,
-    pub max: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UniformSize {
-    pub min: f64,
-    pub max: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LognormalSize {
-    pub mu: f64,
-    pub sigma: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LognormalParetoSize {
-    pub mu: f64,
-    pub sigma: f64,
-    pub cutoff: f64,
-    pub shape: f64,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EmpiricalSize {
-    #[serde(default)]
-    pub points: Vec<[f64; 2]>,
-    #[serde(default)]
-    pub file: Option<String>,
-    #[serde(default)]
-    pub unit: SizeUnit,
-}
-
-// ------------------------------------------------------------------ tagged sections
-
-// The four sections chosen by a tag (`type` or `dist`) are deserialized by hand: the tag is
-// read first, then the chosen variant's struct is deserialized with path tracking, so an
-// error deep inside (e.g. `topology.bottleneck_queue.min_th`) still names its field. Serde's
-// derived internally-tagged enums buffer their content and lose that path. A nested error
-// travels up as "@path@ message" and is joined to the outer path (see `join_path`).
-
-/// Marker-encode a path and message for the next level up.
-pub(crate) fn encode(path: &str, msg: &str) -> String {
-    format!("@{path}@ {msg}")
-}
-
-/// Split an encoded message into (inner path, message); plain messages have no path.
-pub(crate) fn decode(msg: &str) -> (String, String) {
-    if let Some(rest) = msg.strip_prefix('@') {
-        if let Some(i) = rest.find("@ ") {
-            return (rest[..i].to_string(), rest[i + 2..].to_string());
-        }
-    }
-    (String::new(), msg.to_string())
-}
-
-/// Join an outer path (from serde_path_to_error, "." for the root) and an inner one.
-pub(crate) fn join_path(outer: &str, inner: &str) -> String {
-    let outer = if outer == "." { "" } else { outer };
-    match (outer.is_empty(), inner.is_empty()) {
-        (true, _) => inner.to_string(),
-        (false, true) => outer.to_string(),
-        (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
-        _ => format!("{outer}.{inner}"),
-    }
-}
-
-fn sub<T: serde::de::DeserializeOwned>(v: toml::Value) -> Result<T, String> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
-        let outer = e.path().to_string();
-        let (inner, msg) = decode(e.inner().message());
-        encode(&join_path(&outer, &inner), &msg)
-    })
-}
-
-fn split_tag<'de, D: serde::Deserializer<'de>>(d: D, tag: &str, what: &str, allowed: &[&str]) -> Result<(String, toml::Value), D::Error> {
-    use serde::de::Error as _;
-    let mut t = toml::Table::deserialize(d)?;
-    let list = allowed.join(", ");
-    match t.remove(tag) {
-        Some(toml::Value::String(s)) if allowed.contains(&s.as_str()) => Ok((s, toml::Value::Table(t))),
-        Some(toml::Value::String(s)) => Err(D::Error::custom(encode(tag, &format!("unknown {what} '{s}'; expected one of: {list}")))),
-        Some(_) => Err(D::Error::custom(encode(tag, &format!("must be a string naming the {what}, one of: {list}")))),
-        None => Err(D::Error::custom(encode(tag, &format!("missing; name the {what}, one of: {list}")))),
-    }
-}
-
-macro_rules! tagged {
-    ($ty:ident, $tag:literal, $what:literal, { $($name:literal => $var:ident),+ $(,)? }) => {
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use serde::de::Error as _;
-                let (name, rest) = split_tag(d, $tag, $what, &[$($name),+])?;
-                match name.as_str() {
-                    $($name => sub(rest).map($ty::$var),)+
-                    _ => unreachable!("split_tag checked the name"),
-                }
-                .map_err(D::Error::custom)
-            }
-        }
-    };
-}
-
 tagged!(TopologySpec, "type", "topology", {
     "dumbbell" => Dumbbell,
     "graph" => Graph,
@@ -743,16 +559,6 @@ tagged!(TrafficSpec, "type", "traffic type", {
     "closed_loop" => ClosedLoop,
     "periodic" => Periodic,
     "udp" => Udp,
-});
-tagged!(SizeSpec, "dist", "size distribution", {
-    "fixed" => Fixed,
-    "exponential" => Exponential,
-    "pareto" => Pareto,
-    "bounded_pareto" => BoundedPareto,
-    "uniform" => Uniform,
-    "lognormal" => Lognormal,
-    "empirical" => Empirical,
-    "lognormal_pareto" => LognormalPareto,
 });
 
 // ------------------------------------------------------------------ classifiers

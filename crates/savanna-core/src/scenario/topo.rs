@@ -152,8 +152,8 @@ fn d_gm_queue() -> QueueSpec {
 }
 
 /// Guo & Matta 2001 Fig. 6, with the talk's delays: servers s{i} -(100 Mb/s, 15 ms)- n0
-/// -(100 Mb/s, 20 ms)- n3; n3 -(rate1, 15 ms)- n1 - clients c1_{i}; n3 -(rate2, 15 ms)- n2
-/// - clients c2_{i}. Client access links are 100 Mb/s with `client_delay_ms` (0 by default:
+/// -(100 Mb/s, 20 ms)- n3; n3 -(rate1, 15 ms)- n1 - clients c1_{i}; n3 -(rate2, 15 ms)- n2 -
+/// clients c2_{i}. Client access links are 100 Mb/s with `client_delay_ms` (0 by default:
 /// the figure shows none). The bottlenecks are n3->n1 and n3->n2. The rates x and y are not
 /// given; the defaults come from Table III's bandwidth-delay products (about 200 packets of
 /// 500 B over a 100 ms RTT is 8 Mb/s; 120 packets is 4.8 Mb/s).
@@ -287,7 +287,16 @@ impl Adder<'_> {
         self.topo.add_node(name, kind)
     }
     #[allow(clippy::too_many_arguments)]
-    fn link(&mut self, field: &str, from: u32, to: u32, rate_mbps: f64, delay_ms: f64, loss: f64, queue: &QueueSpec) -> Result<u32> {
+    fn link(
+        &mut self,
+        field: &str,
+        from: u32,
+        to: u32,
+        rate_mbps: f64,
+        delay_ms: f64,
+        loss: f64,
+        queue: &QueueSpec,
+    ) -> Result<u32> {
         check_rate(&format!("{field}.rate_mbps"), rate_mbps)?;
         check_delay(&format!("{field}.delay_ms"), delay_ms)?;
         check_loss(&format!("{field}.loss"), loss)?;
@@ -295,7 +304,15 @@ impl Adder<'_> {
         self.queues.push(queue.clone());
         let q = self.queues.len() - 1;
         let name = format!("{}->{}", self.topo.node_names[from as usize], self.topo.node_names[to as usize]);
-        Ok(self.topo.add_link(LinkSpec { name, from, to, rate_bps: rate_mbps * 1e6, delay_ns: secs_to_ns(delay_ms / 1000.0), loss, queue: q }))
+        Ok(self.topo.add_link(LinkSpec {
+            name,
+            from,
+            to,
+            rate_bps: rate_mbps * 1e6,
+            delay_ns: secs_to_ns(delay_ms / 1000.0),
+            loss,
+            queue: q,
+        }))
     }
     /// Both directions with the same settings.
     fn duplex(&mut self, field: &str, a: u32, b: u32, rate: f64, delay: f64, queue: &QueueSpec) -> Result<(u32, u32)> {
@@ -331,7 +348,12 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
         return bad(format!("{fp}.links"), "a graph needs links");
     }
     let declared = |field: &str, n: &str, topo: &Topology| -> Result<u32> {
-        topo.node(n).ok_or_else(|| Error::input(field, format!("'{n}' is not a declared node (declare it in topology.hosts or topology.routers)")))
+        topo.node(n).ok_or_else(|| {
+            Error::input(
+                field,
+                format!("'{n}' is not a declared node (declare it in topology.hosts or topology.routers)"),
+            )
+        })
     };
     for (i, l) in g.links.iter().enumerate() {
         let field = format!("{fp}.links[{i}]");
@@ -342,7 +364,10 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
         }
         let name = format!("{}->{}", l.between[0], l.between[1]);
         if a.topo.links.iter().any(|k| k.name == name) {
-            return bad(format!("{field}.between"), format!("nodes '{}' and '{}' are already linked", l.between[0], l.between[1]));
+            return bad(
+                format!("{field}.between"),
+                format!("nodes '{}' and '{}' are already linked", l.between[0], l.between[1]),
+            );
         }
         a.link(&field, x, y, l.rate_mbps, l.delay_ms, l.loss, &l.queue)?;
         let r = l.reverse.clone().unwrap_or_default();
@@ -380,7 +405,12 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
     let bottleneck = match &g.bottleneck {
         None => None,
         Some(b) => {
-            let l = topo.links.iter().position(|k| &k.name == b).ok_or_else(|| Error::input(format!("{fp}.bottleneck"), format!("no link named '{b}' (links are named 'a->b' after their `between` nodes)")))?;
+            let l = topo.links.iter().position(|k| &k.name == b).ok_or_else(|| {
+                Error::input(
+                    format!("{fp}.bottleneck"),
+                    format!("no link named '{b}' (links are named 'a->b' after their `between` nodes)"),
+                )
+            })?;
             Some((l as u32, topo.links[l].rate_bps / 1e6))
         }
     };
@@ -396,7 +426,8 @@ pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut V
         return bad(format!("{fp}.cross_flows"), "at most 10000 per hop");
     }
     let n_cross = (c.hops * c.cross_flows) as usize;
-    let cross_delays = super::build::delays(&format!("{fp}.cross_access_delay_ms"), &c.cross_access_delay_ms, n_cross, seed)?;
+    let cross_delays =
+        super::build::delays(&format!("{fp}.cross_access_delay_ms"), &c.cross_access_delay_ms, n_cross, seed)?;
     let first_q = c.first_queue.clone().unwrap_or_else(|| c.queue.clone());
     let mut a = Adder { topo, queues };
     let routers: Vec<u32> = (0..=c.hops).map(|i| a.node(&format!("r{i}"), NodeKind::Router)).collect();

@@ -28,8 +28,8 @@
 use super::rto::RtoEstimator;
 use super::{RttSampling, TcpConfig, TcpStats, Variant};
 use crate::engine::Time;
-use crate::metrics::ClassMark;
 use crate::net::packet::{FLAG_CWR, FLAG_ECE, FLAG_RETX};
+use crate::net::ClassMark;
 use crate::net::{Ecn, Packet, PktKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,14 +129,33 @@ pub struct TcpEndpoint {
 impl TcpEndpoint {
     /// A fresh endpoint. `snd_total`/`rcv_total` are in packets.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(flow: u32, side: u8, local: u32, remote: u32, cfg_idx: u16, cfg: &TcpConfig, snd_total: u64, rcv_total: u64) -> Self {
+    pub fn new(
+        flow: u32,
+        side: u8,
+        local: u32,
+        remote: u32,
+        cfg_idx: u16,
+        cfg: &TcpConfig,
+        snd_total: u64,
+        rcv_total: u64,
+    ) -> Self {
         Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, Vec::new(), Vec::new())
     }
 
     /// Reuse the buffers of a finished endpoint for a new one (no allocation once the
     /// endpoint pool has grown to the peak number of open connections).
     #[allow(clippy::too_many_arguments)]
-    pub fn reset(&mut self, flow: u32, side: u8, local: u32, remote: u32, cfg_idx: u16, cfg: &TcpConfig, snd_total: u64, rcv_total: u64) {
+    pub fn reset(
+        &mut self,
+        flow: u32,
+        side: u8,
+        local: u32,
+        remote: u32,
+        cfg_idx: u16,
+        cfg: &TcpConfig,
+        snd_total: u64,
+        rcv_total: u64,
+    ) {
         let st = std::mem::take(&mut self.send_times);
         let ooo = std::mem::take(&mut self.ooo);
         *self = Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, st, ooo);
@@ -774,7 +793,8 @@ mod tests {
     /// memory it already has.
     #[test]
     fn send_time_ring_keeps_every_time_while_the_flight_grows() {
-        let cfg = TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
+        let cfg =
+            TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
         let rtt: Time = 100_000_000;
         let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 5000, 0);
         let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 5000);

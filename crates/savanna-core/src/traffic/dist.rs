@@ -9,17 +9,37 @@ use crate::engine::Rng;
 #[derive(Clone, Debug)]
 pub enum SizeDist {
     Fixed(f64),
-    Exponential { mean: f64 },
-    Pareto { shape: f64, min: f64 },
-    BoundedPareto { shape: f64, min: f64, max: f64 },
-    Uniform { min: f64, max: f64 },
-    Lognormal { mu: f64, sigma: f64 },
+    Exponential {
+        mean: f64,
+    },
+    Pareto {
+        shape: f64,
+        min: f64,
+    },
+    BoundedPareto {
+        shape: f64,
+        min: f64,
+        max: f64,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+    },
     /// Points (size, cdf) with strictly increasing cdf ending at 1.
     Empirical(Vec<(f64, f64)>),
     /// Lognormal body below `cutoff`, Pareto tail (scale `cutoff`) above, spliced so the
     /// CDF is the lognormal's up to the cutoff and the tail carries the lognormal's
     /// remaining mass (Barford & Crovella's SURGE model, as Tokuda et al. 2002 Table 2).
-    LognormalPareto { mu: f64, sigma: f64, cutoff: f64, shape: f64 },
+    LognormalPareto {
+        mu: f64,
+        sigma: f64,
+        cutoff: f64,
+        shape: f64,
+    },
 }
 
 /// Standard normal CDF.

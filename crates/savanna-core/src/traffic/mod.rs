@@ -5,5 +5,7 @@
 //! explicit flow lists.
 
 pub mod dist;
+pub mod size;
 
 pub use dist::SizeDist;
+pub use size::{size_dist_mss, SizeSpec, SizeUnit};
