@@ -8,7 +8,12 @@ second, events per second and peak resident memory (the operating system's accou
 ``/usr/bin/time`` reports it). The ns-3 side-by-side
 comparison, measured in one run, is ``benchmarks/vs_ns3.py`` (``benchmarks/ns3/``).
 
-Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build]
+With ``--reference BIN`` (a ``savanna-native`` built from another commit, e.g. before a
+refactoring) both binaries run the scenario alternately in the same run, their outputs are
+compared byte for byte (``summary.json`` without its wall time), and the ratio of the best
+wall times is printed: the check that a change made the core neither slower nor different.
+
+Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build] [--reference BIN]
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scenario", default=str(ROOT / "scenarios" / "dumbbell-droptail.toml"))
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
+    ap.add_argument("--reference", type=Path, help="another savanna-native to compare with, alternately")
     args = ap.parse_args()
 
     NATIVE, kind = native.existing() if args.no_build else native.build()
@@ -71,10 +77,49 @@ def main() -> int:
                 f"{label:28} {med:8.3f} {lo:8.3f} {core:8.3f} {summ['packets_forwarded'] / med / 1e6:8.2f} "
                 f"{summ['events'] / med / 1e6:10.2f} {rss_mib:9.1f}"
             )
+        if args.reference:
+            compare(NATIVE, args.reference, args.scenario, args.repeat, tmp)
         print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    files = {}
+    for f in sorted(out.iterdir()):
+        data = f.read_bytes()
+        if f.name == "summary.json":
+            s = json.loads(data)
+            s.pop("wall_seconds", None)
+            data = json.dumps(s, sort_keys=True).encode()
+        files[f.name] = data
+    return files
+
+
+def compare(binary: Path, reference: Path, scenario: str, repeat: int, tmp: Path) -> None:
+    """Run `binary` and `reference` alternately; print best and median walls and the ratio."""
+    walls: dict[str, list[float]] = {"this": [], "reference": []}
+    outs = {}
+    for i in range(repeat):
+        for label, b in (("this", binary), ("reference", reference)):
+            out = tmp / f"cmp-{label}-{i}"
+            w, _ = native.run_measured([b, scenario, "--out", out, "--quiet"])
+            walls[label].append(w)
+            outs[label] = out
+    same = _outputs(outs["this"]) == _outputs(outs["reference"])
+    best = {k: min(v) for k, v in walls.items()}
+    med = {k: statistics.median(v) for k, v in walls.items()}
+    print(f"\nagainst reference {reference} (alternating, {repeat} runs each):")
+    print(
+        f"  best wall   this {best['this']:.3f} s, reference {best['reference']:.3f} s, "
+        f"ratio this/reference {best['this'] / best['reference']:.3f}"
+    )
+    print(
+        f"  median wall this {med['this']:.3f} s, reference {med['reference']:.3f} s, "
+        f"ratio this/reference {med['this'] / med['reference']:.3f}"
+    )
+    print(f"  outputs: {'byte-identical' if same else 'DIFFER'}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ with a plot of FCT by flow size) per scenario:
   and buffer scaled, and ns-3's on the same flows (``--no-scaling-ns3``: Savanna alone).
 
 Savanna is measured as the standalone core binary, built by ``native.py`` (Cargo profile
-``native``, statically linked where the C library allows it).
+``dist``, as a user builds it).
 
 Usage: python3 benchmarks/vs_ns3.py [--quick] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
 ``--quick`` (20 s, one seed, one load) is what the CI smoke test runs.
