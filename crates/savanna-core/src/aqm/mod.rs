@@ -22,8 +22,11 @@ pub mod prq;
 pub mod red;
 pub mod reddiff;
 pub mod redmath;
+pub mod registry;
 pub mod rio;
 pub mod run2c;
+
+pub use registry::{DisciplineSpec, QueueSpec};
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};

@@ -20,8 +20,11 @@
 pub mod hashing;
 pub mod marking;
 pub mod oracle;
+pub mod registry;
 pub mod sampling;
 pub mod threshold;
+
+pub use registry::{ClassifierSpec, EdgeClassifierSpec};
 
 use crate::engine::Time;
 use crate::net::Packet;
