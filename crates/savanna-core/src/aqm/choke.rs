@@ -97,6 +97,7 @@ impl ChokeSpec {
 }
 
 impl DisciplineSpec for ChokeSpec {
+    const MINIMAL: &'static str = "limit_pkts = 90";
     fn check(&self, field: &str) -> Result<()> {
         self.params().check(field, "")
     }

@@ -62,6 +62,7 @@ pub struct CodelSpec {
 }
 
 impl DisciplineSpec for CodelSpec {
+    const MINIMAL: &'static str = "";
     fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));

@@ -19,6 +19,7 @@ pub struct DropTailSpec {
 }
 
 impl DisciplineSpec for DropTailSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");

@@ -52,6 +52,7 @@ pub struct DrrSpec {
 }
 
 impl DisciplineSpec for DrrSpec {
+    const MINIMAL: &'static str = "limit_short_pkts = 40\nlimit_long_pkts = 60";
     const READS_CLASS: bool = true;
     fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_short_pkts == 0 {

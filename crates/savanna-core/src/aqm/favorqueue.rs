@@ -38,6 +38,7 @@ pub struct FavorQueueSpec {
 }
 
 impl DisciplineSpec for FavorQueueSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return crate::spec::bad(format!("{field}.limit_pkts"), "must be at least 1 packet");

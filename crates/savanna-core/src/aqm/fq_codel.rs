@@ -29,8 +29,8 @@
 //! - No byte limit (Linux's `memory_limit`) and no `ce_threshold`.
 //! - ECN as in `codel.rs`: ECT packets are marked where CoDel would drop them.
 
-use super::registry::DisciplineSpec;
 use super::codel::{check_times, CodelParams, CodelState};
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::net::PktId;
 use std::collections::VecDeque;
@@ -88,6 +88,7 @@ pub struct FqCodelSpec {
 }
 
 impl DisciplineSpec for FqCodelSpec {
+    const MINIMAL: &'static str = "";
     fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));

@@ -51,6 +51,7 @@ pub struct LasSpec {
 }
 
 impl DisciplineSpec for LasSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));

@@ -71,6 +71,7 @@ pub struct PiSpec {
 }
 
 impl DisciplineSpec for PiSpec {
+    const MINIMAL: &'static str = "limit_pkts = 400";
     fn check(&self, field: &str) -> crate::Result<()> {
         let bad = |k: &str, msg: String| Err(crate::Error::input(format!("{field}.{k}"), msg));
         if self.limit_pkts == 0 {

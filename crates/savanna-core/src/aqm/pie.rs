@@ -111,6 +111,7 @@ pub struct PieSpec {
 }
 
 impl DisciplineSpec for PieSpec {
+    const MINIMAL: &'static str = "";
     fn check(&self, field: &str) -> crate::Result<()> {
         let bad = |k: &str, msg: String| Err(crate::Error::input(format!("{field}.{k}"), msg));
         if self.limit_pkts == 0 {

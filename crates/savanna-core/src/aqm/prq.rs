@@ -43,6 +43,7 @@ pub struct PrqSpec {
 }
 
 impl DisciplineSpec for PrqSpec {
+    const MINIMAL: &'static str = "";
     const READS_CLASS: bool = true;
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {

@@ -86,6 +86,7 @@ impl RedSpec {
 }
 
 impl DisciplineSpec for RedSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100\nmin_th = 5.0\nmax_th = 15.0";
     fn check(&self, field: &str) -> Result<()> {
         self.params().check(field, "")
     }
@@ -122,8 +123,7 @@ impl Qdisc for Red {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let pps = cx.link_bps / (8.0 * self.mean);
-        let qlen =
-            if self.p.byte_mode { self.rf.q.bytes() as f64 / self.mean } else { self.rf.q.len() as f64 };
+        let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.mean } else { self.rf.q.len() as f64 };
         let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
         let queued = if self.p.byte_mode { self.rf.q.bytes() } else { self.rf.q.len() as u64 };
         let region = self.curve.region_at(avg, queued);
@@ -380,5 +380,21 @@ mod tests {
         let f = overflow as f64 / trials as f64;
         let want = 1.0 - 0.45 / 0.55;
         assert!((f - want).abs() < 0.06, "second arrival tail-dropped in {f} of trials, want {want}");
+    }
+
+    #[test]
+    fn spec_defaults_and_checks() {
+        let s: RedSpec = toml::from_str("limit_pkts = 100\nmin_th = 5\nmax_th = 15").unwrap();
+        assert_eq!(
+            (s.max_p, s.w_q, s.gentle, s.wait, s.ecn, s.mode),
+            (0.1, 1.0 / 512.0, true, true, false, RedMode::Packets)
+        );
+        s.check("q").unwrap();
+        assert_eq!(s.build(1500).kind(), "red");
+        let bytes: RedSpec = toml::from_str("limit_pkts = 100\nmin_th = 5\nmax_th = 15\nmode = \"bytes\"").unwrap();
+        assert!(bytes.params().byte_mode);
+        let bad = RedSpec { max_th: 4.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.min_th: must be below max_th (4), got 5");
+        assert!(toml::from_str::<RedSpec>("limit_pkts = 100\nmin_th = 5").is_err(), "max_th is required");
     }
 }

@@ -130,6 +130,7 @@ impl RedDiffSpec {
 }
 
 impl DisciplineSpec for RedDiffSpec {
+    const MINIMAL: &'static str = "";
     const READS_CLASS: bool = true;
     fn check(&self, field: &str) -> Result<()> {
         self.red().check(field, "")?;

@@ -321,6 +321,47 @@ mod tests {
         assert_eq!(g.region(60.0), Region::Forced);
     }
 
+    fn red() -> RedParams {
+        RedParams {
+            limit_pkts: 100,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            wait: true,
+            ecn: false,
+            byte_mode: false,
+            mean_pkt_bytes: None,
+        }
+    }
+
+    #[test]
+    fn one_check_names_each_key_as_the_user_wrote_it() {
+        red().check("q", "").unwrap();
+        red().check("q", "_long").unwrap();
+        let cases: [(RedParams, &str); 8] = [
+            (RedParams { limit_pkts: 0, ..red() }, "q.limit_pkts: must be at least 1 packet"),
+            (RedParams { min_th: -1.0, ..red() }, "q.min_th_x: must be a number >= 0, got -1"),
+            (RedParams { max_th: 0.0, ..red() }, "q.max_th_x: must be a positive number, got 0"),
+            (RedParams { min_th: 15.0, ..red() }, "q.min_th_x: must be below max_th_x (15), got 15"),
+            (RedParams { max_p: 0.0, ..red() }, "q.max_p_x: must be in (0, 1], got 0"),
+            (RedParams { w_q: 1.5, ..red() }, "q.w_q_x: must be in (0, 1], got 1.5"),
+            (RedParams { w_q: f64::NAN, ..red() }, "q.w_q_x: must be in (0, 1], got NaN"),
+            (RedParams { mean_pkt_bytes: Some(0.0), ..red() }, "q.mean_pkt_bytes: must be a positive number, got 0"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(p.check("q", "_x").unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn mean_packet_size_defaults_to_the_scenarios() {
+        assert_eq!(red().mean_bytes(1460), 1460.0);
+        assert_eq!(RedParams { mean_pkt_bytes: Some(500.0), ..red() }.mean_bytes(1460), 500.0);
+        assert_eq!(red().curve(), Curve { min_th: 5.0, max_th: 15.0, max_p: 0.1, gentle: true });
+    }
+
     #[test]
     fn idle_decay_follows_link_rate() {
         let mut a = RedAvg::new(0.5);

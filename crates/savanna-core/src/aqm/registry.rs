@@ -12,6 +12,10 @@ use crate::model::tokuda::SizeFn;
 
 /// What a queue discipline's spec provides. Implemented in the discipline's own file.
 pub trait DisciplineSpec: Clone + std::fmt::Debug + serde::de::DeserializeOwned {
+    /// The smallest table the discipline accepts: its required keys (none: "") with
+    /// workable values. The registry's tests build every discipline from it and check
+    /// that each of its keys is indeed required.
+    const MINIMAL: &'static str;
     /// Whether the discipline acts on the class marks edge classifiers write (a scenario
     /// with classifiers needs at least one such queue).
     const READS_CLASS: bool = false;
@@ -47,6 +51,13 @@ macro_rules! disciplines {
             /// Every registered `type`, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),+];
 
+            /// The `MINIMAL` table of the discipline registered as `name`.
+            pub fn minimal(name: &str) -> Option<&'static str> {
+                match name {
+                    $($name => Some(<$spec as DisciplineSpec>::MINIMAL),)+
+                    _ => None,
+                }
+            }
             /// The `type` this spec was given under (also the built discipline's `kind`).
             pub fn name(&self) -> &'static str {
                 match self {
@@ -122,47 +133,40 @@ disciplines! {
 mod tests {
     use super::*;
 
-    /// The smallest table each discipline accepts: `limit_pkts` where it is required.
-    fn minimal(name: &str) -> toml::Table {
-        let text = match name {
-            "drr" => "limit_short_pkts = 40\nlimit_long_pkts = 60",
-            "red" => "limit_pkts = 100\nmin_th = 5.0\nmax_th = 15.0",
-            "rio" => {
-                "limit_pkts = 100\nmin_th_short = 5.0\nmax_th_short = 15.0\nmin_th_long = 5.0\nmax_th_long = 25.0"
-            }
-            _ => "limit_pkts = 100",
-        };
-        let mut t: toml::Table = toml::from_str(text).unwrap();
-        t.insert("type".into(), name.into());
-        t
+    fn parse(name: &str, table: &str) -> std::result::Result<QueueSpec, String> {
+        let text = format!("type = \"{name}\"\n{table}");
+        crate::spec::sub::<QueueSpec>(toml::Value::Table(toml::from_str(&text).unwrap()))
     }
 
     #[test]
     fn every_registered_discipline_round_trips() {
         for &name in QueueSpec::NAMES {
-            // All-default disciplines deserialize from the tag alone; the others need the
-            // minimal table, and reject the tag alone naming a missing key.
-            let bare: toml::Table = toml::from_str(&format!("type = \"{name}\"")).unwrap();
-            let q = match crate::spec::sub::<QueueSpec>(toml::Value::Table(bare)) {
-                Ok(q) => q,
-                Err(e) => {
-                    assert!(e.contains("missing field"), "{name}: {e}");
-                    crate::spec::sub::<QueueSpec>(toml::Value::Table(minimal(name)))
-                        .unwrap_or_else(|e| panic!("{name}: {e}"))
-                }
-            };
+            let minimal = QueueSpec::minimal(name).unwrap();
+            let q = parse(name, minimal).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(q.name(), name);
             q.check("q").unwrap_or_else(|e| panic!("{name}: {e}"));
             let built = q.build(1500);
             assert_eq!(built.kind(), name, "the built discipline names itself as registered");
-            assert_eq!(built.len_pkts(), 0);
+            assert_eq!((built.len_pkts(), built.len_bytes()), (0, 0));
+        }
+    }
+
+    #[test]
+    fn every_key_of_a_minimal_table_is_required() {
+        for &name in QueueSpec::NAMES {
+            let minimal = QueueSpec::minimal(name).unwrap();
+            for line in minimal.lines() {
+                let key = line.split('=').next().unwrap().trim();
+                let without: Vec<&str> = minimal.lines().filter(|l| *l != line).collect();
+                let e = parse(name, &without.join("\n")).unwrap_err();
+                assert!(e.contains(&format!("missing field `{key}`")), "{name} without {key}: {e}");
+            }
         }
     }
 
     #[test]
     fn an_unknown_type_lists_every_registered_name() {
-        let t: toml::Table = toml::from_str("type = \"fifo\"").unwrap();
-        let e = crate::spec::sub::<QueueSpec>(toml::Value::Table(t)).unwrap_err();
+        let e = parse("fifo", "limit_pkts = 10").unwrap_err();
         let (path, msg) = crate::spec::decode(&e);
         assert_eq!(path, "type");
         assert!(msg.starts_with("unknown queue discipline 'fifo'"), "{msg}");
@@ -175,10 +179,7 @@ mod tests {
         let readers: Vec<&str> = QueueSpec::NAMES
             .iter()
             .copied()
-            .filter(|n| {
-                let q = crate::spec::sub::<QueueSpec>(toml::Value::Table(minimal(n))).unwrap();
-                q.reads_class()
-            })
+            .filter(|n| parse(n, QueueSpec::minimal(n).unwrap()).unwrap().reads_class())
             .collect();
         assert_eq!(readers, ["rio", "drr", "prq", "reddiff"]);
     }

@@ -113,6 +113,8 @@ impl RioSpec {
 }
 
 impl DisciplineSpec for RioSpec {
+    const MINIMAL: &'static str =
+        "limit_pkts = 100\nmin_th_short = 5.0\nmax_th_short = 15.0\nmin_th_long = 5.0\nmax_th_long = 25.0";
     const READS_CLASS: bool = true;
     fn check(&self, field: &str) -> Result<()> {
         let p = self.params();
@@ -381,8 +383,10 @@ mod tests {
         let mut b = Bench::new(3);
         // Long curve min 0, max 2, max_p 1: with 2 packets queued p_b = 1.
         let p = both(params(true), |c| c.wait = false);
-        let mut q =
-            Rio::new(RioParams { long: RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0, ..p.long }, ..p }, 1500);
+        let mut q = Rio::new(
+            RioParams { long: RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0, ..p.long }, ..p },
+            1500,
+        );
         for i in 0..2 {
             let x = b.pkt(0, i, ClassMark::Short, Ecn::Ect);
             assert!(b.offer(&mut q, x).0);
@@ -451,5 +455,21 @@ mod tests {
         let s2 = b.pkt(2, 2, ClassMark::Short, Ecn::NotEct);
         assert_eq!(b.offer(&mut q, s2), (false, vec![(s2, DropReason::Forced)]));
         assert_eq!(q.in_queued, 2);
+    }
+
+    #[test]
+    fn spec_defaults_share_the_queue_settings_and_checks_name_the_class() {
+        let text = "limit_pkts = 100\nmin_th_short = 5\nmax_th_short = 15\nmin_th_long = 5\nmax_th_long = 25";
+        let s: RioSpec = toml::from_str(text).unwrap();
+        let p = s.params();
+        assert_eq!((p.short.max_p, p.long.max_p, p.short.w_q, p.long.w_q), (0.05, 0.1, 1.0 / 512.0, 1.0 / 512.0));
+        assert_eq!((p.short.limit_pkts, p.short.gentle, p.short.wait, p.short.ecn), (100, true, true, false));
+        assert_eq!((p.long.limit_pkts, p.long.gentle, p.long.wait, p.long.ecn), (100, true, true, false));
+        s.check("q").unwrap();
+        assert_eq!(s.build(1500).kind(), "rio");
+        let bad = RioSpec { max_th_short: 5.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.min_th_short: must be below max_th_short (5), got 5");
+        let bad = RioSpec { w_q_long: 0.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.w_q_long: must be in (0, 1], got 0");
     }
 }

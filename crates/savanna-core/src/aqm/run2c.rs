@@ -48,6 +48,7 @@ pub struct Run2cSpec {
 }
 
 impl DisciplineSpec for Run2cSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));

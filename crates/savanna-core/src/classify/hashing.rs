@@ -75,6 +75,7 @@ pub struct HashingClassifierSpec {
 }
 
 impl EdgeClassifierSpec for HashingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
     fn node(&self) -> &str {
         &self.node
     }

@@ -74,6 +74,7 @@ pub struct MarkingClassifierSpec {
 }
 
 impl EdgeClassifierSpec for MarkingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
     fn node(&self) -> &str {
         &self.node
     }

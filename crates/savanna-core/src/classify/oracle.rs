@@ -20,6 +20,7 @@ pub struct OracleClassifierSpec {
 }
 
 impl EdgeClassifierSpec for OracleClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"\nthreshold = 10";
     fn node(&self) -> &str {
         &self.node
     }

@@ -11,6 +11,10 @@ use crate::model::tokuda::{KSpec, SizeFn};
 
 /// What an edge classifier's spec provides. Implemented in the classifier's own file.
 pub trait EdgeClassifierSpec: Clone + std::fmt::Debug + serde::de::DeserializeOwned {
+    /// The smallest table the classifier accepts: its required keys (`node` and any
+    /// other) with workable values. The registry's tests build every classifier from it
+    /// and check that each of its keys is indeed required.
+    const MINIMAL: &'static str;
     /// The node on whose ingress the classifier marks packets (every spec has `node`).
     fn node(&self) -> &str;
     /// Check the parameters; an error names the key under `field` (`classifiers[0]`).
@@ -47,6 +51,13 @@ macro_rules! classifiers {
             /// Every registered `type`, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),+];
 
+            /// The `MINIMAL` table of the classifier registered as `name`.
+            pub fn minimal(name: &str) -> Option<&'static str> {
+                match name {
+                    $($name => Some(<$spec as EdgeClassifierSpec>::MINIMAL),)+
+                    _ => None,
+                }
+            }
             /// The `type` this spec was given under (also the built classifier's `kind`).
             pub fn name(&self) -> &'static str {
                 match self {
@@ -98,27 +109,19 @@ classifiers! {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> std::result::Result<ClassifierSpec, String> {
-        crate::spec::sub::<ClassifierSpec>(toml::Value::Table(toml::from_str(text).unwrap()))
+    fn parse(name: &str, table: &str) -> std::result::Result<ClassifierSpec, String> {
+        let text = format!("type = \"{name}\"\n{table}");
+        crate::spec::sub::<ClassifierSpec>(toml::Value::Table(toml::from_str(&text).unwrap()))
     }
 
     #[test]
     fn every_registered_classifier_round_trips() {
+        let no_sizes = |_: &str, _: &crate::traffic::SizeSpec| -> Result<crate::traffic::SizeDist> {
+            unreachable!("the minimal tables give K in packets")
+        };
         for &name in ClassifierSpec::NAMES {
-            // `node` is every classifier's one required key; the oracle also needs its
-            // threshold.
-            let bare = format!("type = \"{name}\"\nnode = \"edge\"");
-            let mut c = match parse(&bare) {
-                Ok(c) => c,
-                Err(e) => {
-                    assert!(e.contains("missing field"), "{name}: {e}");
-                    parse(&format!("{bare}\nthreshold = 10")).unwrap_or_else(|e| panic!("{name}: {e}"))
-                }
-            };
-            assert_eq!((c.name(), c.node()), (name, "edge"));
-            let no_sizes = |_: &str, _: &crate::traffic::SizeSpec| -> Result<crate::traffic::SizeDist> {
-                unreachable!("defaults name K in packets")
-            };
+            let mut c = parse(name, ClassifierSpec::minimal(name).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(c.name(), name);
             c.resolve_models("c", &no_sizes).unwrap();
             c.check("c").unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(c.build(1).kind(), name, "the built classifier names itself as registered");
@@ -126,8 +129,22 @@ mod tests {
     }
 
     #[test]
+    fn every_key_of_a_minimal_table_is_required() {
+        for &name in ClassifierSpec::NAMES {
+            let minimal = ClassifierSpec::minimal(name).unwrap();
+            assert!(minimal.lines().any(|l| l.starts_with("node =")), "{name}: every classifier names its node");
+            for line in minimal.lines() {
+                let key = line.split('=').next().unwrap().trim();
+                let without: Vec<&str> = minimal.lines().filter(|l| *l != line).collect();
+                let e = parse(name, &without.join("\n")).unwrap_err();
+                assert!(e.contains(&format!("missing field `{key}`")), "{name} without {key}: {e}");
+            }
+        }
+    }
+
+    #[test]
     fn an_unknown_type_lists_every_registered_name() {
-        let e = parse("type = \"counter\"\nnode = \"edge\"").unwrap_err();
+        let e = parse("counter", "node = \"edge\"").unwrap_err();
         let (path, msg) = crate::spec::decode(&e);
         assert_eq!(path, "type");
         assert!(msg.starts_with("unknown classifier 'counter'"), "{msg}");

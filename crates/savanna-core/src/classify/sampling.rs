@@ -84,6 +84,7 @@ pub struct SamplingClassifierSpec {
 }
 
 impl EdgeClassifierSpec for SamplingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
     fn node(&self) -> &str {
         &self.node
     }

@@ -69,6 +69,7 @@ pub struct ThresholdClassifierSpec {
 }
 
 impl EdgeClassifierSpec for ThresholdClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
     fn node(&self) -> &str {
         &self.node
     }

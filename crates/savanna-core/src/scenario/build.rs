@@ -1,7 +1,8 @@
 //! Validate a parsed scenario and resolve it into a `Plan`: the topology with its links and
 //! queue specifications, the TCP configurations, the traffic generators with their host
-//! pairs and size distributions, sampling and fault injection. All checks a user can fail
-//! live here, so `savanna validate` catches them before anything runs.
+//! pairs and size distributions, sampling and fault injection. Every check a user can fail
+//! runs from here (queue disciplines' and classifiers' own checks through their
+//! registries), so `savanna validate` catches them before anything runs.
 
 use std::path::Path;
 
