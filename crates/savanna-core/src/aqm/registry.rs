@@ -51,6 +51,13 @@ macro_rules! disciplines {
             /// Every registered `type`, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),+];
 
+            /// The registered `type`s of the disciplines that read class marks.
+            pub fn class_readers() -> Vec<&'static str> {
+                [$(($name, <$spec as DisciplineSpec>::READS_CLASS)),+]
+                    .into_iter()
+                    .filter_map(|(n, reads)| reads.then_some(n))
+                    .collect()
+            }
             /// The `MINIMAL` table of the discipline registered as `name`.
             pub fn minimal(name: &str) -> Option<&'static str> {
                 match name {
@@ -182,5 +189,6 @@ mod tests {
             .filter(|n| parse(n, QueueSpec::minimal(n).unwrap()).unwrap().reads_class())
             .collect();
         assert_eq!(readers, ["rio", "drr", "prq", "reddiff"]);
+        assert_eq!(QueueSpec::class_readers(), readers);
     }
 }

@@ -603,7 +603,10 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     if !classifiers.is_empty() && !queues.iter().any(reads_class) {
         return bad(
             "classifiers",
-            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio, prq, reddiff, drr) on the queue it should act on",
+            format!(
+                "no queue reads the class marks a classifier writes; use a class-aware discipline ({}) on the queue it should act on",
+                QueueSpec::class_readers().join(", ")
+            ),
         );
     }
     Ok(Plan {
