@@ -69,6 +69,7 @@ pub enum RedMode {
 }
 
 impl RedSpec {
+    /// The shared RED parameters these keys give.
     pub fn params(&self) -> RedParams {
         RedParams {
             limit_pkts: self.limit_pkts as usize,
