@@ -22,10 +22,11 @@
 //! are ns-2's RED defaults of 2000 (the CHOKe paper and FavorQueue both used ns-2; Floyd
 //! kept `gentle_` off by default then).
 
-use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
+use super::redmath::{red_verdict, Curve, RedCount, RedFifo, RedParams};
+use super::registry::DisciplineSpec;
 use super::{DropReason, QCtx, Qdisc};
 use crate::net::PktId;
-use crate::{Error, Result};
+use crate::Result;
 
 fn d_max_p() -> f64 {
     0.1
@@ -77,43 +78,10 @@ impl ChokeSpec {
         (self.min_th.unwrap_or(l / 3.0), self.max_th.unwrap_or(2.0 * l / 3.0))
     }
 
-    pub fn check(&self, field: &str) -> Result<()> {
-        if self.limit_pkts == 0 {
-            return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
-        }
+    /// The RED parameters of CHOKe's queue, thresholds defaulted from `limit_pkts`.
+    pub fn params(&self) -> RedParams {
         let (min_th, max_th) = self.thresholds();
-        if !(min_th.is_finite() && min_th >= 0.0) {
-            return Err(Error::input(format!("{field}.min_th"), format!("must be a number >= 0, got {min_th}")));
-        }
-        if !(max_th.is_finite() && max_th > 0.0) {
-            return Err(Error::input(format!("{field}.max_th"), format!("must be a positive number, got {max_th}")));
-        }
-        if min_th >= max_th {
-            return Err(Error::input(
-                format!("{field}.min_th"),
-                format!("must be below max_th ({max_th}), got {min_th}"),
-            ));
-        }
-        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(Error::input(format!("{field}.max_p"), format!("must be in (0, 1], got {}", self.max_p)));
-        }
-        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return Err(Error::input(format!("{field}.w_q"), format!("must be in (0, 1], got {}", self.w_q)));
-        }
-        if let Some(m) = self.mean_pkt_bytes {
-            if !(m.is_finite() && m > 0.0) {
-                return Err(Error::input(
-                    format!("{field}.mean_pkt_bytes"),
-                    format!("must be a positive number, got {m}"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
-        let (min_th, max_th) = self.thresholds();
-        Box::new(Choke::new(ChokeParams {
+        RedParams {
             limit_pkts: self.limit_pkts as usize,
             min_th,
             max_th,
@@ -122,36 +90,38 @@ impl ChokeSpec {
             gentle: self.gentle,
             wait: self.wait,
             ecn: self.ecn,
-            mean_pkt_bytes: self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
-        }))
+            byte_mode: false,
+            mean_pkt_bytes: self.mean_pkt_bytes,
+        }
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct ChokeParams {
-    pub limit_pkts: usize,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    pub wait: bool,
-    pub ecn: bool,
-    pub mean_pkt_bytes: f64,
+impl DisciplineSpec for ChokeSpec {
+    const MINIMAL: &'static str = "limit_pkts = 90";
+    fn check(&self, field: &str) -> Result<()> {
+        self.params().check(field, "")
+    }
+    fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(Choke::new(self.params(), pkt_bytes))
+    }
 }
 
 pub struct Choke {
     rf: RedFifo,
-    p: ChokeParams,
+    p: RedParams,
+    /// Mean packet size, bytes.
+    mean: f64,
     curve: Curve,
     count: RedCount,
 }
 
 impl Choke {
-    pub fn new(p: ChokeParams) -> Self {
+    /// A CHOKe queue; `pkt_bytes` stands for the mean packet size when `p` gives none.
+    pub fn new(p: RedParams, pkt_bytes: u32) -> Self {
         Choke {
             rf: RedFifo::new(p.limit_pkts, p.w_q),
-            curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
+            mean: p.mean_bytes(pkt_bytes),
+            curve: p.curve(),
             count: RedCount::new(p.wait),
             p,
         }
@@ -163,7 +133,7 @@ impl Qdisc for Choke {
         "choke"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
-        let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
+        let pps = cx.link_bps / (8.0 * self.mean);
         let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
         if avg <= self.p.min_th {
             self.count.below();
@@ -213,8 +183,8 @@ mod tests {
     use crate::net::Ecn;
 
     /// w_q = 1: the average is the queue length the arrival finds.
-    fn params() -> ChokeParams {
-        ChokeParams {
+    fn params() -> RedParams {
+        RedParams {
             limit_pkts: 100,
             min_th: 10.0,
             max_th: 30.0,
@@ -223,7 +193,8 @@ mod tests {
             gentle: false,
             wait: false,
             ecn: false,
-            mean_pkt_bytes: 1500.0,
+            byte_mode: false,
+            mean_pkt_bytes: None,
         }
     }
 
@@ -242,7 +213,7 @@ mod tests {
     #[test]
     fn matched_pair_both_dropped() {
         let mut b = Bench::new(1);
-        let mut q = Choke::new(params());
+        let mut q = Choke::new(params(), 1500);
         // 15 packets of flow 1 (avg 15 > min_th): whatever is drawn matches a flow-1 arrival.
         let queued = fill(&mut b, &mut q, &[1; 15]);
         for k in 0..5 {
@@ -271,7 +242,7 @@ mod tests {
             *f = 1;
         }
         let (mut matched, n) = (0, 20_000);
-        let mut q = Choke::new(ChokeParams { max_p: 1e-12, ..params() });
+        let mut q = Choke::new(RedParams { max_p: 1e-12, ..params() }, 1500);
         fill(&mut b, &mut q, &flows);
         for i in 0..n {
             let x = b.pkt(1, i, ClassMark::None, Ecn::NotEct);
@@ -297,7 +268,7 @@ mod tests {
     fn unmatched_arrival_is_treated_by_red() {
         let mut b = Bench::new(3);
         // Queue of flow 1 only; flow 2 arrivals never match.
-        let mut q = Choke::new(params());
+        let mut q = Choke::new(params(), 1500);
         fill(&mut b, &mut q, &[1; 20]);
         // avg 20: p_b = 0.05; count spreading without wait: fraction 2 p_b / (1 + p_b).
         let n = 100_000;
@@ -326,7 +297,7 @@ mod tests {
         assert_eq!(q.len_pkts(), 35);
         // ECN: an ECT unmatched arrival in the early region is marked, not dropped.
         let mut q =
-            Choke::new(ChokeParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() });
+            Choke::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() }, 1500);
         fill(&mut b, &mut q, &[1, 1]);
         // The first arrival in the early region only starts RED's count (ns-2's `old`).
         let first = b.pkt(3, 0, ClassMark::None, Ecn::Ect);
@@ -344,7 +315,7 @@ mod tests {
         // (unmatched) arrival is neither force-dropped nor early-dropped; with two queued it
         // is force-dropped.
         let mut b = Bench::new(5);
-        let mut q = Choke::new(ChokeParams { w_q: 0.002, ..params() });
+        let mut q = Choke::new(RedParams { w_q: 0.002, ..params() }, 1500);
         q.rf.avg.avg = 100.0;
         fill(&mut b, &mut q, &[1]);
         let x = b.pkt(2, 0, ClassMark::None, Ecn::NotEct);
@@ -356,7 +327,7 @@ mod tests {
     #[test]
     fn nothing_happens_below_min_th() {
         let mut b = Bench::new(4);
-        let mut q = Choke::new(ChokeParams { limit_pkts: 12, ..params() });
+        let mut q = Choke::new(RedParams { limit_pkts: 12, ..params() }, 1500);
         // Same-flow arrivals while the queue (= avg) is at most min_th = 10: all admitted.
         for i in 0..11 {
             let x = b.pkt(1, i, ClassMark::None, Ecn::NotEct);
@@ -370,7 +341,7 @@ mod tests {
         assert!(!ok && drops.len() == 2);
         assert_eq!(q.len_pkts(), 10);
         // Tail drop still applies below min_th.
-        let mut q = Choke::new(ChokeParams { limit_pkts: 3, ..params() });
+        let mut q = Choke::new(RedParams { limit_pkts: 3, ..params() }, 1500);
         for i in 0..3 {
             let x = b.pkt(i, 0, ClassMark::None, Ecn::NotEct);
             assert!(b.offer(&mut q, x).0);

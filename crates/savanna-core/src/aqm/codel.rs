@@ -26,6 +26,7 @@
 //! - drops at dequeue are reported as `DropReason::Policy`; a full buffer (`limit_pkts`
 //!   packets) tail-drops arrivals as `DropReason::Overflow`.
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::engine::Time;
 use crate::net::PktId;
@@ -60,14 +61,15 @@ pub struct CodelSpec {
     pub ecn: bool,
 }
 
-impl CodelSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl DisciplineSpec for CodelSpec {
+    const MINIMAL: &'static str = "";
+    fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
         check_times(field, self.target_ms, self.interval_ms)
     }
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
+    fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
         Box::new(Codel::new(
             self.limit_pkts as usize,
             CodelParams::new(self.target_ms, self.interval_ms, self.ecn, pkt_bytes),

@@ -1,8 +1,38 @@
 //! DropTail: a FIFO that drops arrivals when it holds `limit_pkts` packets (or, when set,
 //! when the arrival would exceed `limit_bytes`). The baseline of every paper.
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
+use crate::error::Result;
 use crate::net::PktId;
+use crate::spec::bad;
+
+/// `type = "droptail"`: a FIFO with a packet limit and an optional byte limit.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    /// Buffer size, packets.
+    pub limit_pkts: u32,
+    /// Buffer size, bytes: an arrival that would exceed it is dropped. Default: none.
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+}
+
+impl DisciplineSpec for DropTailSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
+    fn check(&self, field: &str) -> Result<()> {
+        if self.limit_pkts == 0 {
+            return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+        }
+        if self.limit_bytes == Some(0) {
+            return bad(format!("{field}.limit_bytes"), "must be at least 1 byte (or omitted)");
+        }
+        Ok(())
+    }
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(DropTail::new(self.limit_pkts as usize, self.limit_bytes))
+    }
+}
 
 pub struct DropTail {
     q: Fifo,
@@ -76,5 +106,17 @@ mod tests {
         assert!(b.offer(&mut q, a).0);
         assert!(b.offer(&mut q, c).0);
         assert!(!b.offer(&mut q, d).0);
+    }
+
+    #[test]
+    fn spec_checks_name_the_limit() {
+        let s: DropTailSpec = toml::from_str("limit_pkts = 10").unwrap();
+        assert_eq!(s.limit_bytes, None);
+        s.check("q").unwrap();
+        let e = DropTailSpec { limit_pkts: 0, ..s.clone() }.check("q").unwrap_err().to_string();
+        assert!(e.starts_with("q.limit_pkts"), "{e}");
+        let e = DropTailSpec { limit_bytes: Some(0), ..s }.check("q").unwrap_err().to_string();
+        assert!(e.starts_with("q.limit_bytes"), "{e}");
+        assert!(toml::from_str::<DropTailSpec>("").is_err(), "limit_pkts is required");
     }
 }

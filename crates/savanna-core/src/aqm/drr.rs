@@ -21,6 +21,7 @@
 //! - work-conserving: an empty class is skipped, so a backlogged class alone gets the
 //!   whole link (the paper's capacity split is a share under contention, not a rate cap).
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::net::ClassMark;
 use crate::net::PktId;
@@ -50,8 +51,10 @@ pub struct DrrSpec {
     pub share_long: f64,
 }
 
-impl DrrSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl DisciplineSpec for DrrSpec {
+    const MINIMAL: &'static str = "limit_short_pkts = 40\nlimit_long_pkts = 60";
+    const READS_CLASS: bool = true;
+    fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_short_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_short_pkts"), "must be at least 1 packet"));
         }
@@ -75,7 +78,7 @@ impl DrrSpec {
         }
         Ok(())
     }
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
+    fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
         Box::new(Drr::new(
             [self.limit_short_pkts as usize, self.limit_long_pkts as usize],
             [self.share_short, self.share_long],

@@ -24,8 +24,31 @@
 
 use std::collections::HashMap;
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
+use crate::error::Result;
 use crate::net::PktId;
+
+/// `type = "favorqueue"`: FavorQueue has no parameter but its buffer.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FavorQueueSpec {
+    /// Buffer size, packets.
+    pub limit_pkts: u32,
+}
+
+impl DisciplineSpec for FavorQueueSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
+    fn check(&self, field: &str) -> Result<()> {
+        if self.limit_pkts == 0 {
+            return crate::spec::bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+        }
+        Ok(())
+    }
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(FavorQueue::new(self.limit_pkts as usize))
+    }
+}
 
 pub struct FavorQueue {
     q: Fifo,

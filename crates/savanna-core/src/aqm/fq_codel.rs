@@ -30,6 +30,7 @@
 //! - ECN as in `codel.rs`: ECT packets are marked where CoDel would drop them.
 
 use super::codel::{check_times, CodelParams, CodelState};
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::net::PktId;
 use std::collections::VecDeque;
@@ -86,8 +87,9 @@ pub struct FqCodelSpec {
     pub drop_batch: u32,
 }
 
-impl FqCodelSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl DisciplineSpec for FqCodelSpec {
+    const MINIMAL: &'static str = "";
+    fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
@@ -108,7 +110,7 @@ impl FqCodelSpec {
         }
         check_times(field, self.target_ms, self.interval_ms)
     }
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
+    fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
         Box::new(FqCodel::new(
             FqCodelParams {
                 limit_pkts: self.limit_pkts as usize,

@@ -32,6 +32,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, QCtx, Qdisc};
 use crate::engine::Time;
 use crate::net::PktId;
@@ -49,8 +50,9 @@ pub struct LasSpec {
     pub forget_after_s: Option<f64>,
 }
 
-impl LasSpec {
-    pub fn check(&self, field: &str) -> Result<()> {
+impl DisciplineSpec for LasSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
+    fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
@@ -65,7 +67,7 @@ impl LasSpec {
         Ok(())
     }
 
-    pub fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
         Box::new(Las::new(self.limit_pkts as usize, self.forget_after_s.map(crate::engine::secs_to_ns)))
     }
 }

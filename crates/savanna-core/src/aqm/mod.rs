@@ -1,5 +1,7 @@
 //! Queue disciplines. One discipline per file (as Linux `net/sched/sch_*.c`), all behind the
-//! `Qdisc` trait, sharing RED's average and drop-curve math in `redmath.rs`.
+//! `Qdisc` trait, sharing RED's average, drop-curve math and parameters in `redmath.rs`.
+//! Each file also owns its spec, check and construction (`registry::DisciplineSpec`);
+//! `registry.rs` lists them once by `type` (docs/components.md).
 //!
 //! The contract a discipline implements (so size-aware disciplines need no engine change):
 //! - `enqueue` sees the arriving packet (its flow id, class mark, kind, ECN codepoint) and
@@ -22,8 +24,11 @@ pub mod prq;
 pub mod red;
 pub mod reddiff;
 pub mod redmath;
+pub mod registry;
 pub mod rio;
 pub mod run2c;
+
+pub use registry::{DisciplineSpec, QueueSpec};
 
 use crate::engine::{Rng, Time};
 use crate::net::{Ecn, PacketPool, PktId};

@@ -29,6 +29,7 @@
 //!   not-ECT packets are dropped; both are reported as `DropReason::Early`; a full buffer
 //!   (`limit_pkts`) tail-drops (`Overflow`).
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::engine::Time;
 use crate::net::PktId;
@@ -69,8 +70,9 @@ pub struct PiSpec {
     pub ecn: bool,
 }
 
-impl PiSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl DisciplineSpec for PiSpec {
+    const MINIMAL: &'static str = "limit_pkts = 400";
+    fn check(&self, field: &str) -> crate::Result<()> {
         let bad = |k: &str, msg: String| Err(crate::Error::input(format!("{field}.{k}"), msg));
         if self.limit_pkts == 0 {
             return bad("limit_pkts", "must be at least 1 packet".into());
@@ -88,7 +90,7 @@ impl PiSpec {
         }
         Ok(())
     }
-    pub fn build(&self, _pkt_bytes: u32) -> Box<dyn super::Qdisc> {
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn super::Qdisc> {
         Box::new(Pi::new(PiParams {
             limit_pkts: self.limit_pkts as usize,
             a: self.a,

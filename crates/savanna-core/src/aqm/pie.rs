@@ -39,6 +39,7 @@
 //!   when the delay exceeds 250 ms is not applied;
 //! - early drops are reported as `DropReason::Early`, tail drops as `Overflow`.
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::aqm::codel::ms_to_ns;
 use crate::engine::Time;
@@ -109,8 +110,9 @@ pub struct PieSpec {
     pub mean_pkt_bytes: Option<f64>,
 }
 
-impl PieSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl DisciplineSpec for PieSpec {
+    const MINIMAL: &'static str = "";
+    fn check(&self, field: &str) -> crate::Result<()> {
         let bad = |k: &str, msg: String| Err(crate::Error::input(format!("{field}.{k}"), msg));
         if self.limit_pkts == 0 {
             return bad("limit_pkts", "must be at least 1 packet".into());
@@ -138,7 +140,7 @@ impl PieSpec {
         }
         Ok(())
     }
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
+    fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
         Box::new(Pie::new(PieParams {
             limit_pkts: self.limit_pkts as usize,
             target_ns: ms_to_ns(self.target_ms),

@@ -17,6 +17,7 @@
 //! - a packet queued in the short queue is reported as favoured (`QCtx::favor`, counted in
 //!   the flow's `favored_pkts`).
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::net::ClassMark;
 use crate::net::PktId;
@@ -41,8 +42,10 @@ pub struct PrqSpec {
     pub limit_long_pkts: Option<u32>,
 }
 
-impl PrqSpec {
-    pub fn check(&self, field: &str) -> Result<()> {
+impl DisciplineSpec for PrqSpec {
+    const MINIMAL: &'static str = "";
+    const READS_CLASS: bool = true;
+    fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
@@ -59,7 +62,7 @@ impl PrqSpec {
         Ok(())
     }
 
-    pub fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
         Box::new(Prq::new(
             self.limit_pkts as usize,
             self.limit_short_pkts.map(|v| v as usize),

@@ -9,36 +9,109 @@
 //! that finds at most one packet queued (one byte in byte mode) is never dropped early or
 //! by the average, and a tail drop restarts the count as a forced drop does.
 
-use super::redmath::{red_verdict, Curve, RedCount, RedFifo};
+use super::redmath::{red_verdict, Curve, RedCount, RedFifo, RedParams};
+use super::registry::DisciplineSpec;
 use super::{QCtx, Qdisc};
+use crate::error::Result;
 use crate::net::PktId;
 
-#[derive(Clone, Debug)]
-pub struct RedParams {
-    pub limit_pkts: usize,
+fn d_max_p() -> f64 {
+    0.1
+}
+fn d_w_q() -> f64 {
+    1.0 / 512.0
+}
+fn t() -> bool {
+    true
+}
+
+/// `type = "red"`. Thresholds in packets; defaults from Guo & Matta 2001 Table III.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Buffer size, packets (tail drop beyond it).
+    pub limit_pkts: u32,
+    /// Min threshold on the average, packets.
     pub min_th: f64,
+    /// Max threshold on the average, packets.
     pub max_th: f64,
+    /// max_p (ns-2: 1 / linterm_). Guo & Matta Table III: 1/10.
+    #[serde(default = "d_max_p")]
     pub max_p: f64,
+    /// EWMA weight (ns-2 q_weight_). Guo & Matta Table III: 1/512.
+    #[serde(default = "d_w_q")]
     pub w_q: f64,
+    /// ns-2 `gentle_` (Table III: on).
+    #[serde(default = "t")]
     pub gentle: bool,
+    /// ns-2 `wait_` count spreading (Table III: on).
+    #[serde(default = "t")]
     pub wait: bool,
+    /// Mark ECT packets instead of early drops. Default off.
+    #[serde(default)]
     pub ecn: bool,
-    pub byte_mode: bool,
-    pub mean_pkt_bytes: f64,
+    /// "packets" (thresholds and probabilities per packet) or "bytes" (probability scaled
+    /// by packet size / mean packet size, ns-2 `bytes_`).
+    #[serde(default)]
+    pub mode: RedMode,
+    /// Mean packet size for the idle-time correction and byte mode; defaults to packet_bytes.
+    #[serde(default)]
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+/// RED's unit for the drop probability.
+#[derive(Clone, Copy, Debug, serde::Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RedMode {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+impl RedSpec {
+    /// The shared RED parameters these keys give.
+    pub fn params(&self) -> RedParams {
+        RedParams {
+            limit_pkts: self.limit_pkts as usize,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            wait: self.wait,
+            ecn: self.ecn,
+            byte_mode: self.mode == RedMode::Bytes,
+            mean_pkt_bytes: self.mean_pkt_bytes,
+        }
+    }
+}
+
+impl DisciplineSpec for RedSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100\nmin_th = 5.0\nmax_th = 15.0";
+    fn check(&self, field: &str) -> Result<()> {
+        self.params().check(field, "")
+    }
+    fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(Red::new(self.params(), pkt_bytes))
+    }
 }
 
 pub struct Red {
     rf: RedFifo,
     p: RedParams,
+    /// Mean packet size, bytes.
+    mean: f64,
     curve: Curve,
     count: RedCount,
 }
 
 impl Red {
-    pub fn new(p: RedParams) -> Self {
+    /// A RED queue; `pkt_bytes` stands for the mean packet size when `p` gives none.
+    pub fn new(p: RedParams, pkt_bytes: u32) -> Self {
         Red {
             rf: RedFifo::new(p.limit_pkts, p.w_q),
-            curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
+            mean: p.mean_bytes(pkt_bytes),
+            curve: p.curve(),
             count: RedCount::new(p.wait),
             p,
         }
@@ -50,13 +123,12 @@ impl Qdisc for Red {
         "red"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
-        let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
-        let qlen =
-            if self.p.byte_mode { self.rf.q.bytes() as f64 / self.p.mean_pkt_bytes } else { self.rf.q.len() as f64 };
+        let pps = cx.link_bps / (8.0 * self.mean);
+        let qlen = if self.p.byte_mode { self.rf.q.bytes() as f64 / self.mean } else { self.rf.q.len() as f64 };
         let avg = self.rf.avg.on_arrival(qlen, cx.now, pps);
         let queued = if self.p.byte_mode { self.rf.q.bytes() } else { self.rf.q.len() as u64 };
         let region = self.curve.region_at(avg, queued);
-        let scale = if self.p.byte_mode { cx.pkts.get(id).size as f64 / self.p.mean_pkt_bytes } else { 1.0 };
+        let scale = if self.p.byte_mode { cx.pkts.get(id).size as f64 / self.mean } else { 1.0 };
         if !red_verdict(region, scale, &mut self.count, self.p.ecn, id, cx) {
             return false;
         }
@@ -100,7 +172,7 @@ mod tests {
             wait,
             ecn,
             byte_mode: false,
-            mean_pkt_bytes: 1500.0,
+            mean_pkt_bytes: None,
         }
     }
 
@@ -108,7 +180,7 @@ mod tests {
     /// `n` packets; return the fraction dropped.
     fn measured_drop_fraction(gentle: bool, wait: bool, level: usize, n: usize) -> f64 {
         let mut b = Bench::new(42);
-        let mut q = Red::new(params(gentle, wait, false));
+        let mut q = Red::new(params(gentle, wait, false), 1500);
         // Fill to `level` directly (RED itself would refuse packets above its thresholds);
         // with w_q = 1 the next arrival sets avg = level.
         for i in 0..level {
@@ -184,7 +256,7 @@ mod tests {
         let mut b = Bench::new(3);
         // min_th 0, max_th 2, max_p 1, gentle: with 2 packets queued (w_q = 1) the
         // average sits where p_b = 1, so every arrival is an early drop or mark.
-        let mut q = Red::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, ..params(true, false, true) });
+        let mut q = Red::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, ..params(true, false, true) }, 1500);
         for i in 0..2 {
             let x = b.pkt(0, i, ClassMark::None, Ecn::Ect);
             b.offer(&mut q, x);
@@ -210,7 +282,7 @@ mod tests {
     /// A RED queue holding `level` packets, its average preset to `avg` (w_q small, so
     /// one arrival barely moves it).
     fn preset(p: RedParams, b: &mut Bench, level: usize, avg: f64) -> Red {
-        let mut q = Red::new(RedParams { w_q: 0.002, ..p });
+        let mut q = Red::new(RedParams { w_q: 0.002, ..p }, 1500);
         for i in 0..level {
             let x = b.pkt(0, i as u32, ClassMark::None, Ecn::NotEct);
             q.rf.q.push(x, &b.pkts);
@@ -253,7 +325,7 @@ mod tests {
         // p_a(2) = 1 (both certain drops) without `wait`. ns-2: the first arrival after the
         // average crosses min_th sets count = 1 and is queued; the ones after are dropped.
         let mut b = Bench::new(12);
-        let mut q = Red::new(RedParams { max_p: 1.0, ..params(false, false, false) });
+        let mut q = Red::new(RedParams { max_p: 1.0, ..params(false, false, false) }, 1500);
         let set_level = |q: &mut Red, b: &mut Bench, level: usize| {
             while q.rf.q.len() > level {
                 let out = b.take(q).unwrap();
@@ -290,7 +362,7 @@ mod tests {
         let mut overflow = 0;
         for seed in 0..trials {
             let mut b = Bench::new(seed);
-            let mut q = Red::new(RedParams { limit_pkts: 25, max_p: 0.6, ..params(false, false, false) });
+            let mut q = Red::new(RedParams { limit_pkts: 25, max_p: 0.6, ..params(false, false, false) }, 1500);
             for i in 0..25 {
                 let x = b.pkt(0, i, ClassMark::None, Ecn::NotEct);
                 q.rf.q.push(x, &b.pkts);
@@ -309,5 +381,21 @@ mod tests {
         let f = overflow as f64 / trials as f64;
         let want = 1.0 - 0.45 / 0.55;
         assert!((f - want).abs() < 0.06, "second arrival tail-dropped in {f} of trials, want {want}");
+    }
+
+    #[test]
+    fn spec_defaults_and_checks() {
+        let s: RedSpec = toml::from_str("limit_pkts = 100\nmin_th = 5\nmax_th = 15").unwrap();
+        assert_eq!(
+            (s.max_p, s.w_q, s.gentle, s.wait, s.ecn, s.mode),
+            (0.1, 1.0 / 512.0, true, true, false, RedMode::Packets)
+        );
+        s.check("q").unwrap();
+        assert_eq!(s.build(1500).kind(), "red");
+        let bytes: RedSpec = toml::from_str("limit_pkts = 100\nmin_th = 5\nmax_th = 15\nmode = \"bytes\"").unwrap();
+        assert!(bytes.params().byte_mode);
+        let bad = RedSpec { max_th: 4.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.min_th: must be below max_th (4), got 5");
+        assert!(toml::from_str::<RedSpec>("limit_pkts = 100\nmin_th = 5").is_err(), "max_th is required");
     }
 }

@@ -36,7 +36,8 @@
 //!   queued (`redmath::Curve::region_at`);
 //! - tail drop (`Overflow`) when `limit_pkts` packets are queued.
 
-use super::redmath::{Curve, RedFifo, Region};
+use super::redmath::{Curve, RedFifo, RedParams, Region};
+use super::registry::DisciplineSpec;
 use super::{DropReason, QCtx, Qdisc};
 use crate::model::sizes::{Counting, PacketSizes};
 use crate::model::tokuda::{KSpec, SizeFn};
@@ -111,31 +112,28 @@ pub struct RedDiffSpec {
 }
 
 impl RedDiffSpec {
-    pub fn check(&self, field: &str) -> Result<()> {
-        if self.limit_pkts == 0 {
-            return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
+    /// The RED parameters of the queue (no count spreading: `wait` is unused).
+    pub fn red(&self) -> RedParams {
+        RedParams {
+            limit_pkts: self.limit_pkts as usize,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            wait: false,
+            ecn: self.ecn,
+            byte_mode: false,
+            mean_pkt_bytes: self.mean_pkt_bytes,
         }
-        if !(self.min_th.is_finite() && self.min_th >= 0.0) {
-            return Err(Error::input(format!("{field}.min_th"), format!("must be a number >= 0, got {}", self.min_th)));
-        }
-        if !(self.max_th.is_finite() && self.max_th > 0.0) {
-            return Err(Error::input(
-                format!("{field}.max_th"),
-                format!("must be a positive number, got {}", self.max_th),
-            ));
-        }
-        if self.min_th >= self.max_th {
-            return Err(Error::input(
-                format!("{field}.min_th"),
-                format!("must be below max_th ({}), got {}", self.max_th, self.min_th),
-            ));
-        }
-        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(Error::input(format!("{field}.max_p"), format!("must be in (0, 1], got {}", self.max_p)));
-        }
-        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return Err(Error::input(format!("{field}.w_q"), format!("must be in (0, 1], got {}", self.w_q)));
-        }
+    }
+}
+
+impl DisciplineSpec for RedDiffSpec {
+    const MINIMAL: &'static str = "";
+    const READS_CLASS: bool = true;
+    fn check(&self, field: &str) -> Result<()> {
+        self.red().check(field, "")?;
         if let Some(a) = self.a_long {
             if !(a > 0.0 && a <= 1.0) {
                 return Err(Error::input(
@@ -156,36 +154,28 @@ impl RedDiffSpec {
         if self.window_pkts == 0 {
             return Err(Error::input(format!("{field}.window_pkts"), "must be at least 1 packet"));
         }
-        if let Some(m) = self.mean_pkt_bytes {
-            if !(m.is_finite() && m > 0.0) {
-                return Err(Error::input(
-                    format!("{field}.mean_pkt_bytes"),
-                    format!("must be a positive number, got {m}"),
-                ));
-            }
-        }
         Ok(())
     }
 
-    pub fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
-        Box::new(RedDiff::new(RedDiffParams {
-            limit_pkts: self.limit_pkts as usize,
-            min_th: self.min_th,
-            max_th: self.max_th,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            ecn: self.ecn,
-            a_long: {
-                debug_assert!(
-                    self.a_long_from.is_none() || self.derived.is_some(),
-                    "a_long_from resolved by the scenario builder"
-                );
-                self.a_long.or(self.derived.map(|d| d.0))
+    fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
+        debug_assert!(self.a_long_from.is_none() || self.derived.is_some(), "a_long_from resolved by resolve_models");
+        Box::new(RedDiff::new(
+            RedDiffParams {
+                red: self.red(),
+                a_long: self.a_long.or(self.derived.map(|d| d.0)),
+                window_pkts: self.window_pkts as usize,
             },
-            window_pkts: self.window_pkts as usize,
-            mean_pkt_bytes: self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
-        }))
+            pkt_bytes,
+        ))
+    }
+
+    fn derives_models(&self) -> bool {
+        self.a_long_from.is_some()
+    }
+
+    fn resolve_models(&mut self, field: &str, sizes: &SizeFn) -> Result<()> {
+        *self = self.resolved(field, sizes)?;
+        Ok(())
     }
 }
 
@@ -268,17 +258,11 @@ impl RedDiffSpec {
 
 #[derive(Clone, Debug)]
 pub struct RedDiffParams {
-    pub limit_pkts: usize,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    pub ecn: bool,
+    /// The RED part: thresholds, max_p, w_q, gentle, ECN, buffer, mean packet size.
+    pub red: RedParams,
     /// Fixed a_l, or None to measure it over `window_pkts` arrivals.
     pub a_long: Option<f64>,
     pub window_pkts: usize,
-    pub mean_pkt_bytes: f64,
 }
 
 /// Share of long packets among the last `ring.len()` arrivals.
@@ -319,15 +303,19 @@ impl LongShare {
 pub struct RedDiff {
     rf: RedFifo,
     p: RedDiffParams,
+    /// Mean packet size, bytes.
+    mean: f64,
     curve: Curve,
     window: Option<LongShare>,
 }
 
 impl RedDiff {
-    pub fn new(p: RedDiffParams) -> Self {
+    /// A RED-diff queue; `pkt_bytes` stands for the mean packet size when `p` gives none.
+    pub fn new(p: RedDiffParams, pkt_bytes: u32) -> Self {
         RedDiff {
-            rf: RedFifo::new(p.limit_pkts, p.w_q),
-            curve: Curve { min_th: p.min_th, max_th: p.max_th, max_p: p.max_p, gentle: p.gentle },
+            rf: RedFifo::new(p.red.limit_pkts, p.red.w_q),
+            mean: p.red.mean_bytes(pkt_bytes),
+            curve: p.red.curve(),
             window: if p.a_long.is_none() { Some(LongShare::new(p.window_pkts)) } else { None },
             p,
         }
@@ -351,7 +339,7 @@ impl Qdisc for RedDiff {
         if let Some(w) = &mut self.window {
             w.push(long);
         }
-        let pps = cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
+        let pps = cx.link_bps / (8.0 * self.mean);
         let avg = self.rf.avg.on_arrival(self.rf.q.len() as f64, cx.now, pps);
         match self.curve.region_at(avg, self.rf.q.len() as u64) {
             Region::Below => {}
@@ -362,7 +350,7 @@ impl Qdisc for RedDiff {
             Region::Early(p_t) => {
                 if long {
                     let p_l = (p_t / self.a_long()).min(1.0);
-                    if (p_l >= 1.0 || cx.rng.uniform() < p_l) && !(self.p.ecn && cx.mark(id)) {
+                    if (p_l >= 1.0 || cx.rng.uniform() < p_l) && !(self.p.red.ecn && cx.mark(id)) {
                         cx.drop(id, DropReason::Early);
                         return false;
                     }
@@ -394,18 +382,25 @@ mod tests {
 
     /// w_q = 1 (the average is the queue the arrival finds); thresholds 10 / 30, max_p 0.1.
     fn params(a_long: Option<f64>) -> RedDiffParams {
-        RedDiffParams {
+        let red = RedParams {
             limit_pkts: 1000,
             min_th: 10.0,
             max_th: 30.0,
             max_p: 0.1,
             w_q: 1.0,
             gentle: false,
+            wait: false,
             ecn: false,
-            a_long,
-            window_pkts: 1000,
-            mean_pkt_bytes: 1500.0,
-        }
+            byte_mode: false,
+            mean_pkt_bytes: None,
+        };
+        RedDiffParams { red, a_long, window_pkts: 1000 }
+    }
+
+    /// `p` with `f` applied to its RED part.
+    fn with(mut p: RedDiffParams, f: impl Fn(&mut RedParams)) -> RedDiffParams {
+        f(&mut p.red);
+        p
     }
 
     fn fill(b: &mut Bench, q: &mut RedDiff, n: usize) {
@@ -444,25 +439,25 @@ mod tests {
         let mut rng = Rng::stream(1, "reddiff-test");
         // Gentle, average held at 50 (p_t = 0.1 + 0.9 * 20 / 30 = 0.7): long packets are
         // all dropped (p_t / a_l > 1), short ones never.
-        let mut q = RedDiff::new(RedDiffParams { gentle: true, ..params(Some(0.5)) });
+        let mut q = RedDiff::new(with(params(Some(0.5)), |r| r.gentle = true), 1500);
         fill(&mut b, &mut q, 50);
         let [la, ld, sa, sd] = run(&mut b, &mut q, &mut rng, 0.5, 20_000);
         assert!(sa > 9000 && la > 9000);
         assert_eq!(sd, 0);
         assert_eq!(ld, la);
         // Same with the online estimate.
-        let mut q = RedDiff::new(RedDiffParams { gentle: true, ..params(None) });
+        let mut q = RedDiff::new(with(params(None), |r| r.gentle = true), 1500);
         fill(&mut b, &mut q, 25);
         let [_, ld, sa, sd] = run(&mut b, &mut q, &mut rng, 0.5, 20_000);
         assert!(sa > 9000 && ld > 1000);
         assert_eq!(sd, 0);
         // Above the hard threshold RED's forced drop applies to short packets too.
-        let mut q = RedDiff::new(params(Some(0.5)));
+        let mut q = RedDiff::new(params(Some(0.5)), 1500);
         fill(&mut b, &mut q, 30);
         let s = b.pkt(2, 0, ClassMark::Short, Ecn::NotEct);
         assert_eq!(b.offer(&mut q, s), (false, vec![(s, DropReason::Forced)]));
         // Below min_th nothing is dropped.
-        let mut q = RedDiff::new(params(Some(0.1)));
+        let mut q = RedDiff::new(params(Some(0.1)), 1500);
         fill(&mut b, &mut q, 9);
         let [_, ld, _, sd] = run(&mut b, &mut q, &mut rng, 0.5, 5000);
         assert_eq!((ld, sd), (0, 0));
@@ -474,7 +469,7 @@ mod tests {
         let mut rng = Rng::stream(2, "reddiff-test");
         for (level, a_l) in [(20usize, 0.25), (15, 0.5), (28, 0.9)] {
             let p_t = 0.1 * (level as f64 - 10.0) / 20.0;
-            let mut q = RedDiff::new(params(Some(a_l)));
+            let mut q = RedDiff::new(params(Some(a_l)), 1500);
             fill(&mut b, &mut q, level);
             let [la, ld, sa, sd] = run(&mut b, &mut q, &mut rng, a_l, 400_000);
             let got = ld as f64 / la as f64;
@@ -491,7 +486,7 @@ mod tests {
     fn online_a_long_converges_to_the_long_share() {
         let mut b = Bench::new(3);
         let mut rng = Rng::stream(3, "reddiff-test");
-        let mut q = RedDiff::new(params(None));
+        let mut q = RedDiff::new(params(None), 1500);
         fill(&mut b, &mut q, 20); // p_t = 0.05
         let [la, ld, _, sd] = run(&mut b, &mut q, &mut rng, 0.3, 100_000);
         assert!((q.a_long() - 0.3).abs() < 0.05, "a_long {}", q.a_long());
@@ -503,7 +498,7 @@ mod tests {
         run(&mut b, &mut q, &mut rng, 0.8, 1000);
         assert!((q.a_long() - 0.8).abs() < 0.05, "a_long {}", q.a_long());
         // Exact window arithmetic: 1000 shorts then 250 longs: 250 / 1000.
-        let mut q = RedDiff::new(params(None));
+        let mut q = RedDiff::new(params(None), 1500);
         for (class, n) in [(ClassMark::Short, 1000), (ClassMark::Long, 250)] {
             for i in 0..n {
                 let p = b.pkt(4, i, class, Ecn::NotEct);
@@ -521,7 +516,7 @@ mod tests {
     #[test]
     fn ecn_marks_long_packets() {
         let mut b = Bench::new(4);
-        let mut q = RedDiff::new(RedDiffParams { ecn: true, ..params(Some(0.01)) });
+        let mut q = RedDiff::new(with(params(Some(0.01)), |r| r.ecn = true), 1500);
         fill(&mut b, &mut q, 20); // p_l = min(1, 0.05 / 0.01) = 1
         let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
         assert_eq!(b.offer(&mut q, ect), (true, vec![]));
@@ -620,7 +615,7 @@ mod tests {
         // As RED in ns-2: the average far above max_th, but the arrival finds at most one
         // packet queued: it is queued, long or not; finding two, it is force-dropped.
         let mut b = Bench::new(14);
-        let mut q = RedDiff::new(RedDiffParams { w_q: 0.002, ..params(Some(0.5)) });
+        let mut q = RedDiff::new(with(params(Some(0.5)), |r| r.w_q = 0.002), 1500);
         q.rf.avg.avg = 100.0;
         for i in 0..2 {
             let x = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);

@@ -14,7 +14,77 @@
 
 use super::{DropReason, Fifo, QCtx};
 use crate::engine::{Rng, Time};
+use crate::error::Result;
 use crate::net::PktId;
+use crate::spec::{bad, non_negative, positive};
+
+/// The parameters every RED-family discipline shares (RED, RIO's two curves, CHOKe, the
+/// RED-based differentiation): one drop curve on the average (thresholds in packets), the
+/// EWMA weight of that average, ns-2's `gentle_` and `wait_`, ECN marking, byte mode and
+/// the mean packet size. A discipline's spec keeps its own keys, defaults and docs and
+/// hands them over as one `RedParams`, checked by the one `check` below.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedParams {
+    /// Buffer size, packets (tail drop beyond it).
+    pub limit_pkts: usize,
+    /// No early drop while the average is below min_th, packets.
+    pub min_th: f64,
+    /// Forced drops above max_th (2 max_th with `gentle`), packets.
+    pub max_th: f64,
+    /// Early-drop probability at max_th (ns-2 1 / linterm_).
+    pub max_p: f64,
+    /// EWMA weight of the average (ns-2 q_weight_).
+    pub w_q: f64,
+    /// ns-2 `gentle_`: p from max_p to 1 between max_th and 2 max_th.
+    pub gentle: bool,
+    /// ns-2 `wait_` count spreading (unused by disciplines that drop without a count).
+    pub wait: bool,
+    /// Mark ECT packets instead of early drops (RFC 3168).
+    pub ecn: bool,
+    /// Byte mode (ns-2 `bytes_`): p scaled by packet size / mean size (RED only).
+    pub byte_mode: bool,
+    /// Mean packet size, bytes (idle-time correction, byte mode); None: the scenario's
+    /// `packet_bytes`, given when the discipline is built.
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+impl RedParams {
+    /// Check the parameters of the spec at `field`. `sfx` ends the names of the curve's
+    /// keys as the user wrote them: "" for `min_th`, `max_th`, `max_p`, `w_q`; RIO's
+    /// "_short" and "_long" for `min_th_short` and so on.
+    pub fn check(&self, field: &str, sfx: &str) -> Result<()> {
+        if self.limit_pkts == 0 {
+            return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
+        }
+        non_negative(&format!("{field}.min_th{sfx}"), self.min_th)?;
+        positive(&format!("{field}.max_th{sfx}"), self.max_th)?;
+        if self.min_th >= self.max_th {
+            return bad(
+                format!("{field}.min_th{sfx}"),
+                format!("must be below max_th{sfx} ({}), got {}", self.max_th, self.min_th),
+            );
+        }
+        for (key, v) in [("max_p", self.max_p), ("w_q", self.w_q)] {
+            if !(v > 0.0 && v <= 1.0) {
+                return bad(format!("{field}.{key}{sfx}"), format!("must be in (0, 1], got {v}"));
+            }
+        }
+        if let Some(m) = self.mean_pkt_bytes {
+            positive(&format!("{field}.mean_pkt_bytes"), m)?;
+        }
+        Ok(())
+    }
+
+    /// The mean packet size in bytes, given the scenario's packet size.
+    pub fn mean_bytes(&self, pkt_bytes: u32) -> f64 {
+        self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64)
+    }
+
+    /// The drop curve these parameters describe.
+    pub fn curve(&self) -> Curve {
+        Curve { min_th: self.min_th, max_th: self.max_th, max_p: self.max_p, gentle: self.gentle }
+    }
+}
 
 /// Where the average sits on the drop curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -249,6 +319,47 @@ mod tests {
             r => panic!("{r:?}"),
         }
         assert_eq!(g.region(60.0), Region::Forced);
+    }
+
+    fn red() -> RedParams {
+        RedParams {
+            limit_pkts: 100,
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            wait: true,
+            ecn: false,
+            byte_mode: false,
+            mean_pkt_bytes: None,
+        }
+    }
+
+    #[test]
+    fn one_check_names_each_key_as_the_user_wrote_it() {
+        red().check("q", "").unwrap();
+        red().check("q", "_long").unwrap();
+        let cases: [(RedParams, &str); 8] = [
+            (RedParams { limit_pkts: 0, ..red() }, "q.limit_pkts: must be at least 1 packet"),
+            (RedParams { min_th: -1.0, ..red() }, "q.min_th_x: must be a number >= 0, got -1"),
+            (RedParams { max_th: 0.0, ..red() }, "q.max_th_x: must be a positive number, got 0"),
+            (RedParams { min_th: 15.0, ..red() }, "q.min_th_x: must be below max_th_x (15), got 15"),
+            (RedParams { max_p: 0.0, ..red() }, "q.max_p_x: must be in (0, 1], got 0"),
+            (RedParams { w_q: 1.5, ..red() }, "q.w_q_x: must be in (0, 1], got 1.5"),
+            (RedParams { w_q: f64::NAN, ..red() }, "q.w_q_x: must be in (0, 1], got NaN"),
+            (RedParams { mean_pkt_bytes: Some(0.0), ..red() }, "q.mean_pkt_bytes: must be a positive number, got 0"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(p.check("q", "_x").unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn mean_packet_size_defaults_to_the_scenarios() {
+        assert_eq!(red().mean_bytes(1460), 1460.0);
+        assert_eq!(RedParams { mean_pkt_bytes: Some(500.0), ..red() }.mean_bytes(1460), 500.0);
+        assert_eq!(red().curve(), Curve { min_th: 5.0, max_th: 15.0, max_p: 0.1, gentle: true });
     }
 
     #[test]

@@ -26,37 +26,122 @@
 //! not decayed while the queue holds only Out packets (it is simply not sampled then, as
 //! the pseudo-code updates it only on In arrivals).
 
-use super::redmath::{red_verdict, Curve, RedAvg, RedCount};
+use super::redmath::{red_verdict, Curve, RedAvg, RedCount, RedParams};
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::engine::Time;
+use crate::error::Result;
 use crate::net::ClassMark;
 use crate::net::PktId;
 
-/// One class's RED parameters: thresholds in packets, max_p, EWMA weight.
-#[derive(Clone, Copy, Debug)]
-pub struct RioClass {
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
+fn d_max_p_short() -> f64 {
+    1.0 / 20.0
+}
+fn d_max_p_long() -> f64 {
+    0.1
+}
+fn d_w_q() -> f64 {
+    1.0 / 512.0
+}
+fn t() -> bool {
+    true
 }
 
-#[derive(Clone, Debug)]
-pub struct RioParams {
-    pub limit_pkts: usize,
-    /// In (short) packets, judged against Q_short.
-    pub short: RioClass,
-    /// Out (long or unmarked) packets, judged against Q_total.
-    pub long: RioClass,
+/// `type = "rio"`: RIO as Guo & Matta 2001 run it (their RIO-PS core queue): one FIFO, In
+/// (class `short`) packets judged on the average of In packets queued, Out (class `long` or
+/// unmarked) packets on the average of the whole queue. Thresholds in packets; defaults
+/// from Guo & Matta Table III.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RioSpec {
+    /// Buffer size, packets (tail drop beyond it).
+    pub limit_pkts: u32,
+    /// In (short) curve: min threshold on Q_short, packets (Table III: 0.15 B).
+    pub min_th_short: f64,
+    /// In (short) curve: max threshold on Q_short, packets (Table III: 0.35 B).
+    pub max_th_short: f64,
+    /// In (short) curve max_p. Table III: 1/20.
+    #[serde(default = "d_max_p_short")]
+    pub max_p_short: f64,
+    /// EWMA weight of Q_short (w_short). Table III: 1/512.
+    #[serde(default = "d_w_q")]
+    pub w_q_short: f64,
+    /// Out (long) curve: min threshold on Q_total, packets (Table III: 0.15 B).
+    pub min_th_long: f64,
+    /// Out (long) curve: max threshold on Q_total, packets (Table III: 0.5 B).
+    pub max_th_long: f64,
+    /// Out (long) curve max_p. Table III: 1/10.
+    #[serde(default = "d_max_p_long")]
+    pub max_p_long: f64,
+    /// EWMA weight of Q_total (w_total). Table III: 1/512.
+    #[serde(default = "d_w_q")]
+    pub w_q_long: f64,
+    /// ns-2 `gentle_` on both curves (Table III: on).
+    #[serde(default = "t")]
     pub gentle: bool,
+    /// ns-2 `wait_` count spreading (Table III: on).
+    #[serde(default = "t")]
     pub wait: bool,
+    /// Mark ECT packets instead of early drops (Table III: on; default off here).
+    #[serde(default)]
     pub ecn: bool,
-    pub mean_pkt_bytes: f64,
+    /// Mean packet size for the idle-time correction; defaults to packet_bytes.
+    #[serde(default)]
+    pub mean_pkt_bytes: Option<f64>,
+}
+
+impl RioSpec {
+    /// The two curves' RED parameters (the buffer, gentle, wait, ECN and mean size shared).
+    pub fn params(&self) -> RioParams {
+        let curve = |min_th, max_th, max_p, w_q| RedParams {
+            limit_pkts: self.limit_pkts as usize,
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle: self.gentle,
+            wait: self.wait,
+            ecn: self.ecn,
+            byte_mode: false,
+            mean_pkt_bytes: self.mean_pkt_bytes,
+        };
+        RioParams {
+            short: curve(self.min_th_short, self.max_th_short, self.max_p_short, self.w_q_short),
+            long: curve(self.min_th_long, self.max_th_long, self.max_p_long, self.w_q_long),
+        }
+    }
+}
+
+impl DisciplineSpec for RioSpec {
+    const MINIMAL: &'static str =
+        "limit_pkts = 100\nmin_th_short = 5.0\nmax_th_short = 15.0\nmin_th_long = 5.0\nmax_th_long = 25.0";
+    const READS_CLASS: bool = true;
+    fn check(&self, field: &str) -> Result<()> {
+        let p = self.params();
+        p.short.check(field, "_short")?;
+        p.long.check(field, "_long")
+    }
+    fn build(&self, pkt_bytes: u32) -> Box<dyn Qdisc> {
+        Box::new(Rio::new(self.params(), pkt_bytes))
+    }
+}
+
+/// RIO's two RED curves. The buffer (`limit_pkts`), `gentle`, `wait`, `ecn` and the mean
+/// packet size are the queue's, taken from `long`; `short` gives them equal.
+#[derive(Clone, Copy, Debug)]
+pub struct RioParams {
+    /// In (short) packets, judged against Q_short.
+    pub short: RedParams,
+    /// Out (long or unmarked) packets, judged against Q_total.
+    pub long: RedParams,
 }
 
 pub struct Rio {
     q: Fifo,
-    p: RioParams,
+    /// The queue's settings (`RioParams`): buffer, ECN, mean packet size, bytes.
+    limit_pkts: usize,
+    ecn: bool,
+    mean: f64,
     curve_in: Curve,
     curve_out: Curve,
     avg_short: RedAvg,
@@ -75,23 +160,32 @@ fn is_in(c: ClassMark) -> bool {
 }
 
 impl Rio {
-    pub fn new(p: RioParams) -> Self {
-        let mut avg_short = RedAvg::new(p.short.w_q);
-        let mut avg_total = RedAvg::new(p.long.w_q);
+    /// A RIO queue; `pkt_bytes` stands for the mean packet size when `p` gives none.
+    pub fn new(p: RioParams, pkt_bytes: u32) -> Self {
+        let (s, l) = (&p.short, &p.long);
+        debug_assert!(
+            (s.limit_pkts, s.gentle, s.wait, s.ecn, s.mean_pkt_bytes)
+                == (l.limit_pkts, l.gentle, l.wait, l.ecn, l.mean_pkt_bytes),
+            "the queue's settings are shared by both curves"
+        );
+        let mut avg_short = RedAvg::new(s.w_q);
+        let mut avg_total = RedAvg::new(l.w_q);
         // Idle decay is handled here (one idle period for both averages).
         avg_short.busy();
         avg_total.busy();
         Rio {
-            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
-            curve_in: Curve { min_th: p.short.min_th, max_th: p.short.max_th, max_p: p.short.max_p, gentle: p.gentle },
-            curve_out: Curve { min_th: p.long.min_th, max_th: p.long.max_th, max_p: p.long.max_p, gentle: p.gentle },
+            q: Fifo::with_capacity(l.limit_pkts.min(1 << 16)),
+            limit_pkts: l.limit_pkts,
+            ecn: l.ecn,
+            mean: l.mean_bytes(pkt_bytes),
+            curve_in: s.curve(),
+            curve_out: l.curve(),
             avg_short,
             avg_total,
-            count_in: RedCount::new(p.wait),
-            count_out: RedCount::new(p.wait),
+            count_in: RedCount::new(l.wait),
+            count_out: RedCount::new(l.wait),
             in_queued: 0,
             idle_since: Some(0),
-            p,
         }
     }
 
@@ -116,7 +210,7 @@ impl Qdisc for Rio {
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         if let Some(t0) = self.idle_since.take() {
-            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * cx.link_bps / (8.0 * self.p.mean_pkt_bytes);
+            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * cx.link_bps / (8.0 * self.mean);
             self.avg_short.avg *= (1.0 - self.avg_short.w_q).powf(m);
             self.avg_total.avg *= (1.0 - self.avg_total.w_q).powf(m);
         }
@@ -133,10 +227,10 @@ impl Qdisc for Rio {
         } else {
             (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out)
         };
-        if !red_verdict(region, 1.0, count, self.p.ecn, id, cx) {
+        if !red_verdict(region, 1.0, count, self.ecn, id, cx) {
             return false;
         }
-        if self.q.len() >= self.p.limit_pkts {
+        if self.q.len() >= self.limit_pkts {
             count.forced();
             cx.drop(id, DropReason::Overflow);
             return false;
@@ -175,21 +269,32 @@ mod tests {
     use crate::net::Ecn;
 
     fn params(ecn: bool) -> RioParams {
-        RioParams {
+        let red = |min_th, max_th, max_p| RedParams {
             limit_pkts: 1000,
-            short: RioClass { min_th: 10.0, max_th: 20.0, max_p: 0.05, w_q: 1.0 },
-            long: RioClass { min_th: 10.0, max_th: 30.0, max_p: 0.1, w_q: 1.0 },
+            min_th,
+            max_th,
+            max_p,
+            w_q: 1.0,
             gentle: true,
             wait: true,
             ecn,
-            mean_pkt_bytes: 1500.0,
-        }
+            byte_mode: false,
+            mean_pkt_bytes: None,
+        };
+        RioParams { short: red(10.0, 20.0, 0.05), long: red(10.0, 30.0, 0.1) }
+    }
+
+    /// `p` with `f` applied to both curves (for the queue's shared settings).
+    fn both(mut p: RioParams, f: impl Fn(&mut RedParams)) -> RioParams {
+        f(&mut p.short);
+        f(&mut p.long);
+        p
     }
 
     #[test]
     fn short_class_unaffected_by_long_backlog() {
         let mut b = Bench::new(7);
-        let mut q = Rio::new(params(false));
+        let mut q = Rio::new(params(false), 1500);
         // 200 Long packets queued: Q_total (w = 1) is far above 2 max_long = 60.
         for i in 0..200 {
             let p = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
@@ -228,11 +333,8 @@ mod tests {
         // p_b = 0.05 and are sometimes dropped early; Short ones (Q_short = 0) never are.
         let mut b = Bench::new(9);
         // Short min_th 15: about half the 20 queued packets are In at any time.
-        let mut q = Rio::new(RioParams {
-            wait: false,
-            short: RioClass { min_th: 15.0, max_th: 25.0, ..params(false).short },
-            ..params(false)
-        });
+        let p = both(params(false), |c| c.wait = false);
+        let mut q = Rio::new(RioParams { short: RedParams { min_th: 15.0, max_th: 25.0, ..p.short }, ..p }, 1500);
         for i in 0..20 {
             let p = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
             q.push_direct(p, &b.pkts);
@@ -262,7 +364,7 @@ mod tests {
     #[test]
     fn fifo_order_across_classes() {
         let mut b = Bench::new(1);
-        let mut q = Rio::new(params(false));
+        let mut q = Rio::new(params(false), 1500);
         let classes =
             [ClassMark::Short, ClassMark::Long, ClassMark::None, ClassMark::Short, ClassMark::Long, ClassMark::Short];
         let ids: Vec<_> = classes.iter().enumerate().map(|(i, &c)| b.pkt(i as u32, 0, c, Ecn::NotEct)).collect();
@@ -280,11 +382,11 @@ mod tests {
     fn ecn_marks_in_early_region() {
         let mut b = Bench::new(3);
         // Long curve min 0, max 2, max_p 1: with 2 packets queued p_b = 1.
-        let mut q = Rio::new(RioParams {
-            long: RioClass { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0 },
-            wait: false,
-            ..params(true)
-        });
+        let p = both(params(true), |c| c.wait = false);
+        let mut q = Rio::new(
+            RioParams { long: RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0, ..p.long }, ..p },
+            1500,
+        );
         for i in 0..2 {
             let x = b.pkt(0, i, ClassMark::Short, Ecn::Ect);
             assert!(b.offer(&mut q, x).0);
@@ -310,11 +412,7 @@ mod tests {
     #[test]
     fn idle_decay() {
         let mut b = Bench::new(4);
-        let mut q = Rio::new(RioParams {
-            short: RioClass { w_q: 0.5, ..params(false).short },
-            long: RioClass { w_q: 0.5, ..params(false).long },
-            ..params(false)
-        });
+        let mut q = Rio::new(both(params(false), |c| c.w_q = 0.5), 1500);
         for i in 0..4 {
             q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
         }
@@ -337,9 +435,7 @@ mod tests {
         // queued, an Out arrival while more than one packet is. Both averages preset far
         // above 2 max_th (the forced region); w_q small so arrivals barely move them.
         let mut b = Bench::new(13);
-        let small = |c: RioClass| RioClass { w_q: 0.002, ..c };
-        let mut q =
-            Rio::new(RioParams { short: small(params(false).short), long: small(params(false).long), ..params(false) });
+        let mut q = Rio::new(both(params(false), |c| c.w_q = 0.002), 1500);
         q.avg_short.avg = 100.0;
         q.avg_total.avg = 100.0;
         // An Out arrival at an empty queue, then at one packet: queued. One In packet queued.
@@ -359,5 +455,21 @@ mod tests {
         let s2 = b.pkt(2, 2, ClassMark::Short, Ecn::NotEct);
         assert_eq!(b.offer(&mut q, s2), (false, vec![(s2, DropReason::Forced)]));
         assert_eq!(q.in_queued, 2);
+    }
+
+    #[test]
+    fn spec_defaults_share_the_queue_settings_and_checks_name_the_class() {
+        let text = "limit_pkts = 100\nmin_th_short = 5\nmax_th_short = 15\nmin_th_long = 5\nmax_th_long = 25";
+        let s: RioSpec = toml::from_str(text).unwrap();
+        let p = s.params();
+        assert_eq!((p.short.max_p, p.long.max_p, p.short.w_q, p.long.w_q), (0.05, 0.1, 1.0 / 512.0, 1.0 / 512.0));
+        assert_eq!((p.short.limit_pkts, p.short.gentle, p.short.wait, p.short.ecn), (100, true, true, false));
+        assert_eq!((p.long.limit_pkts, p.long.gentle, p.long.wait, p.long.ecn), (100, true, true, false));
+        s.check("q").unwrap();
+        assert_eq!(s.build(1500).kind(), "rio");
+        let bad = RioSpec { max_th_short: 5.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.min_th_short: must be below max_th_short (5), got 5");
+        let bad = RioSpec { w_q_long: 0.0, ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.w_q_long: must be in (0, 1], got 0");
     }
 }

@@ -26,6 +26,7 @@
 //! - a high-priority packet that is queued is reported as favoured (`QCtx::favor`), so it
 //!   counts in the flow's `favored_pkts` as FavorQueue's favoured packets do.
 
+use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
 use crate::net::{Packet, PktId, PktKind};
 use crate::{Error, Result};
@@ -46,15 +47,16 @@ pub struct Run2cSpec {
     pub threshold_pkts: u32,
 }
 
-impl Run2cSpec {
-    pub fn check(&self, field: &str) -> Result<()> {
+impl DisciplineSpec for Run2cSpec {
+    const MINIMAL: &'static str = "limit_pkts = 100";
+    fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));
         }
         Ok(())
     }
 
-    pub fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
+    fn build(&self, _pkt_bytes: u32) -> Box<dyn Qdisc> {
         Box::new(Run2c::new(self.limit_pkts as usize, self.threshold_pkts))
     }
 }

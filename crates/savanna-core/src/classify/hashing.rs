@@ -32,6 +32,7 @@
 //!   2^16 entries (1.5 MB) makes collisions rare with the paper's 100 hosts (about 200
 //!   keys: 0.3 expected colliding pairs) while keeping the table fixed.
 
+use super::registry::{resolve_k, EdgeClassifierSpec};
 use super::{Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
 use crate::model::tokuda::KSpec;
@@ -73,8 +74,12 @@ pub struct HashingClassifierSpec {
     pub table_size: u32,
 }
 
-impl HashingClassifierSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl EdgeClassifierSpec for HashingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
+    fn node(&self) -> &str {
+        &self.node
+    }
+    fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
             return Err(crate::Error::Internal(format!(
@@ -95,12 +100,15 @@ impl HashingClassifierSpec {
         }
         Ok(())
     }
-    pub fn build(&self) -> Box<dyn super::Classifier> {
+    fn build(&self, _seed: u64) -> Box<dyn super::Classifier> {
         Box::new(HashingClassifier::new(
             self.k.pkts().expect("K resolved before check and build"),
             secs_to_ns(self.t_bar_s),
             self.table_size,
         ))
+    }
+    fn resolve_models(&mut self, field: &str, sizes: &crate::model::tokuda::SizeFn) -> crate::Result<()> {
+        resolve_k(&mut self.k, field, sizes)
     }
 }
 
@@ -345,7 +353,7 @@ mod tests {
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.t_bar_s"));
         let bad = HashingClassifierSpec { k: KSpec::Pkts(0), ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.k"));
-        let c = s.build();
+        let c = s.build(1);
         assert_eq!((c.kind(), c.period(), c.report().threshold), ("hashing", Some(TB), 7.0));
     }
 }

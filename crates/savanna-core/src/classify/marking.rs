@@ -33,6 +33,7 @@
 
 use std::collections::HashMap;
 
+use super::registry::{resolve_k, EdgeClassifierSpec};
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Time};
 use crate::model::tokuda::KSpec;
@@ -72,8 +73,12 @@ pub struct MarkingClassifierSpec {
     pub report_window_s: f64,
 }
 
-impl MarkingClassifierSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl EdgeClassifierSpec for MarkingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
+    fn node(&self) -> &str {
+        &self.node
+    }
+    fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
             return Err(crate::Error::Internal(format!(
@@ -90,12 +95,15 @@ impl MarkingClassifierSpec {
         }
         Ok(())
     }
-    pub fn build(&self) -> Box<dyn super::Classifier> {
+    fn build(&self, _seed: u64) -> Box<dyn super::Classifier> {
         Box::new(MarkingClassifier::new(
             self.k.pkts().expect("K resolved before check and build"),
             secs_to_ns(self.idle_timeout_s),
             secs_to_ns(self.report_window_s),
         ))
+    }
+    fn resolve_models(&mut self, field: &str, sizes: &crate::model::tokuda::SizeFn) -> crate::Result<()> {
+        resolve_k(&mut self.k, field, sizes)
     }
 }
 
@@ -279,7 +287,7 @@ mod tests {
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.k"));
         let bad = MarkingClassifierSpec { idle_timeout_s: 0.0, ..s.clone() };
         assert!(matches!(bad.check("c"), Err(crate::Error::Input { field, .. }) if field == "c.idle_timeout_s"));
-        let c = s.build();
+        let c = s.build(1);
         assert_eq!((c.kind(), c.period(), c.report().threshold), ("marking", Some(S), 7.0));
     }
 }

@@ -12,6 +12,9 @@
 //! - `hashing.rs`: Tokuda et al.'s "hashing": a fixed table of (counter, timestamp) entries
 //!   indexed by a hash of the connection tuple, reset after T_bar idle; long above K.
 //!
+//! Each file also owns its spec, check and construction (`registry::EdgeClassifierSpec`);
+//! `registry.rs` lists them once by `type` (docs/components.md).
+//!
 //! A "flow" for a classifier is one direction of one connection (the flow id and the side
 //! it travels to), so a connection's data packets and its ACKs are counted apart. Every
 //! packet is counted and marked, control packets included (Guo & Matta: the first packets,
@@ -20,8 +23,11 @@
 pub mod hashing;
 pub mod marking;
 pub mod oracle;
+pub mod registry;
 pub mod sampling;
 pub mod threshold;
+
+pub use registry::{ClassifierSpec, EdgeClassifierSpec};
 
 use crate::engine::Time;
 use crate::net::Packet;

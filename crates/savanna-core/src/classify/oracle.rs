@@ -2,10 +2,38 @@
 //! splitting assumes it), so a flow is short for its whole life when its size is at most
 //! `threshold` packets and long otherwise; persistent flows are long. It keeps no table.
 
+use super::registry::EdgeClassifierSpec;
 use super::{Classifier, ClassifierReport};
 use crate::engine::Time;
+use crate::error::Result;
 use crate::net::ClassMark;
 use crate::net::Packet;
+
+/// `type = "oracle"`: short when the flow's true size is at most `threshold` packets.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OracleClassifierSpec {
+    /// Node on whose ingress packets are marked.
+    pub node: String,
+    /// Flows of at most this many data packets are short.
+    pub threshold: u64,
+}
+
+impl EdgeClassifierSpec for OracleClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"\nthreshold = 10";
+    fn node(&self) -> &str {
+        &self.node
+    }
+    fn check(&self, field: &str) -> Result<()> {
+        if self.threshold == 0 {
+            return crate::spec::bad(format!("{field}.threshold"), "must be at least 1 packet");
+        }
+        Ok(())
+    }
+    fn build(&self, _seed: u64) -> Box<dyn Classifier> {
+        Box::new(SizeOracle { threshold: self.threshold })
+    }
+}
 
 pub struct SizeOracle {
     pub threshold: u64,

@@ -40,6 +40,7 @@
 
 use std::collections::HashMap;
 
+use super::registry::{resolve_k, EdgeClassifierSpec};
 use super::{flow_key, Classifier, ClassifierReport};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::net::ClassMark;
@@ -82,8 +83,12 @@ pub struct SamplingClassifierSpec {
     pub threshold_samples: Option<f64>,
 }
 
-impl SamplingClassifierSpec {
-    pub fn check(&self, field: &str) -> crate::Result<()> {
+impl EdgeClassifierSpec for SamplingClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
+    fn node(&self) -> &str {
+        &self.node
+    }
+    fn check(&self, field: &str) -> crate::Result<()> {
         self.k.check(&format!("{field}.k"))?;
         if self.k.pkts().is_none() {
             return Err(crate::Error::Internal(format!(
@@ -114,7 +119,7 @@ impl SamplingClassifierSpec {
     }
     /// `seed` is the scenario seed; random sampling draws from the stream
     /// `classifier/<node>/sampling` (deterministic sampling draws nothing).
-    pub fn build(&self, seed: u64) -> Box<dyn super::Classifier> {
+    fn build(&self, seed: u64) -> Box<dyn super::Classifier> {
         let rng = self.random_sampling.then(|| Rng::stream(seed, &format!("classifier/{}/sampling", self.node)));
         Box::new(SamplingClassifier::new(
             SamplingParams {
@@ -125,6 +130,9 @@ impl SamplingClassifierSpec {
             },
             rng,
         ))
+    }
+    fn resolve_models(&mut self, field: &str, sizes: &crate::model::tokuda::SizeFn) -> crate::Result<()> {
+        resolve_k(&mut self.k, field, sizes)
     }
 }
 

@@ -9,10 +9,100 @@
 
 use std::collections::HashMap;
 
+use super::registry::EdgeClassifierSpec;
 use super::{flow_key, Classifier, ClassifierReport};
-use crate::engine::Time;
+use crate::engine::{secs_to_ns, Time};
+use crate::error::Result;
 use crate::net::ClassMark;
 use crate::net::Packet;
+use crate::spec::{bad, positive};
+
+fn d_lt() -> u64 {
+    20
+}
+fn t() -> bool {
+    true
+}
+fn d_slr() -> f64 {
+    3.0
+}
+fn d_tu() -> f64 {
+    1.0
+}
+fn d_tc() -> f64 {
+    10.0
+}
+fn one() -> u64 {
+    1
+}
+fn d_max_lt() -> u64 {
+    1_000_000
+}
+
+/// `type = "threshold"`: Guo & Matta 2001's edge counter with threshold L_t.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdClassifierSpec {
+    /// Node on whose ingress packets are marked.
+    pub node: String,
+    /// L_t at the start, packets (the paper does not give it).
+    #[serde(default = "d_lt")]
+    pub initial_threshold: u64,
+    /// Adapt L_t every T_c towards the target SLR (Guo & Matta appendix A); false: static L_t.
+    #[serde(default = "t")]
+    pub adaptive: bool,
+    /// Target ratio of active short to active long flows (Table III: 3).
+    #[serde(default = "d_slr")]
+    pub slr: f64,
+    /// Soft-state period T_u, s (Table III: 1 s).
+    #[serde(default = "d_tu")]
+    pub t_u_s: f64,
+    /// Threshold-control period T_c, s (Table III: 10 s).
+    #[serde(default = "d_tc")]
+    pub t_c_s: f64,
+    /// Lowest L_t the control may reach, packets.
+    #[serde(default = "one")]
+    pub min_threshold: u64,
+    /// Highest L_t the control may reach, packets.
+    #[serde(default = "d_max_lt")]
+    pub max_threshold: u64,
+}
+
+impl EdgeClassifierSpec for ThresholdClassifierSpec {
+    const MINIMAL: &'static str = "node = \"edge\"";
+    fn node(&self) -> &str {
+        &self.node
+    }
+    fn check(&self, field: &str) -> Result<()> {
+        if self.initial_threshold == 0 {
+            return bad(format!("{field}.initial_threshold"), "must be at least 1 packet");
+        }
+        positive(&format!("{field}.slr"), self.slr)?;
+        positive(&format!("{field}.t_u_s"), self.t_u_s)?;
+        positive(&format!("{field}.t_c_s"), self.t_c_s)?;
+        if self.min_threshold == 0 || self.min_threshold > self.max_threshold {
+            return bad(
+                format!("{field}.min_threshold"),
+                format!("must be between 1 and max_threshold ({}), got {}", self.max_threshold, self.min_threshold),
+            );
+        }
+        if !(self.min_threshold..=self.max_threshold).contains(&self.initial_threshold) {
+            return bad(format!("{field}.initial_threshold"), "must lie between min_threshold and max_threshold");
+        }
+        Ok(())
+    }
+    fn build(&self, _seed: u64) -> Box<dyn Classifier> {
+        Box::new(ThresholdClassifier::new(ThresholdParams {
+            initial_threshold: self.initial_threshold,
+            adaptive: self.adaptive,
+            slr: self.slr,
+            t_u: secs_to_ns(self.t_u_s),
+            t_c: secs_to_ns(self.t_c_s),
+            min_threshold: self.min_threshold,
+            max_threshold: self.max_threshold,
+        }))
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct ThresholdParams {

@@ -1,7 +1,8 @@
 //! Validate a parsed scenario and resolve it into a `Plan`: the topology with its links and
 //! queue specifications, the TCP configurations, the traffic generators with their host
-//! pairs and size distributions, sampling and fault injection. All checks a user can fail
-//! live here, so `savanna validate` catches them before anything runs.
+//! pairs and size distributions, sampling and fault injection. Every check a user can fail
+//! runs from here (queue disciplines' and classifiers' own checks through their
+//! registries), so `savanna validate` catches them before anything runs.
 
 use std::path::Path;
 
@@ -9,13 +10,7 @@ use super::schema::*;
 use super::topo;
 use super::workload::{HostSel, UdpPattern};
 use super::Scenario;
-use crate::aqm::{
-    droptail::DropTail,
-    favorqueue::FavorQueue,
-    red::{Red, RedParams},
-    rio::{Rio, RioClass, RioParams},
-    Qdisc,
-};
+use crate::aqm::Qdisc;
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::{Error, Result};
 use crate::net::{LinkSpec, NodeKind, Topology};
@@ -602,13 +597,16 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         if classifiers.iter().any(|(n, _)| *n == node) {
             return bad(format!("{field}.node"), format!("node '{}' already has a classifier; one per node", c.node()));
         }
-        check_classifier(&field, c)?;
+        c.check(&field)?;
         classifiers.push((node, c.clone()));
     }
     if !classifiers.is_empty() && !queues.iter().any(reads_class) {
         return bad(
             "classifiers",
-            "no queue reads the class marks a classifier writes; use a class-aware discipline (rio, prq, reddiff, drr) on the queue it should act on",
+            format!(
+                "no queue reads the class marks a classifier writes; use a class-aware discipline ({}) on the queue it should act on",
+                QueueSpec::class_readers().join(", ")
+            ),
         );
     }
     Ok(Plan {
@@ -632,61 +630,12 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
 
 /// Whether a discipline acts on the class marks edge classifiers write.
 pub fn reads_class(q: &QueueSpec) -> bool {
-    matches!(q, QueueSpec::Rio(_) | QueueSpec::Drr(_) | QueueSpec::Prq(_) | QueueSpec::Reddiff(_))
+    q.reads_class()
 }
 
-fn check_classifier(field: &str, c: &ClassifierSpec) -> Result<()> {
-    match c {
-        ClassifierSpec::Threshold(t) => {
-            if t.initial_threshold == 0 {
-                return bad(format!("{field}.initial_threshold"), "must be at least 1 packet");
-            }
-            positive(&format!("{field}.slr"), t.slr)?;
-            positive(&format!("{field}.t_u_s"), t.t_u_s)?;
-            positive(&format!("{field}.t_c_s"), t.t_c_s)?;
-            if t.min_threshold == 0 || t.min_threshold > t.max_threshold {
-                return bad(
-                    format!("{field}.min_threshold"),
-                    format!("must be between 1 and max_threshold ({}), got {}", t.max_threshold, t.min_threshold),
-                );
-            }
-            if !(t.min_threshold..=t.max_threshold).contains(&t.initial_threshold) {
-                return bad(format!("{field}.initial_threshold"), "must lie between min_threshold and max_threshold");
-            }
-        }
-        ClassifierSpec::Oracle(o) => {
-            if o.threshold == 0 {
-                return bad(format!("{field}.threshold"), "must be at least 1 packet");
-            }
-        }
-        ClassifierSpec::Marking(m) => m.check(field)?,
-        ClassifierSpec::Sampling(s) => s.check(field)?,
-        ClassifierSpec::Hashing(h) => h.check(field)?,
-    }
-    Ok(())
-}
-
-/// Build the classifier a specification describes.
+/// Build the classifier a specification describes (through classify/registry.rs).
 pub fn make_classifier(c: &ClassifierSpec, seed: u64) -> Box<dyn crate::classify::Classifier> {
-    use crate::classify::{
-        oracle::SizeOracle,
-        threshold::{ThresholdClassifier, ThresholdParams},
-    };
-    match c {
-        ClassifierSpec::Threshold(t) => Box::new(ThresholdClassifier::new(ThresholdParams {
-            initial_threshold: t.initial_threshold,
-            adaptive: t.adaptive,
-            slr: t.slr,
-            t_u: secs_to_ns(t.t_u_s),
-            t_c: secs_to_ns(t.t_c_s),
-            min_threshold: t.min_threshold,
-            max_threshold: t.max_threshold,
-        })),
-        ClassifierSpec::Oracle(o) => Box::new(SizeOracle { threshold: o.threshold }),
-        ClassifierSpec::Marking(m) => m.build(),
-        ClassifierSpec::Sampling(s) => s.build(seed),
-        ClassifierSpec::Hashing(h) => h.build(),
-    }
+    c.build(seed)
 }
 
 fn build_dumbbell(
@@ -770,122 +719,15 @@ fn push_q(queues: &mut Vec<QueueSpec>, q: QueueSpec) -> usize {
     queues.len() - 1
 }
 
-/// Check a queue specification's parameters.
+/// Check a queue specification's parameters (the discipline's own `check`, through the
+/// registry in aqm/registry.rs).
 pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
-    match q {
-        QueueSpec::Droptail(d) => {
-            if d.limit_pkts == 0 {
-                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
-            if d.limit_bytes == Some(0) {
-                return bad(format!("{field}.limit_bytes"), "must be at least 1 byte (or omitted)");
-            }
-        }
-        QueueSpec::Red(r) => {
-            if r.limit_pkts == 0 {
-                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
-            non_negative(&format!("{field}.min_th"), r.min_th)?;
-            positive(&format!("{field}.max_th"), r.max_th)?;
-            if r.min_th >= r.max_th {
-                return bad(
-                    format!("{field}.min_th"),
-                    format!("must be below max_th ({}), got {}", r.max_th, r.min_th),
-                );
-            }
-            if !(r.max_p > 0.0 && r.max_p <= 1.0) {
-                return bad(format!("{field}.max_p"), format!("must be in (0, 1], got {}", r.max_p));
-            }
-            if !(r.w_q > 0.0 && r.w_q <= 1.0) {
-                return bad(format!("{field}.w_q"), format!("must be in (0, 1], got {}", r.w_q));
-            }
-            if let Some(m) = r.mean_pkt_bytes {
-                positive(&format!("{field}.mean_pkt_bytes"), m)?;
-            }
-        }
-        QueueSpec::Rio(r) => {
-            if r.limit_pkts == 0 {
-                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
-            for (cls, min_th, max_th, max_p, w_q) in [
-                ("short", r.min_th_short, r.max_th_short, r.max_p_short, r.w_q_short),
-                ("long", r.min_th_long, r.max_th_long, r.max_p_long, r.w_q_long),
-            ] {
-                non_negative(&format!("{field}.min_th_{cls}"), min_th)?;
-                positive(&format!("{field}.max_th_{cls}"), max_th)?;
-                if min_th >= max_th {
-                    return bad(
-                        format!("{field}.min_th_{cls}"),
-                        format!("must be below max_th_{cls} ({max_th}), got {min_th}"),
-                    );
-                }
-                if !(max_p > 0.0 && max_p <= 1.0) {
-                    return bad(format!("{field}.max_p_{cls}"), format!("must be in (0, 1], got {max_p}"));
-                }
-                if !(w_q > 0.0 && w_q <= 1.0) {
-                    return bad(format!("{field}.w_q_{cls}"), format!("must be in (0, 1], got {w_q}"));
-                }
-            }
-            if let Some(m) = r.mean_pkt_bytes {
-                positive(&format!("{field}.mean_pkt_bytes"), m)?;
-            }
-        }
-        QueueSpec::Favorqueue(f) => {
-            if f.limit_pkts == 0 {
-                return bad(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
-        }
-        QueueSpec::Drr(s) => s.check(field)?,
-        QueueSpec::Codel(s) => s.check(field)?,
-        QueueSpec::FqCodel(s) => s.check(field)?,
-        QueueSpec::Pie(s) => s.check(field)?,
-        QueueSpec::Pi(s) => s.check(field)?,
-        QueueSpec::Choke(s) => s.check(field)?,
-        QueueSpec::Las(s) => s.check(field)?,
-        QueueSpec::Run2c(s) => s.check(field)?,
-        QueueSpec::Prq(s) => s.check(field)?,
-        QueueSpec::Reddiff(s) => s.check(field)?,
-    }
-    Ok(())
+    q.check(field)
 }
 
 /// Build the discipline a queue specification describes.
 pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
-    match q {
-        QueueSpec::Droptail(d) => Box::new(DropTail::new(d.limit_pkts as usize, d.limit_bytes)),
-        QueueSpec::Red(r) => Box::new(Red::new(RedParams {
-            limit_pkts: r.limit_pkts as usize,
-            min_th: r.min_th,
-            max_th: r.max_th,
-            max_p: r.max_p,
-            w_q: r.w_q,
-            gentle: r.gentle,
-            wait: r.wait,
-            ecn: r.ecn,
-            byte_mode: r.mode == RedMode::Bytes,
-            mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
-        })),
-        QueueSpec::Rio(r) => Box::new(Rio::new(RioParams {
-            limit_pkts: r.limit_pkts as usize,
-            short: RioClass { min_th: r.min_th_short, max_th: r.max_th_short, max_p: r.max_p_short, w_q: r.w_q_short },
-            long: RioClass { min_th: r.min_th_long, max_th: r.max_th_long, max_p: r.max_p_long, w_q: r.w_q_long },
-            gentle: r.gentle,
-            wait: r.wait,
-            ecn: r.ecn,
-            mean_pkt_bytes: r.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
-        })),
-        QueueSpec::Favorqueue(f) => Box::new(FavorQueue::new(f.limit_pkts as usize)),
-        QueueSpec::Drr(s) => s.build(pkt_bytes),
-        QueueSpec::Codel(s) => s.build(pkt_bytes),
-        QueueSpec::FqCodel(s) => s.build(pkt_bytes),
-        QueueSpec::Pie(s) => s.build(pkt_bytes),
-        QueueSpec::Pi(s) => s.build(pkt_bytes),
-        QueueSpec::Choke(s) => s.build(pkt_bytes),
-        QueueSpec::Las(s) => s.build(pkt_bytes),
-        QueueSpec::Run2c(s) => s.build(pkt_bytes),
-        QueueSpec::Prq(s) => s.build(pkt_bytes),
-        QueueSpec::Reddiff(s) => s.build(pkt_bytes),
-    }
+    q.build(pkt_bytes)
 }
 
 fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioFile) -> Result<TcpConfig> {
@@ -1040,37 +882,31 @@ fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Res
 fn resolve_queue_models(queues: &mut [QueueSpec], topo: &Topology, sizes: &crate::model::tokuda::SizeFn) -> Result<()> {
     // Queues built from one specification (a dumbbell's reverse queue copies the
     // bottleneck's) share one result: the F(K) criterion takes a fraction of a second.
-    let mut done: Vec<(String, Option<(f64, u64)>)> = Vec::new();
+    let mut done: Vec<(String, QueueSpec)> = Vec::new();
     for (i, q) in queues.iter_mut().enumerate() {
-        if let QueueSpec::Reddiff(r) = q {
-            let key = format!("{:?}", r.a_long_from);
-            if let Some((_, d)) = done.iter().find(|(k, _)| *k == key) {
-                r.derived = *d;
-                continue;
-            }
-            let link = topo.links.iter().find(|l| l.queue == i).map(|l| l.name.as_str()).unwrap_or("?");
-            *r = r.resolved(&format!("queue of {link}"), sizes)?;
-            done.push((key, r.derived));
+        if !q.derives_models() {
+            continue;
         }
+        let key = format!("{q:?}");
+        if let Some((_, r)) = done.iter().find(|(k, _)| *k == key) {
+            *q = r.clone();
+            continue;
+        }
+        let link = topo.links.iter().find(|l| l.queue == i).map(|l| l.name.as_str()).unwrap_or("?");
+        q.resolve_models(&format!("queue of {link}"), sizes)?;
+        done.push((key, q.clone()));
     }
     Ok(())
 }
 
 /// A classifier specification with K chosen by the F(K) criterion when asked
-/// (`k = { criterion = "tokuda-f", ... }` on marking and hashing classifiers).
+/// (`k = { criterion = "tokuda-f", ... }` on marking, sampling and hashing classifiers).
 fn resolve_classifier_models(
     field: &str,
     c: &ClassifierSpec,
     sizes: &crate::model::tokuda::SizeFn,
 ) -> Result<ClassifierSpec> {
-    use crate::model::tokuda::KSpec;
     let mut c = c.clone();
-    let k = match &mut c {
-        ClassifierSpec::Marking(m) => &mut m.k,
-        ClassifierSpec::Hashing(h) => &mut h.k,
-        ClassifierSpec::Sampling(x) => &mut x.k,
-        _ => return Ok(c),
-    };
-    *k = KSpec::Pkts(k.resolve(&format!("{field}.k"), None, sizes)?);
+    c.resolve_models(field, sizes)?;
     Ok(c)
 }

@@ -157,140 +157,10 @@ pub enum DelaySpec {
 
 // ------------------------------------------------------------------ queues
 
-#[derive(Clone, Debug)]
-pub enum QueueSpec {
-    Droptail(DropTailSpec),
-    Red(RedSpec),
-    Rio(RioSpec),
-    Favorqueue(FavorQueueSpec),
-    /// Class isolation on one link (Matta & Guo 2000): two queues, deficit round robin.
-    Drr(crate::aqm::drr::DrrSpec),
-    /// CoDel, RFC 8289.
-    Codel(crate::aqm::codel::CodelSpec),
-    /// FQ-CoDel, RFC 8290.
-    FqCodel(crate::aqm::fq_codel::FqCodelSpec),
-    /// PIE, RFC 8033.
-    Pie(crate::aqm::pie::PieSpec),
-    /// The PI controller of Hollot, Misra, Towsley & Gong 2001.
-    Pi(crate::aqm::pi::PiSpec),
-    /// CHOKe (Pan, Prabhakar & Psounis 2000), the FavorQueue 2013 baseline.
-    Choke(crate::aqm::choke::ChokeSpec),
-    /// LAS (Rai, Biersack & Urvoy-Keller 2005), the FavorQueue 2013 baseline.
-    Las(crate::aqm::las::LasSpec),
-    /// RuN2C (Avrachenkov et al. 2004) as FavorQueue 2013 configures it.
-    Run2c(crate::aqm::run2c::Run2cSpec),
-    /// PRQ of Tokuda, Hasegawa & Murata 2002: strict priority for class-short packets.
-    Prq(crate::aqm::prq::PrqSpec),
-    /// RED-based differentiation of Tokuda et al. 2002 (p_s = 0, p_l = p_t / a_l).
-    Reddiff(crate::aqm::reddiff::RedDiffSpec),
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DropTailSpec {
-    pub limit_pkts: u32,
-    #[serde(default)]
-    pub limit_bytes: Option<u64>,
-}
-
-fn d_wq() -> f64 {
-    1.0 / 512.0
-}
-fn d_maxp() -> f64 {
-    0.1
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    /// Buffer size, packets (tail drop beyond it).
-    pub limit_pkts: u32,
-    pub min_th: f64,
-    pub max_th: f64,
-    /// max_p (ns-2: 1 / linterm_). Guo & Matta Table III: 1/10.
-    #[serde(default = "d_maxp")]
-    pub max_p: f64,
-    /// EWMA weight (ns-2 q_weight_). Guo & Matta Table III: 1/512.
-    #[serde(default = "d_wq")]
-    pub w_q: f64,
-    #[serde(default = "t")]
-    pub gentle: bool,
-    #[serde(default = "t")]
-    pub wait: bool,
-    #[serde(default)]
-    pub ecn: bool,
-    /// "packets" (thresholds and probabilities per packet) or "bytes" (probability scaled
-    /// by packet size / mean packet size, ns-2 `bytes_`).
-    #[serde(default)]
-    pub mode: RedMode,
-    /// Mean packet size for the idle-time correction and byte mode; defaults to packet_bytes.
-    #[serde(default)]
-    pub mean_pkt_bytes: Option<f64>,
-}
-
-fn d_maxp_short() -> f64 {
-    1.0 / 20.0
-}
-
-/// RIO (Clark & Fang 1998) as Guo & Matta 2001 run it (their RIO-PS core queue): one FIFO,
-/// In (class `short`) packets judged on the average of In packets queued, Out (class `long`
-/// or unmarked) packets on the average of the whole queue. Thresholds in packets; defaults
-/// from Guo & Matta Table III.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RioSpec {
-    /// Buffer size, packets (tail drop beyond it).
-    pub limit_pkts: u32,
-    /// In (short) curve: min threshold on Q_short, packets (Table III: 0.15 B).
-    pub min_th_short: f64,
-    /// In (short) curve: max threshold on Q_short, packets (Table III: 0.35 B).
-    pub max_th_short: f64,
-    /// In (short) curve max_p. Table III: 1/20.
-    #[serde(default = "d_maxp_short")]
-    pub max_p_short: f64,
-    /// EWMA weight of Q_short (w_short). Table III: 1/512.
-    #[serde(default = "d_wq")]
-    pub w_q_short: f64,
-    /// Out (long) curve: min threshold on Q_total, packets (Table III: 0.15 B).
-    pub min_th_long: f64,
-    /// Out (long) curve: max threshold on Q_total, packets (Table III: 0.5 B).
-    pub max_th_long: f64,
-    /// Out (long) curve max_p. Table III: 1/10.
-    #[serde(default = "d_maxp")]
-    pub max_p_long: f64,
-    /// EWMA weight of Q_total (w_total). Table III: 1/512.
-    #[serde(default = "d_wq")]
-    pub w_q_long: f64,
-    /// ns-2 `gentle_` on both curves (Table III: on).
-    #[serde(default = "t")]
-    pub gentle: bool,
-    /// ns-2 `wait_` count spreading (Table III: on).
-    #[serde(default = "t")]
-    pub wait: bool,
-    /// Mark ECT packets instead of early drops (Table III: on; default off here).
-    #[serde(default)]
-    pub ecn: bool,
-    /// Mean packet size for the idle-time correction; defaults to packet_bytes.
-    #[serde(default)]
-    pub mean_pkt_bytes: Option<f64>,
-}
-
-/// FavorQueue (Anelli, Diana & Lochin 2013): a packet whose flow has no packet queued is
-/// favoured (served ahead of standard packets, pushes out the last standard one when full).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FavorQueueSpec {
-    /// Buffer size, packets.
-    pub limit_pkts: u32,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RedMode {
-    #[default]
-    Packets,
-    Bytes,
-}
+// Queue disciplines own their specs (aqm/<name>.rs); `QueueSpec` is generated from the
+// registry in aqm/registry.rs.
+pub use crate::aqm::droptail::DropTailSpec;
+pub use crate::aqm::registry::QueueSpec;
 
 // ------------------------------------------------------------------ tcp
 
@@ -535,22 +405,6 @@ tagged!(TopologySpec, "type", "topology", {
     "guo_matta" => GuoMatta,
     "diamond" => Diamond,
 });
-tagged!(QueueSpec, "type", "queue discipline", {
-    "droptail" => Droptail,
-    "red" => Red,
-    "rio" => Rio,
-    "favorqueue" => Favorqueue,
-    "drr" => Drr,
-    "codel" => Codel,
-    "fq_codel" => FqCodel,
-    "pie" => Pie,
-    "pi" => Pi,
-    "choke" => Choke,
-    "las" => Las,
-    "run2c" => Run2c,
-    "prq" => Prq,
-    "reddiff" => Reddiff,
-});
 tagged!(TrafficSpec, "type", "traffic type", {
     "poisson" => Poisson,
     "persistent" => Persistent,
@@ -563,92 +417,9 @@ tagged!(TrafficSpec, "type", "traffic type", {
 
 // ------------------------------------------------------------------ classifiers
 
-/// An edge classifier on the ingress of `node`, chosen by `type`.
-#[derive(Clone, Debug)]
-pub enum ClassifierSpec {
-    /// Guo & Matta 2001: per-flow packet counter, threshold L_t, soft state, SLR control.
-    Threshold(ThresholdClassifierSpec),
-    /// The flow's true size against a fixed threshold.
-    Oracle(OracleClassifierSpec),
-    /// Tokuda et al. 2002 "marking": exact per-connection counter at the edge, reset by SYNs.
-    Marking(crate::classify::marking::MarkingClassifierSpec),
-    /// Tokuda et al. 2002 "sampling": 1-in-I sampling, classification table updated every T.
-    Sampling(crate::classify::sampling::SamplingClassifierSpec),
-    /// Tokuda et al. 2002 "hashing": fixed table of (counter, timestamp), reset after T_bar idle.
-    Hashing(crate::classify::hashing::HashingClassifierSpec),
-}
-
-impl ClassifierSpec {
-    pub fn node(&self) -> &str {
-        match self {
-            ClassifierSpec::Threshold(c) => &c.node,
-            ClassifierSpec::Oracle(c) => &c.node,
-            ClassifierSpec::Marking(c) => &c.node,
-            ClassifierSpec::Sampling(c) => &c.node,
-            ClassifierSpec::Hashing(c) => &c.node,
-        }
-    }
-}
-
-fn d_lt() -> u64 {
-    20
-}
-fn d_slr() -> f64 {
-    3.0
-}
-fn d_tu() -> f64 {
-    1.0
-}
-fn d_tc() -> f64 {
-    10.0
-}
-fn d_max_lt() -> u64 {
-    1_000_000
-}
-fn one() -> u64 {
-    1
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ThresholdClassifierSpec {
-    pub node: String,
-    /// L_t at the start, packets (the paper does not give it).
-    #[serde(default = "d_lt")]
-    pub initial_threshold: u64,
-    /// Adapt L_t every T_c towards the target SLR (Guo & Matta appendix A); false: static L_t.
-    #[serde(default = "t")]
-    pub adaptive: bool,
-    /// Target ratio of active short to active long flows (Table III: 3).
-    #[serde(default = "d_slr")]
-    pub slr: f64,
-    /// Soft-state period T_u, s (Table III: 1 s).
-    #[serde(default = "d_tu")]
-    pub t_u_s: f64,
-    /// Threshold-control period T_c, s (Table III: 10 s).
-    #[serde(default = "d_tc")]
-    pub t_c_s: f64,
-    #[serde(default = "one")]
-    pub min_threshold: u64,
-    #[serde(default = "d_max_lt")]
-    pub max_threshold: u64,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OracleClassifierSpec {
-    pub node: String,
-    /// Flows of at most this many data packets are short.
-    pub threshold: u64,
-}
-
-tagged!(ClassifierSpec, "type", "classifier", {
-    "threshold" => Threshold,
-    "oracle" => Oracle,
-    "marking" => Marking,
-    "sampling" => Sampling,
-    "hashing" => Hashing,
-});
+// Classifiers own their specs (classify/<name>.rs); `ClassifierSpec` is generated from the
+// registry in classify/registry.rs.
+pub use crate::classify::registry::ClassifierSpec;
 
 // ------------------------------------------------------------------ measurement
 
