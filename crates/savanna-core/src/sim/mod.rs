@@ -798,6 +798,7 @@ fn add_stats(into: &mut crate::tcp::TcpStats, s: &crate::tcp::TcpStats, receives
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::FlowRecord;
     use crate::scenario::parse;
     use crate::scenario::Format;
 

@@ -247,3 +247,115 @@ registry! {
     "periodic" => Periodic(periodic::PeriodicSpec),
     "udp" => Udp(udp::UdpSpec),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::net::NodeKind;
+
+    /// Four hosts h0..h3 behind a router; the pairs (h0, h1) and (h2, h3).
+    fn topo() -> Topology {
+        let mut t = Topology::default();
+        for i in 0..4 {
+            t.add_node(format!("h{i}"), NodeKind::Host);
+        }
+        t.add_node("r", NodeKind::Router);
+        t
+    }
+
+    /// Resolve the traffic block written in `toml` (as `[[traffic]]` would hold it).
+    fn resolve(toml: &str) -> Result<Box<dyn Generator>> {
+        let t = topo();
+        let groups = BTreeMap::new();
+        let env = Env {
+            seed: 7,
+            topo: &t,
+            pairs: &[(0, 1), (2, 3)],
+            groups: &groups,
+            bottleneck_mbps: Some(10.0),
+            duration_s: 100.0,
+            packet_bytes: 1500,
+            header_bytes: 40,
+            base_dir: Path::new("."),
+        };
+        let spec: TrafficSpec = toml::from_str(toml).expect("a valid block");
+        spec.resolve("traffic[0]", "t", &env)
+    }
+
+    /// Run one call of a generator at `now` with flow ids from `next_flow`.
+    fn call(now: Time, next_flow: u32, f: impl FnOnce(&mut Actions)) -> Vec<Action> {
+        let mut a = Actions::default();
+        a.begin(now, next_flow);
+        f(&mut a);
+        a.list().to_vec()
+    }
+
+    #[test]
+    fn actions_hand_out_flow_ids_in_the_order_flows_are_asked_for() {
+        let got = call(5, 40, |a| {
+            assert_eq!(a.start_tcp(0, 1, Some(3), Mode::Bulk, NO_SESSION), 40);
+            a.wake(9, 1);
+            assert_eq!(a.start_udp(2, 3, None), 41);
+        });
+        assert_eq!(got.len(), 3);
+        assert!(matches!(got[2], Action::StartUdp { id: 41, src: 2, dst: 3, total: None }));
+    }
+
+    #[test]
+    fn a_poisson_arrival_starts_one_flow_and_asks_for_the_next_until_stop() {
+        let mut g =
+            resolve("type = 'poisson'\nrate_per_s = 10.0\nstop_s = 1.0\nsize = { dist = 'fixed', value = 4 }").unwrap();
+        assert_eq!(call(0, 0, |a| g.start(a)), [Action::Wake { at: 0, arg: 0 }]);
+        let got = call(0, 0, |a| g.step(0, a));
+        match got[..] {
+            [Action::StartTcp { id: 0, size: Some(4), session: NO_SESSION, src, dst, .. }, Action::Wake { at, arg: 0 }] =>
+            {
+                assert!((src, dst) == (0, 1) || (src, dst) == (2, 3));
+                assert!(at > 0);
+            }
+            _ => panic!("{got:?}"),
+        }
+        assert!(call(1_000_000_000, 1, |a| g.step(0, a)).is_empty(), "no arrival at or after stop_s");
+    }
+
+    #[test]
+    fn a_udp_flow_sends_its_lifetime_in_packets_then_ends() {
+        // 125-byte packets at 16 kb/s leave 62.5 ms apart; a 0.1875 s lifetime is 3 packets.
+        let mut g = resolve("type = 'udp'\ninitial = 1\nlifetime_s = { dist = 'fixed', value = 0.1875 }").unwrap();
+        assert_eq!(g.udp_packet_bytes(), Some(125));
+        let got = call(0, 7, |a| g.step(0, a));
+        assert!(matches!(got[0], Action::StartUdp { id: 7, total: Some(3), .. }), "{got:?}");
+        assert_eq!(got[1], Action::SendUdp { flow: 7, seq: 0, bytes: 125 });
+        let Action::Wake { at, arg } = got[2] else { panic!("{got:?}") };
+        assert_eq!(at, 62_500_000);
+        let got = call(at, 8, |a| g.step(arg, a));
+        assert_eq!(got[0], Action::SendUdp { flow: 7, seq: 1, bytes: 125 });
+        let Action::Wake { at, arg } = got[1] else { panic!("{got:?}") };
+        let got = call(at, 8, |a| g.step(arg, a));
+        assert_eq!(got, [Action::SendUdp { flow: 7, seq: 2, bytes: 125 }, Action::EndUdp { flow: 7 }]);
+    }
+
+    #[test]
+    fn a_closed_loop_session_starts_a_connection_only_after_the_last_one_and_stops_at_its_limit() {
+        let mut g =
+            resolve("type = 'closed_loop'\nsessions = 1\nconnections = 2\nsize = { dist = 'fixed', value = 5 }")
+                .unwrap();
+        assert_eq!(call(0, 0, |a| g.start(a)), [Action::Wake { at: 0, arg: 0 }]);
+        for k in 0..2 {
+            let got = call(10, k, |a| g.step(0, a));
+            assert!(matches!(got[..], [Action::StartTcp { size: Some(5), session: 0, .. }]), "{got:?}");
+            // Nothing more until the flow is done; then the next one at once (no think time).
+            assert_eq!(call(20, k + 1, |a| g.flow_done(0, a)), [Action::Wake { at: 20, arg: 0 }]);
+        }
+        assert!(call(20, 2, |a| g.step(0, a)).is_empty(), "the session has had its 2 connections");
+    }
+
+    #[test]
+    fn a_bad_block_names_its_field() {
+        let err = resolve("type = 'udp'\ninitial = 1\npacket_bytes = 10").unwrap_err();
+        assert!(matches!(&err, Error::Input { field, .. } if field == "traffic[0].packet_bytes"), "{err}");
+        let err = resolve("type = 'persistent'\ncount = 1\nfrom = 'h0'").unwrap_err();
+        assert!(matches!(&err, Error::Input { field, .. } if field == "traffic[0].to"), "{err}");
+    }
+}
