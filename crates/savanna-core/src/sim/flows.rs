@@ -119,23 +119,6 @@ impl Flows {
         slot as usize
     }
 
-    #[inline]
-    pub fn at(&self, fi: usize) -> &Flow {
-        &self.slots[fi]
-    }
-
-    #[inline]
-    pub fn at_mut(&mut self, fi: usize) -> &mut Flow {
-        &mut self.slots[fi]
-    }
-
-    /// Live flow `id`.
-    #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Flow {
-        let fi = self.fi(id);
-        &mut self.slots[fi]
-    }
-
     /// Queue the flow in slot `fi` for retirement if it has become retirable. Called
     /// wherever one of the conditions can turn true: endpoints released, last packet
     /// delivered or dropped, goodput recorded, UDP sender done.

@@ -213,7 +213,7 @@ impl Recorder {
         let t = ns_to_secs(now);
         for &id in &self.gp_list {
             let fi = flows.fi(id);
-            let f = flows.at(fi);
+            let f = &flows[fi];
             let mut total = f.tcp.delivered;
             if !f.udp {
                 let ep = f.ep[f.data_to_side as usize];
@@ -221,7 +221,7 @@ impl Recorder {
                     total += eps[ep as usize].stats.delivered;
                 }
             }
-            let f = flows.at_mut(fi);
+            let f = &mut flows[fi];
             if total > f.gp_last {
                 self.goodput.push(GoodputSample { t_s: t, flow_id: id as u64, delivered_pkts: total - f.gp_last });
             }
