@@ -51,8 +51,6 @@ pub enum Event {
     Sample,
     /// Per-flow goodput record window.
     Goodput,
-    /// Next packet of a UDP sender.
-    UdpSend { idx: u32 },
     /// End of the run.
     Stop,
 }

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use super::schema::*;
 use super::topo;
-use super::workload::{HostSel, UdpPattern};
 use super::Scenario;
 use crate::aqm::Qdisc;
 use crate::engine::{secs_to_ns, Rng, Time};
@@ -17,10 +16,10 @@ use crate::net::{LinkSpec, NodeKind, Topology};
 use crate::spec::{bad, non_negative, positive, probability};
 use crate::tcp::{RttSampling, TcpConfig, Variant};
 use crate::traffic::size::size_dist_mss;
-use crate::traffic::SizeDist;
+use crate::traffic::{Env, Generator, SizeDist};
 
 /// Everything the simulator needs, resolved and checked.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Plan {
     pub name: String,
     pub seed: u64,
@@ -45,188 +44,14 @@ pub struct Plan {
     pub policies: Vec<crate::net::policy::PathPolicy>,
 }
 
-#[derive(Clone, Debug)]
+/// A traffic block, resolved: its generator and the TCP configuration of its flows.
+#[derive(Debug)]
 pub struct TrafficPlan {
     pub name: String,
     pub tag: String,
+    /// Index into `Plan::tcp`.
     pub tcp: u16,
-    pub mode: Mode,
-    pub kind: TrafficKind,
-}
-
-/// One flow of a flow list: start, size in packets (None: persistent), data sender, data
-/// receiver.
-pub type ListedFlow = (Time, Option<u64>, u32, u32);
-
-#[derive(Clone, Debug)]
-pub enum TrafficKind {
-    Poisson {
-        mean_gap_s: f64,
-        size: SizeDist,
-        ends: Ends,
-        start: Time,
-        stop: Time,
-    },
-    Persistent {
-        count: u32,
-        start: Time,
-        stagger: Time,
-        ends: Ends,
-    },
-    /// (start, size in packets or None for persistent, data sender, data receiver), by start.
-    List {
-        flows: Vec<ListedFlow>,
-    },
-    Web {
-        sessions: u32,
-        pages: Option<u32>,
-        inter_page: SizeDist,
-        objects: (u32, u32),
-        inter_object: Option<SizeDist>,
-        size: SizeDist,
-        servers: Vec<u32>,
-        clients: Vec<u32>,
-        start: Time,
-        spread: Time,
-        stop: Time,
-    },
-    Closed {
-        sessions: u32,
-        size: SizeDist,
-        think: Option<SizeDist>,
-        connections: Option<u32>,
-        ends: Ends,
-        start: Time,
-        spread: Time,
-        stop: Time,
-    },
-    Periodic {
-        count: u32,
-        size: SizeDist,
-        period: Option<Time>,
-        ends: Ends,
-        start: Time,
-        stop: Time,
-    },
-    Udp {
-        /// Mean gap between packets, ns (exact for CBR).
-        gap_ns: f64,
-        pkt_bytes: u32,
-        poisson: bool,
-        interarrival: Option<SizeDist>,
-        lifetime: Option<SizeDist>,
-        initial: u32,
-        ends: Ends,
-        start: Time,
-        stop: Time,
-    },
-}
-
-/// Which hosts a traffic block's flows run between.
-#[derive(Clone, Debug)]
-pub enum Ends {
-    /// Fixed (sender, receiver) pairs (the dumbbell's): a flow takes one pair.
-    Pairs(Vec<(u32, u32)>),
-    /// Sender drawn from the first list, receiver from the second.
-    Cross(Vec<u32>, Vec<u32>),
-}
-
-impl Ends {
-    /// A random (sender, receiver); the two differ.
-    pub fn draw(&self, rng: &mut Rng) -> (u32, u32) {
-        match self {
-            Ends::Pairs(p) => p[rng.below(p.len() as u64) as usize],
-            Ends::Cross(a, b) => {
-                let s = a[rng.below(a.len() as u64) as usize];
-                loop {
-                    let d = b[rng.below(b.len() as u64) as usize];
-                    if d != s {
-                        return (s, d);
-                    }
-                }
-            }
-        }
-    }
-    /// The i-th (sender, receiver), cycling through the lists.
-    pub fn nth(&self, i: usize) -> (u32, u32) {
-        match self {
-            Ends::Pairs(p) => p[i % p.len()],
-            Ends::Cross(a, b) => {
-                let s = a[i % a.len()];
-                let d = b[i % b.len()];
-                if d != s {
-                    (s, d)
-                } else {
-                    (s, b[(i + 1) % b.len()])
-                }
-            }
-        }
-    }
-}
-
-fn resolve_ends(
-    field: &str,
-    from: &Option<HostSel>,
-    to: &Option<HostSel>,
-    dir: Direction,
-    pairs: &[(u32, u32)],
-    groups: &std::collections::BTreeMap<String, Vec<u32>>,
-    topo: &Topology,
-) -> Result<Ends> {
-    let group_list = || groups.keys().cloned().collect::<Vec<_>>().join(", ");
-    let hosts = |key: &str, sel: &HostSel| -> Result<Vec<u32>> {
-        let mut out = Vec::new();
-        for (i, n) in sel.names().iter().enumerate() {
-            let f2 = match sel {
-                HostSel::One(_) => format!("{field}.{key}"),
-                HostSel::Many(_) => format!("{field}.{key}[{i}]"),
-            };
-            if let Some(g) = groups.get(n) {
-                out.extend_from_slice(g);
-            } else {
-                match topo.node(n) {
-                    Some(id) if topo.node_kinds[id as usize] == NodeKind::Host => out.push(id),
-                    Some(_) => return bad(f2, format!("'{n}' is a router; traffic runs between hosts")),
-                    None => return bad(f2, format!("'{n}' is neither a host group ({}) nor a host", group_list())),
-                }
-            }
-        }
-        if out.is_empty() {
-            return bad(format!("{field}.{key}"), "selects no host");
-        }
-        Ok(out)
-    };
-    let e = match (from, to) {
-        (None, None) if !pairs.is_empty() => Ends::Pairs(pairs.to_vec()),
-        (None, None) => {
-            return bad(
-                format!("{field}.from"),
-                format!("required on this topology, with `to`: a host group ({}) or host names", group_list()),
-            )
-        }
-        (Some(_), None) => return bad(format!("{field}.to"), "required with `from`"),
-        (None, Some(_)) => return bad(format!("{field}.from"), "required with `to`"),
-        (Some(a), Some(b)) => {
-            let (a, b) = (hosts("from", a)?, hosts("to", b)?);
-            if a.len() == 1 && b.iter().all(|&x| x == a[0]) {
-                return bad(format!("{field}.to"), "every receiver is the sender itself");
-            }
-            Ends::Cross(a, b)
-        }
-    };
-    Ok(match (e, dir) {
-        (e, Direction::Forward) => e,
-        (Ends::Pairs(p), Direction::Reverse) => Ends::Pairs(p.iter().map(|&(a, b)| (b, a)).collect()),
-        (Ends::Cross(a, b), Direction::Reverse) => Ends::Cross(b, a),
-    })
-}
-
-/// A distribution of times in seconds, written like a size distribution.
-fn time_dist(field: &str, s: &SizeSpec, f: &ScenarioFile) -> Result<SizeDist> {
-    if s.unit() != SizeUnit::Packets {
-        return bad(format!("{field}.unit"), "a time distribution is in seconds; remove `unit`");
-    }
-    size_dist(field, s, f, Path::new("."))
+    pub gen: Box<dyn Generator>,
 }
 
 pub fn resolve(sc: &Scenario) -> Result<Plan> {
@@ -265,245 +90,30 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let base = tcp_config("tcp", &f.tcp, &toml::Table::new(), f)?;
     let mut tcp = vec![base];
     let mut traffic = Vec::new();
+    let env = Env {
+        seed: sc.seed,
+        topo: &topo,
+        pairs: &pairs,
+        groups: &groups,
+        bottleneck_mbps: bottleneck.map(|b| b.1),
+        duration_s: sc.duration_s,
+        packet_bytes: f.packet_bytes,
+        header_bytes: f.header_bytes,
+        base_dir: &sc.base_dir,
+    };
     for (i, t) in f.traffic.iter().enumerate() {
         let field = format!("traffic[{i}]");
-        let (name, tag, over) = match t {
-            TrafficSpec::Poisson(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::Persistent(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::Flows(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::Web(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::ClosedLoop(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::Periodic(p) => (p.name.clone(), p.tag.clone(), p.tcp.clone()),
-            TrafficSpec::Udp(p) => (p.name.clone(), p.tag.clone(), None),
-        };
-        let tcp_idx = match over {
+        let h = t.header();
+        let tcp_idx = match h.tcp {
             Some(o) => {
-                tcp.push(tcp_config(&format!("{field}.tcp"), &f.tcp, &o, f)?);
+                tcp.push(tcp_config(&format!("{field}.tcp"), &f.tcp, o, f)?);
                 (tcp.len() - 1) as u16
             }
             None => 0,
         };
-        let name = name.unwrap_or_else(|| format!("traffic{i}"));
-        let ends = |from: &Option<HostSel>, to: &Option<HostSel>, d: Direction| -> Result<Ends> {
-            resolve_ends(&field, from, to, d, &pairs, &groups, &topo)
-        };
-        let window = |start: f64, stop: Option<f64>| -> Result<(Time, Time)> {
-            non_negative(&format!("{field}.start_s"), start)?;
-            let stop = stop.unwrap_or(sc.duration_s);
-            if stop < start {
-                return bad(format!("{field}.stop_s"), format!("must be >= start_s ({start}), got {stop}"));
-            }
-            Ok((secs_to_ns(start), secs_to_ns(stop)))
-        };
-        let (mode, kind) = match t {
-            TrafficSpec::Poisson(p) => {
-                let size = size_dist(&format!("{field}.size"), &p.size, f, &sc.base_dir)?;
-                non_negative(&format!("{field}.start_s"), p.start_s)?;
-                let stop = p.stop_s.unwrap_or(sc.duration_s);
-                if stop < p.start_s {
-                    return bad(format!("{field}.stop_s"), format!("must be >= start_s ({}), got {stop}", p.start_s));
-                }
-                let rate = match (p.load, p.rate_per_s) {
-                    (Some(_), Some(_)) => return bad(&field, "give either `load` or `rate_per_s`, not both"),
-                    (None, None) => {
-                        return bad(&field, "a poisson block needs `load` (target utilisation) or `rate_per_s`")
-                    }
-                    (None, Some(r)) => {
-                        positive(&format!("{field}.rate_per_s"), r)?;
-                        r
-                    }
-                    (Some(load), None) => {
-                        if !(load > 0.0 && load < 1.0) {
-                            return bad(
-                                format!("{field}.load"),
-                                format!("open-loop arrivals need a load in (0, 1), got {load}"),
-                            );
-                        }
-                        let cap = match (p.capacity_mbps, bottleneck) {
-                            (Some(c), _) => {
-                                positive(&format!("{field}.capacity_mbps"), c)?;
-                                c
-                            }
-                            (None, Some((_, c))) => c,
-                            (None, None) => {
-                                return bad(
-                                    format!("{field}.capacity_mbps"),
-                                    "required: the topology has no single bottleneck to take it from",
-                                )
-                            }
-                        };
-                        let mean = match size.mean() {
-                            Some(m) if m.is_finite() && m > 0.0 => m,
-                            _ => {
-                                return bad(
-                                    format!("{field}.size"),
-                                    "this size distribution has no finite mean, so no arrival rate gives a load (Pareto needs shape > 1)",
-                                )
-                            }
-                        };
-                        load * cap * 1e6 / (mean * f.packet_bytes as f64 * 8.0)
-                    }
-                };
-                let start = secs_to_ns(p.start_s);
-                (
-                    p.mode,
-                    TrafficKind::Poisson {
-                        mean_gap_s: 1.0 / rate,
-                        size,
-                        ends: ends(&p.from, &p.to, p.direction)?,
-                        start,
-                        stop: secs_to_ns(stop),
-                    },
-                )
-            }
-            TrafficSpec::Persistent(p) => {
-                non_negative(&format!("{field}.start_s"), p.start_s)?;
-                non_negative(&format!("{field}.stagger_s"), p.stagger_s)?;
-                if p.count == 0 {
-                    return bad(format!("{field}.count"), "must be at least 1");
-                }
-                (
-                    Mode::Bulk,
-                    TrafficKind::Persistent {
-                        count: p.count,
-                        start: secs_to_ns(p.start_s),
-                        stagger: secs_to_ns(p.stagger_s),
-                        ends: ends(&p.from, &p.to, p.direction)?,
-                    },
-                )
-            }
-            TrafficSpec::Flows(p) => (p.mode, TrafficKind::List { flows: flow_list(&field, p, &topo, &sc.base_dir)? }),
-            TrafficSpec::Web(w) => {
-                if w.sessions == 0 || w.sessions > 1_000_000 {
-                    return bad(
-                        format!("{field}.sessions"),
-                        format!("must be between 1 and 1000000, got {}", w.sessions),
-                    );
-                }
-                if w.pages_per_session == Some(0) {
-                    return bad(
-                        format!("{field}.pages_per_session"),
-                        "must be at least 1 (omit it for endless sessions)",
-                    );
-                }
-                let o = w.objects_per_page;
-                if o.min == 0 || o.max < o.min {
-                    return bad(
-                        format!("{field}.objects_per_page"),
-                        format!("needs 1 <= min <= max, got min {} max {}", o.min, o.max),
-                    );
-                }
-                let e = ends(&w.from, &w.to, Direction::Forward)?;
-                let (servers, clients) = match e {
-                    Ends::Cross(a, b) => (a, b),
-                    Ends::Pairs(p) => (p.iter().map(|x| x.0).collect(), p.iter().map(|x| x.1).collect()),
-                };
-                non_negative(&format!("{field}.start_spread_s"), w.start_spread_s)?;
-                let (start, stop) = window(w.start_s, w.stop_s)?;
-                (
-                    w.mode,
-                    TrafficKind::Web {
-                        sessions: w.sessions,
-                        pages: w.pages_per_session,
-                        inter_page: time_dist(&format!("{field}.inter_page_s"), &w.inter_page_s, f)?,
-                        objects: (o.min, o.max),
-                        inter_object: w
-                            .inter_object_s
-                            .as_ref()
-                            .map(|d| time_dist(&format!("{field}.inter_object_s"), d, f))
-                            .transpose()?,
-                        size: size_dist(&format!("{field}.object_size"), &w.object_size, f, &sc.base_dir)?,
-                        servers,
-                        clients,
-                        start,
-                        spread: secs_to_ns(w.start_spread_s),
-                        stop,
-                    },
-                )
-            }
-            TrafficSpec::ClosedLoop(c) => {
-                if c.sessions == 0 || c.sessions > 1_000_000 {
-                    return bad(
-                        format!("{field}.sessions"),
-                        format!("must be between 1 and 1000000, got {}", c.sessions),
-                    );
-                }
-                if c.connections == Some(0) {
-                    return bad(format!("{field}.connections"), "must be at least 1 (omit it for endless sessions)");
-                }
-                non_negative(&format!("{field}.start_spread_s"), c.start_spread_s)?;
-                let (start, stop) = window(c.start_s, c.stop_s)?;
-                (
-                    c.mode,
-                    TrafficKind::Closed {
-                        sessions: c.sessions,
-                        size: size_dist(&format!("{field}.size"), &c.size, f, &sc.base_dir)?,
-                        think: c.think_s.as_ref().map(|d| time_dist(&format!("{field}.think_s"), d, f)).transpose()?,
-                        connections: c.connections,
-                        ends: ends(&c.from, &c.to, c.direction)?,
-                        start,
-                        spread: secs_to_ns(c.start_spread_s),
-                        stop,
-                    },
-                )
-            }
-            TrafficSpec::Periodic(p) => {
-                if p.count == 0 {
-                    return bad(format!("{field}.count"), "must be at least 1");
-                }
-                if let Some(x) = p.period_s {
-                    positive(&format!("{field}.period_s"), x)?;
-                }
-                let (start, stop) = window(p.start_s, p.stop_s)?;
-                (
-                    p.mode,
-                    TrafficKind::Periodic {
-                        count: p.count,
-                        size: size_dist(&format!("{field}.size"), &p.size, f, &sc.base_dir)?,
-                        period: p.period_s.map(secs_to_ns),
-                        ends: ends(&p.from, &p.to, p.direction)?,
-                        start,
-                        stop,
-                    },
-                )
-            }
-            TrafficSpec::Udp(u) => {
-                positive(&format!("{field}.rate_kbps"), u.rate_kbps)?;
-                if u.packet_bytes < 28 || u.packet_bytes > 65_535 {
-                    return bad(
-                        format!("{field}.packet_bytes"),
-                        format!("must be between 28 and 65535, got {}", u.packet_bytes),
-                    );
-                }
-                if u.interarrival_s.is_none() && u.initial == 0 {
-                    return bad(&field, "a udp block needs `interarrival_s` (flow arrivals) or `initial` flows");
-                }
-                let (start, stop) = window(u.start_s, u.stop_s)?;
-                (
-                    Mode::Bulk,
-                    TrafficKind::Udp {
-                        gap_ns: u.packet_bytes as f64 * 8.0 / (u.rate_kbps * 1e3) * 1e9,
-                        pkt_bytes: u.packet_bytes,
-                        poisson: u.pattern == UdpPattern::Poisson,
-                        interarrival: u
-                            .interarrival_s
-                            .as_ref()
-                            .map(|d| time_dist(&format!("{field}.interarrival_s"), d, f))
-                            .transpose()?,
-                        lifetime: u
-                            .lifetime_s
-                            .as_ref()
-                            .map(|d| time_dist(&format!("{field}.lifetime_s"), d, f))
-                            .transpose()?,
-                        initial: u.initial,
-                        ends: ends(&u.from, &u.to, u.direction)?,
-                        start,
-                        stop,
-                    },
-                )
-            }
-        };
-        traffic.push(TrafficPlan { name, tag, tcp: tcp_idx, mode, kind });
+        let name = h.name.map_or_else(|| format!("traffic{i}"), str::to_string);
+        let gen = t.resolve(&field, &name, &env)?;
+        traffic.push(TrafficPlan { tag: h.tag.to_string(), name, tcp: tcp_idx, gen });
     }
     let mut names = std::collections::HashSet::new();
     for (i, t) in traffic.iter().enumerate() {
@@ -809,70 +419,6 @@ fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioF
 
 fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result<SizeDist> {
     size_dist_mss(field, s, (f.packet_bytes - f.header_bytes) as f64, base)
-}
-
-fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Result<Vec<ListedFlow>> {
-    let mut entries: Vec<(String, FlowEntry)> =
-        p.flows.iter().enumerate().map(|(i, e)| (format!("{field}.flows[{i}]"), e.clone())).collect();
-    if let Some(file) = &p.file {
-        let path = base.join(file);
-        let ff = format!("{field}.file");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| Error::input(&ff, format!("cannot read '{}': {e}", path.display())))?;
-        let mut lines =
-            text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-        let header: Vec<String> = match lines.next() {
-            Some((_, h)) => h.split(',').map(|s| s.trim().to_string()).collect(),
-            None => return bad(ff, format!("'{}' is empty", path.display())),
-        };
-        let col = |name: &str| header.iter().position(|h| h == name);
-        let (cs, cz, csrc, cdst) = match (col("start_s"), col("size_pkts"), col("src"), col("dst")) {
-            (Some(a), Some(b), Some(c), Some(d)) => (a, b, c, d),
-            _ => return bad(ff, format!("'{}' needs a header with columns start_s,size_pkts,src,dst", path.display())),
-        };
-        for (ln, line) in lines {
-            let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-            let get = |i: usize| cols.get(i).copied().unwrap_or("");
-            let start = get(cs).parse::<f64>().map_err(|_| {
-                Error::input(&ff, format!("'{}' line {}: start_s is not a number", path.display(), ln + 1))
-            })?;
-            let size = match get(cz) {
-                "" => None,
-                s => Some(s.parse::<u64>().map_err(|_| {
-                    Error::input(&ff, format!("'{}' line {}: size_pkts is not a whole number", path.display(), ln + 1))
-                })?),
-            };
-            entries.push((
-                format!("{ff} line {}", ln + 1),
-                FlowEntry { start_s: start, size_pkts: size, src: get(csrc).to_string(), dst: get(cdst).to_string() },
-            ));
-        }
-    }
-    if entries.is_empty() {
-        return bad(field, "a flow list needs `flows` or `file` with at least one flow");
-    }
-    let mut out = Vec::with_capacity(entries.len());
-    for (f2, e) in entries {
-        non_negative(&format!("{f2}.start_s"), e.start_s)?;
-        if e.size_pkts == Some(0) {
-            return bad(format!("{f2}.size_pkts"), "must be at least 1 (omit it for a persistent flow)");
-        }
-        let host = |n: &str, which: &str| -> Result<u32> {
-            match topo.node(n) {
-                Some(i) if topo.node_kinds[i as usize] == NodeKind::Host => Ok(i),
-                Some(_) => bad(format!("{f2}.{which}"), format!("'{n}' is a router; flows run between hosts")),
-                None => bad(format!("{f2}.{which}"), format!("no host named '{n}'")),
-            }
-        };
-        let s = host(&e.src, "src")?;
-        let d = host(&e.dst, "dst")?;
-        if s == d {
-            return bad(format!("{f2}.dst"), "must differ from src");
-        }
-        out.push((secs_to_ns(e.start_s), e.size_pkts, s, d));
-    }
-    out.sort_by_key(|x| x.0);
-    Ok(out)
 }
 
 /// Parameters the papers derive from document sizes, resolved against the scenario's

@@ -6,7 +6,6 @@
 pub mod build;
 pub mod schema;
 pub mod topo;
-pub mod workload;
 
 use std::path::{Path, PathBuf};
 

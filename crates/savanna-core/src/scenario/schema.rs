@@ -265,138 +265,16 @@ pub enum RttSamplingSpec {
 
 // ------------------------------------------------------------------ traffic
 
-#[derive(Clone, Debug)]
-pub enum TrafficSpec {
-    /// Open-loop Poisson flow arrivals at a target load.
-    Poisson(PoissonSpec),
-    /// `count` never-ending flows starting at `start_s`.
-    Persistent(PersistentSpec),
-    /// An explicit list of flows (inline or from a CSV file).
-    Flows(FlowListSpec),
-    /// Web sessions (Feldmann et al. 1999; Guo & Matta 2001 Table II).
-    Web(super::workload::WebSpec),
-    /// Sessions running connections back to back, optionally with think times.
-    ClosedLoop(super::workload::ClosedLoopSpec),
-    /// Foreground probes injected every period.
-    Periodic(super::workload::PeriodicSpec),
-    /// UDP flows: CBR or Poisson packet streams.
-    Udp(super::workload::UdpSpec),
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Senders on the left, receivers on the right.
-    #[default]
-    Forward,
-    /// Data from the right-hand hosts to the left-hand ones.
-    Reverse,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// The connection's initiator sends `size` packets.
-    #[default]
-    Bulk,
-    /// The initiator (the data receiver) sends a one-packet request and the responder
-    /// answers with the object.
-    RequestResponse,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PoissonSpec {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub tag: String,
-    /// Target load rho = lambda E[S] / C (E[S] in wire bytes of data packets).
-    #[serde(default)]
-    pub load: Option<f64>,
-    /// Or an explicit arrival rate, flows per second.
-    #[serde(default)]
-    pub rate_per_s: Option<f64>,
-    /// Capacity C for the load, Mb/s; defaults to the dumbbell's bottleneck rate.
-    #[serde(default)]
-    pub capacity_mbps: Option<f64>,
-    pub size: SizeSpec,
-    /// Data senders: a host group, a host, or a list (default: the dumbbell's pairs).
-    #[serde(default)]
-    pub from: Option<super::workload::HostSel>,
-    /// Data receivers, likewise.
-    #[serde(default)]
-    pub to: Option<super::workload::HostSel>,
-    #[serde(default)]
-    pub direction: Direction,
-    #[serde(default)]
-    pub mode: Mode,
-    #[serde(default)]
-    pub start_s: f64,
-    #[serde(default)]
-    pub stop_s: Option<f64>,
-    /// TCP settings for this block's flows (keys of [tcp]); unset keys inherit [tcp].
-    #[serde(default)]
-    pub tcp: Option<toml::Table>,
-}
-
-fn d_count() -> u32 {
-    1
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PersistentSpec {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub tag: String,
-    #[serde(default = "d_count")]
-    pub count: u32,
-    #[serde(default)]
-    pub start_s: f64,
-    /// Flows start `stagger_s` apart (0: all at start_s).
-    #[serde(default)]
-    pub stagger_s: f64,
-    #[serde(default)]
-    pub from: Option<super::workload::HostSel>,
-    #[serde(default)]
-    pub to: Option<super::workload::HostSel>,
-    #[serde(default)]
-    pub direction: Direction,
-    #[serde(default)]
-    pub tcp: Option<toml::Table>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowListSpec {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub tag: String,
-    #[serde(default)]
-    pub flows: Vec<FlowEntry>,
-    /// CSV file with header `start_s,size_pkts,src,dst` (relative to the scenario file).
-    #[serde(default)]
-    pub file: Option<String>,
-    #[serde(default)]
-    pub mode: Mode,
-    #[serde(default)]
-    pub tcp: Option<toml::Table>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowEntry {
-    pub start_s: f64,
-    /// Data packets; omit for a persistent flow.
-    #[serde(default)]
-    pub size_pkts: Option<u64>,
-    /// Data sender and receiver host names.
-    pub src: String,
-    pub dst: String,
-}
+// Each traffic type owns its block in its own file under `traffic/` (spec, checks,
+// generator); the registry is `traffic::TrafficSpec`.
+pub use crate::traffic::closed_loop::ClosedLoopSpec;
+pub use crate::traffic::flow_list::{FlowEntry, FlowListSpec};
+pub use crate::traffic::periodic::PeriodicSpec;
+pub use crate::traffic::persistent::PersistentSpec;
+pub use crate::traffic::poisson::PoissonSpec;
+pub use crate::traffic::udp::{UdpPattern, UdpSpec};
+pub use crate::traffic::web::WebSpec;
+pub use crate::traffic::{Direction, HostSel, IntRange, Mode, TrafficSpec};
 
 tagged!(TopologySpec, "type", "topology", {
     "dumbbell" => Dumbbell,
@@ -404,15 +282,6 @@ tagged!(TopologySpec, "type", "topology", {
     "chain" => Chain,
     "guo_matta" => GuoMatta,
     "diamond" => Diamond,
-});
-tagged!(TrafficSpec, "type", "traffic type", {
-    "poisson" => Poisson,
-    "persistent" => Persistent,
-    "flows" => Flows,
-    "web" => Web,
-    "closed_loop" => ClosedLoop,
-    "periodic" => Periodic,
-    "udp" => Udp,
 });
 
 // ------------------------------------------------------------------ classifiers
@@ -438,6 +307,10 @@ pub struct SamplingSpec {
     pub goodput_interval_s: Option<f64>,
 }
 
+fn d_occurrence() -> u32 {
+    1
+}
+
 /// Drop one specific packet: the `occurrence`-th transmission of packet (`kind`, `seq`)
 /// of flow `flow` when it finishes crossing `link`. For controlled experiments and tests.
 #[derive(Clone, Debug, Deserialize)]
@@ -448,7 +321,7 @@ pub struct FaultSpec {
     pub kind: FaultKind,
     #[serde(default)]
     pub seq: u32,
-    #[serde(default = "d_count")]
+    #[serde(default = "d_occurrence")]
     pub occurrence: u32,
 }
 

@@ -1,0 +1,357 @@
+//! An output port: a link's sending end. It holds the queue discipline, the port's counters,
+//! the transmitter (one packet serialised at a time at the link rate) and the propagation
+//! line (packets in flight for the link delay, oldest first).
+//!
+//! The accounting is done once, here, around the discipline's own enqueue and dequeue, the
+//! way ns-3's `QueueDisc::Enqueue` wraps `DoEnqueue`: arrivals, admissions, departures, drops
+//! by reason, ECN marks and occupancy, by class, and busy time. Disciplines only decide;
+//! the simulator only moves packets. `PortQueue` (discipline + counters) needs nothing of
+//! the simulator but a packet pool and a clock, so a router emulating a link on real packets
+//! can drive it directly: enqueue, dequeue, free what `dropped()` lists.
+
+use std::collections::VecDeque;
+
+use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
+use crate::engine::{Rng, Time};
+use crate::net::{Packet, PacketPool, PktId, PktKind};
+use crate::scenario::schema::{FaultKind, FaultSpec};
+
+/// Per-queue counters, by class where it matters.
+#[derive(Clone, Default)]
+pub struct QStats {
+    pub arrivals: [u64; 3],
+    pub enqueued: [u64; 3],
+    pub departed: [u64; 3],
+    pub drops: [[u64; 3]; DropReason::COUNT],
+    pub marks: [u64; 3],
+    pub occupancy: [u64; 3],
+}
+
+impl QStats {
+    /// Queue drops of class `c` (link losses are not the queue's).
+    pub fn dropped(&self, c: usize) -> u64 {
+        (0..DropReason::COUNT).filter(|&r| r != DropReason::LinkLoss as usize).map(|r| self.drops[r][c]).sum()
+    }
+}
+
+/// A queue discipline with its counters: every packet offered, admitted, sent, dropped or
+/// marked is counted here, whatever the discipline.
+pub struct PortQueue {
+    pub qdisc: Box<dyn Qdisc>,
+    pub stats: QStats,
+    /// The discipline's own random stream.
+    rng: Rng,
+    /// What the discipline reported in the last call (reused: nothing is allocated per packet).
+    out: QOut,
+    /// Rate of the link the queue feeds, bits per second.
+    rate_bps: f64,
+}
+
+impl PortQueue {
+    pub fn new(qdisc: Box<dyn Qdisc>, rng: Rng, rate_bps: f64) -> Self {
+        PortQueue { qdisc, stats: QStats::default(), rng, out: QOut::default(), rate_bps }
+    }
+
+    /// Offer packet `id` at `now`; true if it was queued. The packets the discipline dropped
+    /// (the arrival itself, or queued ones it pushed out) are then listed in `dropped()`,
+    /// counted but still allocated: the caller frees them.
+    #[inline]
+    pub fn enqueue(&mut self, id: PktId, now: Time, pkts: &mut PacketPool) -> bool {
+        let class = {
+            let p = pkts.get_mut(id);
+            p.enq_ns = now;
+            p.class.index()
+        };
+        self.stats.arrivals[class] += 1;
+        self.out.clear();
+        let mut cx = QCtx { now, pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.rate_bps };
+        let accepted = self.qdisc.enqueue(id, &mut cx);
+        if accepted {
+            self.stats.enqueued[class] += 1;
+            self.stats.occupancy[class] += 1;
+        }
+        self.account(Some(id), pkts);
+        accepted
+    }
+
+    /// The next packet to send, if any (counted as departed). Packets the discipline drops on
+    /// the way are listed in `dropped()`, as after `enqueue`.
+    #[inline]
+    pub fn dequeue(&mut self, now: Time, pkts: &mut PacketPool) -> Option<PktId> {
+        self.out.clear();
+        let mut cx = QCtx { now, pkts, rng: &mut self.rng, out: &mut self.out, link_bps: self.rate_bps };
+        let next = self.qdisc.dequeue(&mut cx);
+        self.account(None, pkts);
+        if let Some(id) = next {
+            let c = pkts.get(id).class.index();
+            self.stats.occupancy[c] -= 1;
+            self.stats.departed[c] += 1;
+        }
+        next
+    }
+
+    /// The packets dropped in the last `enqueue` or `dequeue`, with the reasons, in order.
+    #[inline]
+    pub fn dropped(&self) -> &[(PktId, DropReason)] {
+        &self.out.drops
+    }
+
+    /// Whether the last arrival was queued with preference (FavorQueue's "favoured").
+    #[inline]
+    pub fn favored(&self) -> bool {
+        self.out.favored
+    }
+
+    /// Count a packet lost after the queue (on the wire): a drop for the port's totals.
+    #[inline]
+    pub fn count_link_loss(&mut self, p: &Packet) {
+        self.stats.drops[DropReason::LinkLoss as usize][p.class.index()] += 1;
+    }
+
+    /// Count what the discipline reported during one call (`arrival`: the offered packet, in
+    /// an enqueue). Every dropped packet other than the arrival was queued, so it leaves the
+    /// occupancy.
+    #[inline]
+    fn account(&mut self, arrival: Option<PktId>, pkts: &PacketPool) {
+        for &m in &self.out.marked {
+            self.stats.marks[pkts.get(m).class.index()] += 1;
+        }
+        for &(d, why) in &self.out.drops {
+            let c = pkts.get(d).class.index();
+            self.stats.drops[why as usize][c] += 1;
+            if Some(d) != arrival {
+                self.stats.occupancy[c] -= 1;
+            }
+        }
+    }
+}
+
+/// A link's sending end: its queue, transmitter and propagation line, and the losses the
+/// link applies (Bernoulli and injected faults).
+pub struct Port {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub delay_ns: Time,
+    pub loss: f64,
+    pub queue: PortQueue,
+    ns_per_byte: f64,
+    loss_rng: Rng,
+    faults: Vec<(FaultSpec, u32)>,
+    /// The packet being serialised, and when it ends.
+    busy: bool,
+    tx_pkt: PktId,
+    tx_end: Time,
+    /// Time spent transmitting, ns, including the current transmission's remainder.
+    busy_ns: Time,
+    /// The last packet size serialised and its transmission time (most packets share a size,
+    /// so the float product and rounding are skipped).
+    tx_memo: (u32, Time),
+    /// Packets propagating on the link, oldest first: (arrival time, event insertion number,
+    /// packet). Only the head is in the event heap.
+    line: VecDeque<(Time, u64, PktId)>,
+    /// Counters at the last sample, and busy time up to it.
+    pub(super) last_sample: QStats,
+    pub(super) last_busy: Time,
+}
+
+impl Port {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        from: u32,
+        to: u32,
+        rate_bps: f64,
+        delay_ns: Time,
+        loss: f64,
+        qdisc: Box<dyn Qdisc>,
+        rng: Rng,
+        loss_rng: Rng,
+    ) -> Self {
+        Port {
+            name,
+            from,
+            to,
+            delay_ns,
+            loss,
+            queue: PortQueue::new(qdisc, rng, rate_bps),
+            ns_per_byte: 8e9 / rate_bps,
+            loss_rng,
+            faults: Vec::new(),
+            busy: false,
+            tx_pkt: 0,
+            tx_end: 0,
+            busy_ns: 0,
+            tx_memo: (u32::MAX, 0),
+            line: VecDeque::new(),
+            last_sample: QStats::default(),
+            last_busy: 0,
+        }
+    }
+
+    pub fn add_fault(&mut self, f: FaultSpec) {
+        self.faults.push((f, 0));
+    }
+
+    #[inline]
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// Start sending the next queued packet if the transmitter is idle and one is queued;
+    /// returns when its transmission ends. Drops made by the dequeue are in
+    /// `queue.dropped()`.
+    #[inline]
+    pub fn start_tx(&mut self, now: Time, pkts: &mut PacketPool) -> Option<Time> {
+        let id = self.queue.dequeue(now, pkts)?;
+        let size = pkts.get(id).size;
+        let tx = if self.tx_memo.0 == size {
+            self.tx_memo.1
+        } else {
+            let tx = (size as f64 * self.ns_per_byte).round() as Time;
+            self.tx_memo = (size, tx);
+            tx
+        };
+        self.busy = true;
+        self.tx_pkt = id;
+        self.tx_end = now + tx;
+        self.busy_ns += tx;
+        Some(now + tx)
+    }
+
+    /// The current transmission ended: the packet sent, and whether the link lost it (then
+    /// counted as a link loss; the caller frees it).
+    #[inline]
+    pub fn end_tx(&mut self, pkts: &PacketPool) -> (PktId, bool) {
+        self.busy = false;
+        let id = self.tx_pkt;
+        let p = pkts.get(id);
+        let lost = (!self.faults.is_empty() && fault_hits(&mut self.faults, p))
+            || (self.loss > 0.0 && self.loss_rng.bernoulli(self.loss));
+        if lost {
+            self.queue.count_link_loss(p);
+        }
+        (id, lost)
+    }
+
+    /// Put packet `id` on the line, to arrive at `at` (event insertion number `seq`); true if
+    /// it is the line's head (the caller then schedules its arrival).
+    #[inline]
+    pub fn propagate(&mut self, at: Time, seq: u64, id: PktId) -> bool {
+        self.line.push_back((at, seq, id));
+        self.line.len() == 1
+    }
+
+    /// Take the packet at the head of the line; the next head's (time, insertion number).
+    #[inline]
+    pub fn arrive(&mut self) -> (PktId, Option<(Time, u64)>) {
+        let (_, _, id) = self.line.pop_front().expect("an arrival event has its packet in the line");
+        (id, self.line.front().map(|&(t, seq, _)| (t, seq)))
+    }
+
+    /// Busy time up to `now`, without the part of the current transmission still ahead.
+    pub fn busy_until(&self, now: Time) -> Time {
+        self.busy_ns - if self.busy { self.tx_end.saturating_sub(now) } else { 0 }
+    }
+}
+
+/// Count this transmission against every matching fault; true if one of them says this is
+/// the transmission to lose.
+fn fault_hits(faults: &mut [(FaultSpec, u32)], p: &Packet) -> bool {
+    let mut hit = false;
+    for (f, seen) in faults.iter_mut() {
+        let kind_ok = matches!(
+            (f.kind, p.kind),
+            (FaultKind::Syn, PktKind::Syn)
+                | (FaultKind::SynAck, PktKind::SynAck)
+                | (FaultKind::Data, PktKind::Data)
+                | (FaultKind::Ack, PktKind::Ack)
+                | (FaultKind::Fin, PktKind::Fin)
+        );
+        let seq_ok = matches!(f.kind, FaultKind::Syn | FaultKind::SynAck) || f.seq == p.seq;
+        if kind_ok && f.flow == p.flow && seq_ok {
+            *seen += 1;
+            hit |= *seen == f.occurrence;
+        }
+    }
+    hit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::droptail::DropTail;
+    use crate::metrics::ClassMark;
+    use crate::net::Ecn;
+
+    fn pkt(flow: u32, size: u32) -> Packet {
+        Packet {
+            flow,
+            seq: 0,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+        }
+    }
+
+    #[test]
+    fn the_queue_wrapper_counts_every_arrival_drop_and_departure_once() {
+        // A 2-packet drop-tail offered 5 packets: 2 queued, 3 dropped on overflow and listed
+        // for the caller to free; the occupancy follows the discipline through a dequeue.
+        let mut pkts = PacketPool::new();
+        let mut q = PortQueue::new(Box::new(DropTail::new(2, None)), Rng::stream(1, "q"), 1e7);
+        let mut freed = 0;
+        for i in 0..5 {
+            let id = pkts.alloc(pkt(i, 1500));
+            let queued = q.enqueue(id, 10, &mut pkts);
+            assert_eq!(queued, i < 2, "packet {i}");
+            for &(d, why) in q.dropped() {
+                assert_eq!((d, why), (id, DropReason::Overflow));
+                pkts.free(d);
+                freed += 1;
+            }
+        }
+        let s = &q.stats;
+        assert_eq!((s.arrivals[0], s.enqueued[0], s.dropped(0), freed), (5, 2, 3, 3));
+        assert_eq!(s.occupancy[0], q.qdisc.len_pkts() as u64);
+        let first = q.dequeue(20, &mut pkts).expect("a queued packet");
+        assert_eq!(pkts.get(first).flow, 0);
+        assert_eq!(pkts.get(first).enq_ns, 10, "the wrapper stamps the enqueue time");
+        assert_eq!((q.stats.departed[0], q.stats.occupancy[0]), (1, 1));
+        assert_eq!(q.stats.occupancy[0], q.qdisc.len_pkts() as u64);
+    }
+
+    #[test]
+    fn a_port_serialises_at_the_link_rate_and_keeps_the_line_in_order() {
+        // 10 Mb/s: a 1500-byte packet takes 1.2 ms. Two packets leave back to back, and the
+        // line gives them back oldest first; busy time excludes what is still ahead.
+        let mut pkts = PacketPool::new();
+        let dt = Box::new(DropTail::new(10, None));
+        let mut port =
+            Port::new("a->b".into(), 0, 1, 1e7, 5_000_000, 0.0, dt, Rng::stream(1, "q"), Rng::stream(1, "l"));
+        let a = pkts.alloc(pkt(0, 1500));
+        let b = pkts.alloc(pkt(1, 1500));
+        port.queue.enqueue(a, 0, &mut pkts);
+        port.queue.enqueue(b, 0, &mut pkts);
+        assert_eq!(port.start_tx(0, &mut pkts), Some(1_200_000));
+        assert!(port.busy());
+        assert_eq!(port.busy_until(400_000), 400_000);
+        assert_eq!(port.end_tx(&pkts), (a, false));
+        assert!(port.propagate(1_200_000 + port.delay_ns, 1, a), "the first packet heads the line");
+        assert_eq!(port.start_tx(1_200_000, &mut pkts), Some(2_400_000));
+        assert_eq!(port.end_tx(&pkts), (b, false));
+        assert!(!port.propagate(2_400_000 + port.delay_ns, 2, b));
+        assert_eq!(port.arrive(), (a, Some((7_400_000, 2))));
+        assert_eq!(port.arrive(), (b, None));
+        assert_eq!(port.busy_until(3_000_000), 2_400_000);
+    }
+}
