@@ -14,6 +14,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod harness;
 pub mod recovery;
 pub mod rto;
 pub mod rtt;
