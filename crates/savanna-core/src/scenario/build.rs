@@ -14,7 +14,7 @@ use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::{Error, Result};
 use crate::net::{LinkSpec, NodeKind, Topology};
 use crate::spec::{bad, non_negative, positive, probability};
-use crate::tcp::{RttSampling, TcpConfig, Variant};
+use crate::tcp::TcpConfig;
 use crate::traffic::size::size_dist_mss;
 use crate::traffic::{Env, Generator, SizeDist};
 
@@ -87,7 +87,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     topo.check_connected(&routes)?;
 
     // TCP configurations: index 0 is [tcp]; blocks with overrides get their own.
-    let base = tcp_config("tcp", &f.tcp, &toml::Table::new(), f)?;
+    let base = crate::tcp::spec::build("tcp", &f.tcp, &toml::Table::new(), f.packet_bytes, f.header_bytes)?;
     let mut tcp = vec![base];
     let mut traffic = Vec::new();
     let env = Env {
@@ -106,7 +106,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         let h = t.header();
         let tcp_idx = match h.tcp {
             Some(o) => {
-                tcp.push(tcp_config(&format!("{field}.tcp"), &f.tcp, o, f)?);
+                tcp.push(crate::tcp::spec::build(&format!("{field}.tcp"), &f.tcp, &o, f.packet_bytes, f.header_bytes)?);
                 (tcp.len() - 1) as u16
             }
             None => 0,
@@ -338,83 +338,6 @@ pub fn check_queue(field: &str, q: &QueueSpec) -> Result<()> {
 /// Build the discipline a queue specification describes.
 pub fn make_qdisc(q: &QueueSpec, pkt_bytes: u32) -> Box<dyn Qdisc> {
     q.build(pkt_bytes)
-}
-
-fn tcp_config(field: &str, base: &toml::Table, over: &toml::Table, f: &ScenarioFile) -> Result<TcpConfig> {
-    let mut t = base.clone();
-    for (k, v) in over {
-        t.insert(k.clone(), v.clone());
-    }
-    let spec: TcpSpec = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
-        let p = e.path().to_string();
-        let path = if p == "." { field.to_string() } else { format!("{field}.{p}") };
-        Error::input(path, e.into_inner().message().to_string())
-    })?;
-    positive(&format!("{field}.ito_s"), spec.ito_s)?;
-    non_negative(&format!("{field}.min_rto_s"), spec.min_rto_s)?;
-    positive(&format!("{field}.max_rto_s"), spec.max_rto_s)?;
-    if spec.max_rto_s < spec.min_rto_s {
-        return bad(
-            format!("{field}.max_rto_s"),
-            format!("must be >= min_rto_s ({}), got {}", spec.min_rto_s, spec.max_rto_s),
-        );
-    }
-    non_negative(&format!("{field}.granularity_s"), spec.granularity_s)?;
-    if spec.init_cwnd == 0 {
-        return bad(format!("{field}.init_cwnd"), "must be at least 1 packet");
-    }
-    if spec.max_window == 0 || spec.max_window > 1 << 20 {
-        return bad(
-            format!("{field}.max_window"),
-            format!("must be between 1 and {} packets, got {}", 1 << 20, spec.max_window),
-        );
-    }
-    if spec.dupack_threshold == 0 {
-        return bad(format!("{field}.dupack_threshold"), "must be at least 1");
-    }
-    positive(&format!("{field}.delack_timeout_s"), spec.delack_timeout_s)?;
-    if let Some(s) = spec.init_ssthresh {
-        positive(&format!("{field}.init_ssthresh"), s)?;
-    }
-    if spec.request_bytes < f.header_bytes + 1 || spec.request_bytes > f.packet_bytes {
-        return bad(
-            format!("{field}.request_bytes"),
-            format!(
-                "must be between header_bytes + 1 ({}) and packet_bytes ({}), got {}",
-                f.header_bytes + 1,
-                f.packet_bytes,
-                spec.request_bytes
-            ),
-        );
-    }
-    Ok(TcpConfig {
-        variant: match spec.variant {
-            VariantSpec::Newreno => Variant::NewReno,
-            VariantSpec::Reno => Variant::Reno,
-            VariantSpec::Tahoe => Variant::Tahoe,
-        },
-        handshake: spec.handshake,
-        ito_s: spec.ito_s,
-        min_rto_s: spec.min_rto_s,
-        max_rto_s: spec.max_rto_s,
-        granularity_s: spec.granularity_s,
-        init_cwnd: spec.init_cwnd,
-        max_window: spec.max_window,
-        init_ssthresh: spec.init_ssthresh.unwrap_or(spec.max_window as f64),
-        delayed_ack: spec.delayed_ack,
-        delack_timeout_s: spec.delack_timeout_s,
-        ecn: spec.ecn,
-        dupack_threshold: spec.dupack_threshold,
-        rtt_sampling: match spec.rtt_sampling {
-            RttSamplingSpec::EveryAck => RttSampling::EveryAck,
-            RttSamplingSpec::OncePerRtt => RttSampling::OncePerRtt,
-        },
-        restart_rto_on_fast_retransmit: spec.restart_rto_on_fast_retransmit,
-        teardown: spec.teardown,
-        pkt_bytes: f.packet_bytes,
-        hdr_bytes: f.header_bytes,
-        request_bytes: spec.request_bytes,
-    })
 }
 
 fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result<SizeDist> {

@@ -22,9 +22,6 @@ fn d_pkt() -> u32 {
 fn d_hdr() -> u32 {
     40
 }
-fn t() -> bool {
-    true
-}
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,7 +42,7 @@ pub struct ScenarioFile {
     #[serde(default = "d_hdr")]
     pub header_bytes: u32,
     pub topology: TopologySpec,
-    /// TCP settings shared by all flows (keys of `TcpSpec`); traffic blocks may override.
+    /// TCP settings shared by all flows (keys of `tcp::spec::TcpSpec`); traffic blocks may override.
     #[serde(default)]
     pub tcp: toml::Table,
     #[serde(default)]
@@ -161,107 +158,6 @@ pub enum DelaySpec {
 // registry in aqm/registry.rs.
 pub use crate::aqm::droptail::DropTailSpec;
 pub use crate::aqm::registry::QueueSpec;
-
-// ------------------------------------------------------------------ tcp
-
-fn d_ito() -> f64 {
-    3.0
-}
-fn d_minrto() -> f64 {
-    0.2
-}
-fn d_maxrto() -> f64 {
-    60.0
-}
-fn d_gran() -> f64 {
-    0.001
-}
-fn d_iw() -> u32 {
-    2
-}
-fn d_maxwin() -> u32 {
-    128
-}
-fn d_delack() -> f64 {
-    0.2
-}
-fn d_dupthresh() -> u32 {
-    3
-}
-fn d_req() -> u32 {
-    300
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    #[serde(default)]
-    pub variant: VariantSpec,
-    /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
-    #[serde(default = "t")]
-    pub handshake: bool,
-    /// Initial retransmission timeout, s (RFC 6298: 1 s; the papers: 3 s).
-    #[serde(default = "d_ito")]
-    pub ito_s: f64,
-    #[serde(default = "d_minrto")]
-    pub min_rto_s: f64,
-    #[serde(default = "d_maxrto")]
-    pub max_rto_s: f64,
-    /// Timer granularity G (ns-2 tcpTick: 0.1 s in Guo & Matta, 0.5 s in Matta & Guo).
-    #[serde(default = "d_gran")]
-    pub granularity_s: f64,
-    #[serde(default = "d_iw")]
-    pub init_cwnd: u32,
-    #[serde(default = "d_maxwin")]
-    pub max_window: u32,
-    /// Initial ssthresh, packets; defaults to max_window.
-    #[serde(default)]
-    pub init_ssthresh: Option<f64>,
-    #[serde(default)]
-    pub delayed_ack: bool,
-    #[serde(default = "d_delack")]
-    pub delack_timeout_s: f64,
-    #[serde(default)]
-    pub ecn: bool,
-    #[serde(default = "d_dupthresh")]
-    pub dupack_threshold: u32,
-    #[serde(default)]
-    pub rtt_sampling: RttSamplingSpec,
-    /// Restart the retransmission timer on a fast retransmit, as Linux and ns-2 do (true);
-    /// false keeps it running, as RFC 6298 (5.1) literally says and ns-3 does.
-    #[serde(default = "t")]
-    pub restart_rto_on_fast_retransmit: bool,
-    /// Close each connection with a FIN exchange (as real stacks and ns-3 do); off by
-    /// default, as in ns-2 and the papers.
-    #[serde(default)]
-    pub teardown: bool,
-    /// Wire size of the request in request/response mode, bytes.
-    #[serde(default = "d_req")]
-    pub request_bytes: u32,
-}
-
-impl Default for TcpSpec {
-    fn default() -> Self {
-        toml::from_str("").expect("defaults")
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum VariantSpec {
-    #[default]
-    Newreno,
-    Reno,
-    Tahoe,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RttSamplingSpec {
-    #[default]
-    EveryAck,
-    OncePerRtt,
-}
 
 // ------------------------------------------------------------------ traffic
 

@@ -102,6 +102,8 @@ pub struct World {
     link_to_router: Vec<bool>,
     flows: Flows,
     eps: Vec<TcpEndpoint>,
+    /// Per endpoint: the time its retransmission and delayed-ACK timer events are armed for.
+    ep_armed: Vec<[Option<Time>; 2]>,
     free_eps: Vec<u32>,
     /// What an endpoint sent during one call (reused).
     tx_buf: Vec<Packet>,
@@ -168,6 +170,7 @@ impl World {
                 .collect(),
             flows: Flows::default(),
             eps: Vec::new(),
+            ep_armed: Vec::new(),
             free_eps: Vec::new(),
             tx_buf: Vec::with_capacity(64),
             acts: Actions::default(),
@@ -452,12 +455,8 @@ impl World {
     fn fire_timer(&mut self, ep: u32, delack: bool) {
         let now = self.sched.now();
         let e = &mut self.eps[ep as usize];
-        let deadline = if delack { e.delack_deadline } else { e.rto_deadline };
-        if delack {
-            e.delack_at = None;
-        } else {
-            e.timer_at = None;
-        }
+        let deadline = if delack { e.delack_deadline() } else { e.rto_deadline() };
+        self.ep_armed[ep as usize][delack as usize] = None;
         match deadline {
             Some(d) if d <= now => {
                 let cfg = &self.plan.tcp[e.cfg as usize];
@@ -504,7 +503,7 @@ impl World {
         }
         let f = &self.flows[fi];
         let (a, b) = (f.ep[0], f.ep[1]);
-        let done = |e: &TcpEndpoint| e.rx_done && e.tx_done && e.response_pkts.is_none();
+        let done = |e: &TcpEndpoint| e.finished();
         if a != NONE && b != NONE && done(&self.eps[a as usize]) && done(&self.eps[b as usize]) {
             self.release(flow);
             return;
@@ -515,16 +514,16 @@ impl World {
     /// Schedule timer events for an endpoint whose deadlines moved earlier than its pending
     /// events (later deadlines are picked up when the pending event fires).
     fn sync_timers(&mut self, ep: u32) {
-        let e = &mut self.eps[ep as usize];
-        if let Some(d) = e.rto_deadline {
-            if e.timer_at.is_none_or(|t| d < t) {
-                e.timer_at = Some(d);
+        let (e, armed) = (&self.eps[ep as usize], &mut self.ep_armed[ep as usize]);
+        if let Some(d) = e.rto_deadline() {
+            if armed[0].is_none_or(|t| d < t) {
+                armed[0] = Some(d);
                 self.sched.set_timer(rto_slot(ep), d, Event::TcpTimer { ep });
             }
         }
-        if let Some(d) = e.delack_deadline {
-            if e.delack_at.is_none_or(|t| d < t) {
-                e.delack_at = Some(d);
+        if let Some(d) = e.delack_deadline() {
+            if armed[1].is_none_or(|t| d < t) {
+                armed[1] = Some(d);
                 self.sched.set_timer(delack_slot(ep), d, Event::DelAck { ep });
             }
         }
@@ -540,8 +539,7 @@ impl World {
             let e = &mut self.eps[ep as usize];
             let receives_data = side as u8 == self.flows[fi].data_to_side;
             add_stats(&mut self.flows[fi].tcp, &e.stats, receives_data);
-            e.timer_at = None;
-            e.delack_at = None;
+            self.ep_armed[ep as usize] = [None, None];
             self.sched.cancel_timer(rto_slot(ep));
             self.sched.cancel_timer(delack_slot(ep));
             self.flows[fi].ep[side] = NONE;
@@ -560,6 +558,7 @@ impl World {
             }
             None => {
                 self.eps.push(TcpEndpoint::new(flow, side, local, remote, cfg, c, snd, rcv));
+                self.ep_armed.push([None, None]);
                 (self.eps.len() - 1) as u32
             }
         }
@@ -710,8 +709,7 @@ impl World {
         let cfg = &self.plan.tcp[tcp as usize];
         if mode == Mode::RequestResponse {
             self.eps[ce as usize].data_bytes = cfg.request_bytes;
-            self.eps[se as usize].response_pkts = Some(n);
-            self.eps[se as usize].tx_done = false;
+            self.eps[se as usize].respond_with(n);
             self.eps[se as usize].set_active_close(cfg);
         } else {
             self.eps[ce as usize].set_active_close(cfg);

@@ -1,44 +1,92 @@
-//! One end of a TCP connection: a send half (window, congestion control, retransmission
-//! timer) and a receive half (cumulative ACKs, out-of-order bitmap, delayed ACKs, ECN echo),
-//! so the same endpoint serves bulk transfers and request/response exchanges.
+//! One end of a TCP connection: a send half (window, congestion control, loss recovery,
+//! retransmission timer) and a receive half (cumulative ACKs, out-of-order bitmap, delayed
+//! ACKs, ECN echo), so the same endpoint serves bulk transfers and request/response.
 //!
 //! The endpoint never touches the event queue: it appends the packets it sends to
-//! `TcpIo::out` and sets `rto_deadline` / `delack_deadline`; the simulator schedules the
-//! timer events lazily (one pending event per timer, re-armed when it fires early).
+//! `TcpIo::out` and states the timers it wants (`rto_deadline`, `delack_deadline`); the
+//! simulator decides when to schedule them.
 //!
-//! Rules and their sources:
+//! State is held in enums, so impossible combinations cannot be written: the connection
+//! (`State`, with the handshake's RTT timing inside), loss recovery (`recovery::
+//! RecoveryState`), the ACK owed by the receive half (`AckState`), ECN on each side
+//! (`EcnSender`, `EceEcho`) and the close role (`CloseRole`). Completion of each half is
+//! derived from the sequence numbers, not stored.
+//!
+//! Rules and their sources (docs/tcp.md has the table):
 //! - handshake: SYN and SYN-ACK are timed with the ITO and backed off exponentially; an RTT
 //!   sample is taken from an exchange that was not retransmitted (RFC 6298 section 2/5.7: if
 //!   the SYN was retransmitted, data transmission starts again from the ITO).
-//! - RTO: RFC 6298 via `RtoEstimator`; Karn's rule (no sample from a retransmitted segment);
-//!   timer started on sending data when not running, restarted on every ACK of new data,
-//!   stopped when everything is acknowledged; on expiry: back off, go back N from snd_una,
-//!   cwnd = 1, ssthresh = max(FlightSize / 2, 2) (RFC 5681 section 3.1).
-//! - slow start: cwnd += 1 per new ACK below ssthresh; congestion avoidance: += 1/cwnd.
-//! - fast retransmit on the third duplicate ACK (pure ACKs only, RFC 5681); Reno/NewReno
-//!   fast recovery with window inflation; NewReno partial ACKs (RFC 6582): retransmit the
-//!   next hole, deflate by the amount acknowledged and add one back, reset the timer on the
-//!   first partial ACK only, leave recovery on the ACK covering `recover` with
-//!   cwnd = ssthresh; a new recovery only when the ACK covers more than `recover`.
-//!   Reno leaves recovery on any new ACK; Tahoe sets cwnd = 1 and goes back N.
+//! - RTO: RFC 6298 via `RtoEstimator`, samples from `RttSampler` (Karn's rule); the timer is
+//!   started on sending data when not running, restarted on every ACK of new data, stopped
+//!   when everything is acknowledged; on expiry: back off, go back N from snd_una.
+//! - window arithmetic: `cc::CongestionControl` (RFC 5681; NewReno RFC 6582; Tahoe);
+//!   loss detection and fast recovery: `recovery::Recovery` (RFC 5681 3.2, RFC 6582).
 //! - ECN (RFC 3168): negotiated on SYN (ECE+CWR) / SYN-ACK (ECE); new data packets are ECT,
 //!   retransmissions, pure ACKs and SYNs are not; the receiver echoes ECE from the first CE
-//!   until it sees CWR; the sender halves cwnd at most once per window and sets CWR.
+//!   until it sees CWR; the sender reduces at most once per window and sets CWR.
 
+use super::cc::{Cc, CongestionControl, LossResponse, Window};
+use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
-use super::{RttSampling, TcpConfig, TcpStats, Variant};
+use super::rtt::RttSampler;
+use super::{TcpConfig, TcpStats};
 use crate::engine::Time;
 use crate::net::packet::{FLAG_CWR, FLAG_ECE, FLAG_RETX};
 use crate::net::ClassMark;
 use crate::net::{Ecn, Packet, PktKind};
 
+/// Connection state. The handshake states carry the send time of the SYN (SYN-ACK) for
+/// the handshake's RTT sample, or None once it was retransmitted (Karn, RFC 6298 5.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     /// Passive end waiting for a SYN.
     Listen,
-    SynSent,
-    SynRcvd,
+    SynSent {
+        timed: Option<Time>,
+    },
+    SynRcvd {
+        timed: Option<Time>,
+    },
     Established,
+}
+
+/// The ACK the receive half owes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckState {
+    /// Nothing unacknowledged.
+    Idle,
+    /// One full in-order segment held for a delayed ACK due at `deadline` (RFC 5681 4.2).
+    Delayed { deadline: Time },
+    /// An ACK is due now (sent by the end of the current call, on data or alone).
+    Due,
+}
+
+/// ECN on the sending side (RFC 3168 6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnSender {
+    /// Not negotiated: data is not ECT.
+    Off,
+    /// Negotiated; no CWR owed.
+    On,
+    /// Negotiated; the window was just reduced, so the next new data packet carries CWR.
+    CwrDue,
+}
+
+/// ECN-Echo on the receiving side (RFC 3168 6.1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EceEcho {
+    Idle,
+    /// A CE mark arrived: ECE on every ACK until a data packet with CWR.
+    Echoing,
+}
+
+/// With `teardown`, which side sends the first FIN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseRole {
+    /// Closes when the peer's FIN is in (or never, without `teardown`).
+    Passive,
+    /// The data sender: its FIN follows its data.
+    Active,
 }
 
 /// What happened during a call that the simulator must know about.
@@ -65,64 +113,44 @@ pub struct TcpEndpoint {
     pub local: u32,
     pub remote: u32,
     pub cfg: u16,
-    pub state: State,
+    state: State,
 
     // ---- send half
     /// Data packets to send (u64::MAX: persistent). In request/response mode the server's
     /// is set when the request has arrived.
-    pub snd_total: u64,
+    snd_total: u64,
     /// End of the send stream: snd_total, plus one for a FIN when this side closes
     /// (`teardown`).
     snd_end: u64,
-    /// This side closes first once its data is sent (the data sender, with `teardown`).
-    active_close: bool,
+    close: CloseRole,
     /// Wire size of this endpoint's data packets.
     pub data_bytes: u32,
     /// Response size the server sends once the request is complete (request/response).
-    pub response_pkts: Option<u64>,
+    response_pkts: Option<u64>,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
-    cwnd: f64,
-    ssthresh: f64,
-    dupacks: u32,
-    in_recovery: bool,
-    partial_seen: bool,
-    recover: Option<u64>,
+    win: Window,
+    cc: Cc,
+    recovery: Recovery,
     rto: RtoEstimator,
-    retx_high: Option<u64>,
-    /// RTT sampling on every ACK (`RttSampling::EveryAck`): send times of the new data
-    /// segments in [snd_una, snd_max), in a ring indexed by sequence modulo its length (a
-    /// power of two, grown as the flight grows; the data receiver never allocates one).
-    /// Otherwise one segment at a time is timed (`timed`).
-    every_ack: bool,
-    send_times: Vec<Time>,
-    timed: Option<(u64, Time)>,
-    pub rto_deadline: Option<Time>,
-    pub timer_at: Option<Time>,
-    hs_t0: Time,
-    hs_retx: bool,
-    ecn_ok: bool,
+    rtt: RttSampler,
+    /// When the retransmission timer should fire (None: stopped).
+    rto_deadline: Option<Time>,
+    ecn: EcnSender,
+    /// No ECN reduction until an ACK passes this (RFC 3168 6.1.2: once per window).
     ecn_high: u64,
-    cwr_pending: bool,
 
     // ---- receive half
     rcv_nxt: u64,
     /// Data packets expected (u64::MAX: persistent).
-    pub rcv_total: u64,
+    rcv_total: u64,
     /// End of the receive stream: rcv_total, plus the peer's FIN with `teardown`.
     rcv_end: u64,
-    /// All expected data has arrived (the FIN may still be due).
-    data_done: bool,
     ooo: Vec<u64>,
-    ece_pending: bool,
-    ack_pending: bool,
-    unacked: u32,
-    pub delack_deadline: Option<Time>,
-    pub delack_at: Option<Time>,
+    echo: EceEcho,
+    ack: AckState,
 
-    pub rx_done: bool,
-    pub tx_done: bool,
     pub stats: TcpStats,
 }
 
@@ -156,7 +184,7 @@ impl TcpEndpoint {
         snd_total: u64,
         rcv_total: u64,
     ) {
-        let st = std::mem::take(&mut self.send_times);
+        let st = self.rtt.take_buffer();
         let ooo = std::mem::take(&mut self.ooo);
         *self = Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, st, ooo);
     }
@@ -171,11 +199,10 @@ impl TcpEndpoint {
         cfg: &TcpConfig,
         snd_total: u64,
         rcv_total: u64,
-        mut send_times: Vec<Time>,
+        send_times: Vec<Time>,
         mut ooo: Vec<u64>,
     ) -> Self {
         let ring = (cfg.max_window as usize + 1).next_power_of_two();
-        send_times.clear();
         ooo.clear();
         ooo.resize((2 * ring).max(64) / 64, 0);
         TcpEndpoint {
@@ -187,60 +214,60 @@ impl TcpEndpoint {
             state: State::Listen,
             snd_total,
             snd_end: snd_total,
-            active_close: false,
+            close: CloseRole::Passive,
             data_bytes: cfg.pkt_bytes,
             response_pkts: None,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cwnd: cfg.init_cwnd as f64,
-            ssthresh: cfg.init_ssthresh,
-            dupacks: 0,
-            in_recovery: false,
-            partial_seen: false,
-            recover: None,
+            win: Window { cwnd: cfg.init_cwnd as f64, ssthresh: cfg.init_ssthresh },
+            cc: Cc::new(cfg.variant),
+            recovery: Recovery::default(),
             rto: RtoEstimator::new(cfg.ito_s, cfg.min_rto_s, cfg.max_rto_s, cfg.granularity_s),
-            retx_high: None,
-            every_ack: cfg.rtt_sampling == RttSampling::EveryAck,
-            send_times,
-            timed: None,
+            rtt: RttSampler::new(cfg.rtt_sampling, send_times),
             rto_deadline: None,
-            timer_at: None,
-            hs_t0: 0,
-            hs_retx: false,
-            ecn_ok: false,
+            ecn: EcnSender::Off,
             ecn_high: 0,
-            cwr_pending: false,
             rcv_nxt: 0,
             rcv_total,
             rcv_end: if cfg.teardown && rcv_total != u64::MAX { rcv_total + 1 } else { rcv_total },
-            data_done: rcv_total == 0,
             ooo,
-            ece_pending: false,
-            ack_pending: false,
-            unacked: 0,
-            delack_deadline: None,
-            delack_at: None,
-            rx_done: rcv_total == 0 && !cfg.teardown,
-            tx_done: snd_total == 0,
+            echo: EceEcho::Idle,
+            ack: AckState::Idle,
             stats: TcpStats::default(),
         }
     }
 
+    // ------------------------------------------------------------------ observation
+
+    pub fn state(&self) -> State {
+        self.state
+    }
     pub fn cwnd(&self) -> f64 {
-        self.cwnd
+        self.win.cwnd
     }
     pub fn ssthresh(&self) -> f64 {
-        self.ssthresh
+        self.win.ssthresh
     }
     pub fn srtt(&self) -> Option<f64> {
         self.rto.srtt()
     }
+    pub fn rttvar(&self) -> f64 {
+        self.rto.rttvar()
+    }
+    /// RTO before backoff, seconds.
     pub fn current_rto_s(&self) -> f64 {
         self.rto.base_rto()
     }
+    /// Number of back-offs applied to the RTO since the last valid sample.
+    pub fn rto_backoff(&self) -> u32 {
+        self.rto.backoff()
+    }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
     }
     pub fn snd_max(&self) -> u64 {
         self.snd_max
@@ -248,23 +275,74 @@ impl TcpEndpoint {
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }
+    pub fn rcv_total(&self) -> u64 {
+        self.rcv_total
+    }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.recovery.in_fast_recovery()
+    }
+    pub fn recovery_state(&self) -> RecoveryState {
+        self.recovery.state()
+    }
+    /// RFC 6582's `recover`.
+    pub fn recover(&self) -> Option<u64> {
+        self.recovery.recover()
+    }
+    pub fn ecn_sender(&self) -> EcnSender {
+        self.ecn
+    }
+    pub fn ece_echo(&self) -> EceEcho {
+        self.echo
+    }
+    pub fn ack_state(&self) -> AckState {
+        self.ack
+    }
+    /// When the retransmission timer should fire (None: not running).
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+    /// When the delayed-ACK timer should fire (None: no ACK held back).
+    pub fn delack_deadline(&self) -> Option<Time> {
+        match self.ack {
+            AckState::Delayed { deadline } => Some(deadline),
+            AckState::Idle | AckState::Due => None,
+        }
+    }
+    /// Send times kept for RTT sampling: ring length and capacity.
+    pub fn send_time_ring(&self) -> (usize, usize) {
+        self.rtt.ring()
+    }
+    /// The receive half holds everything, the peer's FIN included with `teardown`.
+    pub fn rx_done(&self) -> bool {
+        self.rcv_nxt >= self.rcv_end
+    }
+    /// The send half has everything acknowledged (and no response is still to come).
+    pub fn tx_done(&self) -> bool {
+        self.response_pkts.is_none() && self.snd_una >= self.snd_end
+    }
+    /// Both halves are done: the endpoint may be released.
+    pub fn finished(&self) -> bool {
+        self.rx_done() && self.tx_done()
     }
 
     // ------------------------------------------------------------------ opening
 
+    /// Request/response: this server answers with `response_pkts` packets once the whole
+    /// request has arrived.
+    pub fn respond_with(&mut self, response_pkts: u64) {
+        self.response_pkts = Some(response_pkts);
+    }
+
     /// Active open by the client at time `io.now`.
     pub fn open(&mut self, io: &mut TcpIo) {
         if io.cfg.handshake {
-            self.state = State::SynSent;
-            self.hs_t0 = io.now;
+            self.state = State::SynSent { timed: Some(io.now) };
             self.send_ctl(io, PktKind::Syn, if io.cfg.ecn { FLAG_ECE | FLAG_CWR } else { 0 });
             self.stats.syn_sent += 1;
             self.arm(io.now);
         } else {
             self.state = State::Established;
-            self.ecn_ok = io.cfg.ecn;
+            self.ecn = if io.cfg.ecn { EcnSender::On } else { EcnSender::Off };
             self.send_available(io);
         }
     }
@@ -272,7 +350,11 @@ impl TcpEndpoint {
     /// The passive end of a connection without handshake starts established.
     pub fn accept_without_handshake(&mut self, cfg: &TcpConfig) {
         self.state = State::Established;
-        self.ecn_ok = cfg.ecn;
+        self.ecn = if cfg.ecn { EcnSender::On } else { EcnSender::Off };
+    }
+
+    fn ecn_ok(&self) -> bool {
+        self.ecn != EcnSender::Off
     }
 
     // ------------------------------------------------------------------ input
@@ -285,11 +367,11 @@ impl TcpEndpoint {
             PktKind::Udp => return,
             PktKind::Data | PktKind::Ack | PktKind::Fin => {}
         }
-        if self.state == State::SynRcvd {
+        if let State::SynRcvd { timed } = self.state {
             // The handshake's final ACK (or data carrying it).
             self.state = State::Established;
-            if !self.hs_retx {
-                self.rto.sample((io.now - self.hs_t0) as f64 * 1e-9);
+            if let Some(t0) = timed {
+                self.rto.sample((io.now - t0) as f64 * 1e-9);
             }
             self.rto_deadline = None;
         }
@@ -307,16 +389,16 @@ impl TcpEndpoint {
     fn on_syn(&mut self, p: &Packet, io: &mut TcpIo) {
         match self.state {
             State::Listen => {
-                self.state = State::SynRcvd;
-                self.ecn_ok = io.cfg.ecn && p.flags & (FLAG_ECE | FLAG_CWR) == (FLAG_ECE | FLAG_CWR);
-                self.hs_t0 = io.now;
-                self.send_ctl(io, PktKind::SynAck, if self.ecn_ok { FLAG_ECE } else { 0 });
+                self.state = State::SynRcvd { timed: Some(io.now) };
+                let ok = io.cfg.ecn && p.flags & (FLAG_ECE | FLAG_CWR) == (FLAG_ECE | FLAG_CWR);
+                self.ecn = if ok { EcnSender::On } else { EcnSender::Off };
+                self.send_ctl(io, PktKind::SynAck, if ok { FLAG_ECE } else { 0 });
                 self.arm(io.now);
             }
-            State::SynRcvd => {
+            State::SynRcvd { .. } => {
                 // A retransmitted SYN: our SYN-ACK was lost or is late; answer again.
-                self.hs_retx = true;
-                self.send_ctl(io, PktKind::SynAck, if self.ecn_ok { FLAG_ECE } else { 0 });
+                self.state = State::SynRcvd { timed: None };
+                self.send_ctl(io, PktKind::SynAck, if self.ecn_ok() { FLAG_ECE } else { 0 });
             }
             _ => {}
         }
@@ -324,14 +406,13 @@ impl TcpEndpoint {
 
     fn on_synack(&mut self, p: &Packet, io: &mut TcpIo) {
         match self.state {
-            State::SynSent => {
+            State::SynSent { timed } => {
                 self.state = State::Established;
-                if self.hs_retx {
-                    self.rto.restart_from_ito();
-                } else {
-                    self.rto.sample((io.now - self.hs_t0) as f64 * 1e-9);
+                match timed {
+                    None => self.rto.restart_from_ito(),
+                    Some(t0) => self.rto.sample((io.now - t0) as f64 * 1e-9),
                 }
-                self.ecn_ok = io.cfg.ecn && p.flags & FLAG_ECE != 0;
+                self.ecn = if io.cfg.ecn && p.flags & FLAG_ECE != 0 { EcnSender::On } else { EcnSender::Off };
                 self.rto_deadline = None;
                 self.send_ctl(io, PktKind::Ack, 0);
                 self.send_available(io);
@@ -348,14 +429,16 @@ impl TcpEndpoint {
 
     fn on_data(&mut self, p: &Packet, io: &mut TcpIo) {
         if p.flags & FLAG_CWR != 0 {
-            self.ece_pending = false;
+            self.echo = EceEcho::Idle;
         }
         let mut immediate = false;
         if p.ecn == Ecn::Ce {
-            self.ece_pending = true;
+            self.echo = EceEcho::Echoing;
             self.stats.ecn_marks += 1;
             immediate = true;
         }
+        let data_was_done = self.rcv_nxt >= self.rcv_total;
+        let rx_was_done = self.rx_done();
         let seq = p.seq as u64;
         let bits = (self.ooo.len() * 64) as u64;
         if seq == self.rcv_nxt {
@@ -374,45 +457,41 @@ impl TcpEndpoint {
         } else {
             immediate = true; // already received
         }
-        if !self.data_done && self.rcv_nxt >= self.rcv_total {
-            self.data_done = true;
+        if !data_was_done && self.rcv_nxt >= self.rcv_total {
             io.notice.rx_complete = true;
             if let Some(n) = self.response_pkts.take() {
                 // Request complete: the server starts its response.
                 self.snd_total = n;
                 self.snd_end = n;
-                self.tx_done = n == 0;
-                if self.active_close {
+                if self.close == CloseRole::Active {
                     self.append_fin();
                 }
             }
         }
-        if !self.rx_done && self.rcv_nxt >= self.rcv_end {
-            self.rx_done = true;
-            if io.cfg.teardown && !self.active_close && self.snd_end == self.snd_total {
-                // Passive close: the peer's FIN is in; close our side too.
-                self.append_fin();
-            }
+        if !rx_was_done
+            && self.rx_done()
+            && io.cfg.teardown
+            && self.close == CloseRole::Passive
+            && self.snd_end == self.snd_total
+        {
+            // Passive close: the peer's FIN is in; close our side too.
+            self.append_fin();
         }
         if p.kind == PktKind::Fin {
             immediate = true;
         }
-        if io.cfg.delayed_ack && !immediate {
-            self.unacked += 1;
-            if self.unacked >= 2 {
-                self.ack_pending = true;
-            } else if self.delack_deadline.is_none() {
-                self.delack_deadline = Some(io.now + (io.cfg.delack_timeout_s * 1e9) as Time);
+        self.ack = match self.ack {
+            AckState::Idle if io.cfg.delayed_ack && !immediate => {
+                AckState::Delayed { deadline: io.now + (io.cfg.delack_timeout_s * 1e9) as Time }
             }
-        } else {
-            self.ack_pending = true;
-        }
+            _ => AckState::Due,
+        };
     }
 
     /// With `teardown`, this side closes first once its data is sent (the data sender).
     pub fn set_active_close(&mut self, cfg: &TcpConfig) {
         if cfg.teardown {
-            self.active_close = true;
+            self.close = CloseRole::Active;
             if self.response_pkts.is_none() {
                 self.append_fin();
             }
@@ -423,7 +502,6 @@ impl TcpEndpoint {
     fn append_fin(&mut self) {
         if self.snd_total != u64::MAX && self.snd_end == self.snd_total {
             self.snd_end = self.snd_total + 1;
-            self.tx_done = false;
         }
     }
 
@@ -440,16 +518,15 @@ impl TcpEndpoint {
 
     /// Send a pure ACK if one is owed and no data packet carried it.
     fn flush_ack(&mut self, io: &mut TcpIo) {
-        if self.ack_pending {
+        if self.ack == AckState::Due {
             self.send_ctl(io, PktKind::Ack, 0);
         }
     }
 
-    /// The delayed-ACK timer fired.
+    /// The delayed-ACK timer fired (the simulator checked the deadline).
     pub fn on_delack_timer(&mut self, io: &mut TcpIo) {
-        self.delack_deadline = None;
-        if self.unacked > 0 {
-            self.ack_pending = true;
+        if let AckState::Delayed { .. } = self.ack {
+            self.ack = AckState::Due;
             self.flush_ack(io);
         }
     }
@@ -460,10 +537,6 @@ impl TcpEndpoint {
         self.snd_max - self.snd_una
     }
 
-    fn loss_ssthresh(&self) -> f64 {
-        ((self.flight() / 2) as f64).max(2.0)
-    }
-
     fn on_ack(&mut self, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
         if self.snd_max == 0 {
             return; // nothing sent yet: this side has no data outstanding
@@ -471,91 +544,68 @@ impl TcpEndpoint {
         let ack = ack.min(self.snd_max);
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
-            self.rtt_on_new_ack(ack, io.now);
+            if let Some(r) = self.rtt.on_new_ack(ack, self.snd_una, io.now) {
+                self.rto.sample(r);
+            }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
+            // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
-            if ece && self.ecn_ok && !self.in_recovery && ack > self.ecn_high {
-                self.ssthresh = self.loss_ssthresh();
-                self.cwnd = self.ssthresh;
+            if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {
+                let flight = self.flight();
+                self.cc.on_ecn_echo(&mut self.win, flight);
                 self.ecn_high = self.snd_max;
-                self.cwr_pending = true;
+                self.ecn = EcnSender::CwrDue;
                 reduced = true;
             }
             let mut restart_timer = true;
-            if self.in_recovery {
-                match io.cfg.variant {
-                    Variant::NewReno if ack < self.recover.unwrap_or(0) => {
-                        // Partial ACK (RFC 6582 section 3.2 step 3).
-                        self.retransmit(ack, io);
-                        self.cwnd = (self.cwnd - newly as f64 + 1.0).max(1.0);
-                        restart_timer = !self.partial_seen;
-                        self.partial_seen = true;
-                    }
-                    _ => {
-                        self.cwnd = self.ssthresh;
-                        self.in_recovery = false;
-                        self.dupacks = 0;
+            match self.recovery.on_new_ack(ack, newly, &mut self.cc, &mut self.win) {
+                NewAck::Open => {
+                    if !reduced {
+                        self.cc.on_ack(&mut self.win, newly, io.cfg.max_window);
                     }
                 }
-            } else {
-                self.dupacks = 0;
-                if !reduced {
-                    if self.cwnd < self.ssthresh {
-                        self.cwnd += 1.0;
-                    } else {
-                        self.cwnd += 1.0 / self.cwnd;
-                    }
-                    self.cwnd = self.cwnd.min(io.cfg.max_window as f64);
+                NewAck::Partial { retransmit, restart_timer: restart } => {
+                    self.emit_data(retransmit, true, io);
+                    restart_timer = restart;
                 }
+                NewAck::Exited => {}
             }
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if restart_timer {
                 self.arm(io.now);
             }
-            if !self.tx_done && self.snd_una >= self.snd_end {
-                self.tx_done = true;
+            if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
+                // Everything acknowledged (first time: snd_una was below snd_max <= snd_end).
                 io.notice.tx_complete = true;
                 self.rto_deadline = None;
             }
         } else if ack == self.snd_una && pure && self.snd_max > self.snd_una {
-            self.dupacks += 1;
-            if self.in_recovery {
-                self.cwnd += 1.0; // window inflation
-            } else if self.dupacks == io.cfg.dupack_threshold {
-                // RFC 6582 section 3.2 step 1 (ns-2's `bugfix_`, on for every variant in the
-                // papers' simulations): no new fast retransmit for duplicate ACKs that do not
-                // cover more than `recover`, so go-back-N duplicates cannot trigger another.
-                let allowed = self.recover.is_none_or(|r| ack > r);
-                if allowed {
-                    self.enter_fast_retransmit(io);
-                }
+            match self.recovery.on_dupack(ack, io.cfg.dupack_threshold) {
+                DupAck::Counted => {}
+                DupAck::InRecovery => self.cc.on_dupack_in_recovery(&mut self.win),
+                DupAck::FastRetransmit => self.fast_retransmit(io),
             }
         }
     }
 
-    fn enter_fast_retransmit(&mut self, io: &mut TcpIo) {
-        self.ssthresh = self.loss_ssthresh();
-        self.recover = Some(self.snd_max);
+    /// RFC 5681 3.2 steps 2-3 (or Tahoe's go-back-N), with RFC 6582's `recover`.
+    fn fast_retransmit(&mut self, io: &mut TcpIo) {
+        let flight = self.flight();
+        let response = self.cc.on_fast_retransmit(&mut self.win, flight, io.cfg.dupack_threshold);
+        self.recovery.on_fast_retransmit(self.snd_max, response);
         self.ecn_high = self.snd_max;
         self.stats.fast_retransmits += 1;
-        self.timed = None;
-        match io.cfg.variant {
-            Variant::Tahoe => {
-                self.cwnd = 1.0;
+        self.rtt.forget_timed();
+        match response {
+            LossResponse::GoBackN => {
                 self.snd_nxt = self.snd_una;
-                self.dupacks = 0;
                 self.send_available(io);
             }
-            Variant::Reno | Variant::NewReno => {
-                self.retransmit(self.snd_una, io);
-                self.cwnd = self.ssthresh + io.cfg.dupack_threshold as f64;
-                self.in_recovery = true;
-                self.partial_seen = false;
-            }
+            LossResponse::FastRecovery => self.emit_data(self.snd_una, true, io),
         }
         // Linux and ns-2 restart the timer on a fast retransmit; RFC 6298 (5.1) only starts
         // it when it is not running, as ns-3 does (`restart_rto_on_fast_retransmit`).
@@ -568,72 +618,34 @@ impl TcpEndpoint {
     pub fn on_timeout(&mut self, io: &mut TcpIo) {
         self.rto_deadline = None;
         match self.state {
-            State::SynSent => {
+            State::SynSent { .. } => {
                 self.stats.timeouts += 1;
                 self.rto.back_off();
-                self.hs_retx = true;
+                self.state = State::SynSent { timed: None };
                 self.send_ctl(io, PktKind::Syn, if io.cfg.ecn { FLAG_ECE | FLAG_CWR } else { 0 });
                 self.stats.syn_sent += 1;
                 self.arm(io.now);
             }
-            State::SynRcvd => {
+            State::SynRcvd { .. } => {
                 self.stats.timeouts += 1;
                 self.rto.back_off();
-                self.hs_retx = true;
-                self.send_ctl(io, PktKind::SynAck, if self.ecn_ok { FLAG_ECE } else { 0 });
+                self.state = State::SynRcvd { timed: None };
+                self.send_ctl(io, PktKind::SynAck, if self.ecn_ok() { FLAG_ECE } else { 0 });
                 self.arm(io.now);
             }
             State::Established if self.snd_una < self.snd_max => {
                 self.stats.timeouts += 1;
-                self.ssthresh = self.loss_ssthresh();
-                self.cwnd = 1.0;
+                let flight = self.flight();
+                self.cc.on_timeout(&mut self.win, flight);
                 self.rto.back_off();
-                self.recover = Some(self.snd_max);
+                self.recovery.on_timeout(self.snd_max);
                 self.ecn_high = self.snd_max;
-                self.in_recovery = false;
-                self.dupacks = 0;
-                self.timed = None;
+                self.rtt.forget_timed();
                 self.snd_nxt = self.snd_una;
                 self.send_available(io);
                 self.arm(io.now);
             }
             _ => {}
-        }
-    }
-
-    fn rtt_on_new_ack(&mut self, ack: u64, now: Time) {
-        if self.every_ack {
-            // Karn: no sample from an ACK that covers any retransmitted segment (the
-            // newest segment's ACK may have been held back by the repaired hole).
-            let last = ack - 1;
-            if self.retx_high.is_none_or(|h| h < self.snd_una) {
-                let n = self.send_times.len();
-                let t0 = self.send_times[(last as usize) & (n - 1)];
-                self.rto.sample((now - t0) as f64 * 1e-9);
-            }
-        } else if let Some((seq, t0)) = self.timed {
-            if ack > seq {
-                self.rto.sample((now - t0) as f64 * 1e-9);
-                self.timed = None;
-            }
-        }
-    }
-
-    /// Grow the send-time ring so that it holds [snd_una, seq], keeping the times of
-    /// [snd_una, seq). Rare: the ring doubles until it covers the largest flight, and a
-    /// reused endpoint keeps its capacity. In place: the new length is a multiple of the
-    /// old, so each kept time moves to its own slot or to one beyond the old ring, never
-    /// onto a time still to be moved.
-    #[cold]
-    #[inline(never)]
-    fn grow_send_times(&mut self, seq: u64) {
-        let old = self.send_times.len();
-        let len = ((seq - self.snd_una + 1) as usize).next_power_of_two().max(16);
-        self.send_times.resize(len, 0);
-        if old > 0 {
-            for s in self.snd_una as usize..seq as usize {
-                self.send_times[s & (len - 1)] = self.send_times[s & (old - 1)];
-            }
         }
     }
 
@@ -646,7 +658,7 @@ impl TcpEndpoint {
         if self.state != State::Established {
             return;
         }
-        let win = (self.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
+        let win = (self.win.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
@@ -659,47 +671,30 @@ impl TcpEndpoint {
         }
     }
 
-    fn retransmit(&mut self, seq: u64, io: &mut TcpIo) {
-        self.emit_data(seq, true, io);
-    }
-
     fn emit_data(&mut self, seq: u64, retx: bool, io: &mut TcpIo) {
         let mut flags = 0;
         let fin = seq >= self.snd_total;
-        let ecn = if self.ecn_ok && !retx && !fin { Ecn::Ect } else { Ecn::NotEct };
+        let ecn = if self.ecn_ok() && !retx && !fin { Ecn::Ect } else { Ecn::NotEct };
         if retx {
             flags |= FLAG_RETX;
             if !fin {
                 self.stats.retransmits += 1;
             }
-            self.retx_high = Some(self.retx_high.map_or(seq, |h| h.max(seq)));
-            if self.timed.is_some_and(|(s, _)| s == seq) {
-                self.timed = None;
-            }
+            self.rtt.on_retransmit(seq);
         } else {
-            if self.every_ack {
-                if seq - self.snd_una >= self.send_times.len() as u64 {
-                    self.grow_send_times(seq);
-                }
-                let n = self.send_times.len();
-                self.send_times[(seq as usize) & (n - 1)] = io.now;
-            } else if self.timed.is_none() {
-                self.timed = Some((seq, io.now));
-            }
-            if self.cwr_pending {
+            self.rtt.on_send(seq, self.snd_una, io.now);
+            if self.ecn == EcnSender::CwrDue {
                 flags |= FLAG_CWR;
-                self.cwr_pending = false;
+                self.ecn = EcnSender::On;
             }
         }
-        if self.ece_pending {
+        if self.echo == EceEcho::Echoing {
             flags |= FLAG_ECE;
         }
         if !fin {
             self.stats.data_pkts_sent += 1;
         }
-        self.ack_pending = false;
-        self.unacked = 0;
-        self.delack_deadline = None;
+        self.ack = AckState::Idle;
         io.out.push(Packet {
             flow: self.flow,
             seq: seq as u32,
@@ -723,12 +718,10 @@ impl TcpEndpoint {
 
     fn send_ctl(&mut self, io: &mut TcpIo, kind: PktKind, mut flags: u8) {
         if kind == PktKind::Ack {
-            if self.ece_pending {
+            if self.echo == EceEcho::Echoing {
                 flags |= FLAG_ECE;
             }
-            self.ack_pending = false;
-            self.unacked = 0;
-            self.delack_deadline = None;
+            self.ack = AckState::Idle;
         }
         io.out.push(Packet {
             flow: self.flow,
@@ -801,17 +794,17 @@ mod tests {
         rcv.accept_without_handshake(&cfg);
         let flight = transfer(&mut snd, &mut rcv, &cfg, rtt, 5000);
         assert!(flight >= 150, "the flight grew to {flight} only");
-        assert!(snd.send_times.len() as u64 >= flight);
-        assert_eq!(rcv.send_times.capacity(), 0, "a data receiver keeps no send times");
+        assert!(snd.send_time_ring().0 as u64 >= flight);
+        assert_eq!(rcv.send_time_ring().1, 0, "a data receiver keeps no send times");
 
         // A short second transfer: its flight stays small, so a ring grown in fresh memory
         // would be small too; grown in the kept memory, it has the first one's capacity.
-        let capacity = snd.send_times.capacity();
+        let capacity = snd.send_time_ring().1;
         snd.reset(1, 0, 0, 1, 0, &cfg, 60, 0);
         rcv.reset(1, 1, 1, 0, 0, &cfg, 0, 60);
         rcv.accept_without_handshake(&cfg);
         let flight = transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 60);
         assert!(flight > 16 && (flight as usize) < capacity / 4, "second flight {flight}");
-        assert_eq!(snd.send_times.capacity(), capacity, "the reused endpoint's ring was reallocated");
+        assert_eq!(snd.send_time_ring().1, capacity, "the reused endpoint's ring was reallocated");
     }
 }

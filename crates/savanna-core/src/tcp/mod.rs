@@ -6,11 +6,19 @@
 //! (RFC 1122/5681), and a request/response mode for web-like transfers.
 //!
 //! Sequence numbers count packets (one MSS each), as in ns-2; every data packet has the
-//! same wire size. See `endpoint.rs` for the state machine and docs/tcp.md for the choices
-//! made where the RFCs or the papers leave room.
+//! same wire size. `endpoint.rs` holds the connection state machine; `cc/` the window
+//! arithmetic behind the `CongestionControl` trait (NewReno, Reno, Tahoe); `recovery.rs`
+//! loss detection and fast recovery; `rtt.rs` and `rto.rs` RTT sampling and the RFC 6298
+//! timer; `spec.rs` the scenario's `[tcp]` keys. docs/tcp.md gives the choices made where
+//! the RFCs or the papers leave room.
 
+pub mod cc;
 pub mod endpoint;
+pub mod harness;
+pub mod recovery;
 pub mod rto;
+pub mod rtt;
+pub mod spec;
 
 pub use endpoint::{TcpEndpoint, TcpIo, TcpNotice};
 

@@ -1,0 +1,210 @@
+//! Congestion control: the window arithmetic, behind one trait (as Linux's
+//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps`), apart from loss detection and
+//! recovery (`recovery.rs`, which decides *when* an event happens and what to retransmit).
+//! The trait's default methods are RFC 5681's arithmetic (Reno); NewReno (RFC 6582) and
+//! Tahoe override what differs. `Cc` dispatches statically over the three.
+//!
+//! Windows are in packets (f64, as ns-2's `cwnd_`); `flight` is snd_max - snd_una. RFC 5681
+//! eq. (4) uses FlightSize; with packet-granular sequence numbers that is the flight.
+
+pub mod newreno;
+pub mod reno;
+pub mod tahoe;
+
+pub use newreno::NewReno;
+pub use reno::Reno;
+pub use tahoe::Tahoe;
+
+use super::Variant;
+
+/// The congestion window and slow-start threshold, packets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+}
+
+/// What the sender does once the duplicate-ACK threshold is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossResponse {
+    /// Retransmit snd_una and enter fast recovery (RFC 5681 3.2, RFC 6582).
+    FastRecovery,
+    /// No fast recovery: go back N from snd_una with the window the call left (Tahoe).
+    GoBackN,
+}
+
+/// What a partial ACK (one below `recover`) does during fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAck {
+    /// Retransmit the next hole and stay in fast recovery (RFC 6582 3.2 step 3).
+    Retransmit,
+    /// Leave fast recovery as on any new ACK (RFC 5681 3.2 step 6, Reno).
+    Exit,
+}
+
+/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS), in whole packets.
+pub fn halved_flight(flight: u64) -> f64 {
+    ((flight / 2) as f64).max(2.0)
+}
+
+/// Window arithmetic for each event the sender sees. Defaults: RFC 5681 (Reno).
+pub trait CongestionControl {
+    /// ssthresh after a congestion event with `flight` packets outstanding.
+    fn ssthresh(&self, _w: &Window, flight: u64) -> f64 {
+        halved_flight(flight)
+    }
+
+    /// An ACK of new data outside fast recovery (and not the one that just reduced the
+    /// window for ECN): slow start below ssthresh, congestion avoidance above, capped at
+    /// the receiver window (RFC 5681 3.1). One step per ACK, not per packet acknowledged
+    /// (no ABC, as ns-2 and ns-3's NewReno).
+    fn on_ack(&mut self, w: &mut Window, _acked: u64, max_window: u32) {
+        if w.cwnd < w.ssthresh {
+            w.cwnd += 1.0;
+        } else {
+            w.cwnd += 1.0 / w.cwnd;
+        }
+        w.cwnd = w.cwnd.min(max_window as f64);
+    }
+
+    /// The duplicate-ACK threshold was reached: RFC 5681 3.2 steps 2-3 (ssthresh as eq. 4,
+    /// cwnd = ssthresh + the duplicates that left the network).
+    fn on_fast_retransmit(&mut self, w: &mut Window, flight: u64, dupacks: u32) -> LossResponse {
+        w.ssthresh = self.ssthresh(w, flight);
+        w.cwnd = w.ssthresh + dupacks as f64;
+        LossResponse::FastRecovery
+    }
+
+    /// A further duplicate ACK in fast recovery: inflate by one (RFC 5681 3.2 step 4).
+    fn on_dupack_in_recovery(&mut self, w: &mut Window) {
+        w.cwnd += 1.0;
+    }
+
+    /// An ACK of new data below `recover` in fast recovery; `acked` packets newly
+    /// acknowledged. Reno has no partial ACKs: it leaves recovery as on a full ACK.
+    fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
+        self.on_full_ack(w);
+        PartialAck::Exit
+    }
+
+    /// The ACK that ends fast recovery: deflate to ssthresh (RFC 5681 3.2 step 6; RFC 6582
+    /// 3.2 step 4's second option).
+    fn on_full_ack(&mut self, w: &mut Window) {
+        w.cwnd = w.ssthresh;
+    }
+
+    /// The retransmission timer expired: RFC 5681 3.1 eq. (4) and cwnd = 1 (the loss
+    /// window). Back-off and go-back-N belong to the sender.
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = self.ssthresh(w, flight);
+        w.cwnd = 1.0;
+    }
+
+    /// An ECN-Echo answered by a reduction (the sender allows one per window of data,
+    /// RFC 3168 6.1.2): halve as for a loss, without a retransmission.
+    fn on_ecn_echo(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = self.ssthresh(w, flight);
+        w.cwnd = w.ssthresh;
+    }
+}
+
+/// The implementations, dispatched statically (a `match` on a one-byte tag per call).
+#[derive(Clone, Copy, Debug)]
+pub enum Cc {
+    NewReno(NewReno),
+    Reno(Reno),
+    Tahoe(Tahoe),
+}
+
+impl Cc {
+    pub fn new(v: Variant) -> Self {
+        match v {
+            Variant::NewReno => Cc::NewReno(NewReno),
+            Variant::Reno => Cc::Reno(Reno),
+            Variant::Tahoe => Cc::Tahoe(Tahoe),
+        }
+    }
+}
+
+macro_rules! each {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Reno($c) => $e,
+            Cc::Tahoe($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn ssthresh(&self, w: &Window, flight: u64) -> f64 {
+        each!(self, c => c.ssthresh(w, flight))
+    }
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, acked: u64, max_window: u32) {
+        each!(self, c => c.on_ack(w, acked, max_window))
+    }
+    #[inline]
+    fn on_fast_retransmit(&mut self, w: &mut Window, flight: u64, dupacks: u32) -> LossResponse {
+        each!(self, c => c.on_fast_retransmit(w, flight, dupacks))
+    }
+    #[inline]
+    fn on_dupack_in_recovery(&mut self, w: &mut Window) {
+        each!(self, c => c.on_dupack_in_recovery(w))
+    }
+    #[inline]
+    fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
+        each!(self, c => c.on_partial_ack(w, acked))
+    }
+    #[inline]
+    fn on_full_ack(&mut self, w: &mut Window) {
+        each!(self, c => c.on_full_ack(w))
+    }
+    #[inline]
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        each!(self, c => c.on_timeout(w, flight))
+    }
+    #[inline]
+    fn on_ecn_echo(&mut self, w: &mut Window, flight: u64) {
+        each!(self, c => c.on_ecn_echo(w, flight))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(cwnd: f64, ssthresh: f64) -> Window {
+        Window { cwnd, ssthresh }
+    }
+
+    #[test]
+    fn the_three_differ_only_where_their_rfcs_do() {
+        for v in [Variant::NewReno, Variant::Reno, Variant::Tahoe] {
+            let mut c = Cc::new(v);
+            // Growth is RFC 5681's for all three.
+            let mut x = w(2.0, 4.0);
+            c.on_ack(&mut x, 1, 128);
+            assert_eq!(x.cwnd, 3.0);
+            let mut x = w(10.0, 4.0);
+            c.on_ack(&mut x, 1, 128);
+            assert_eq!(x.cwnd, 10.1);
+            // Fast retransmit: Tahoe drops to one packet, the others to ssthresh + 3.
+            let mut x = w(20.0, 64.0);
+            let r = c.on_fast_retransmit(&mut x, 20, 3);
+            assert_eq!(x.ssthresh, 10.0);
+            match v {
+                Variant::Tahoe => assert_eq!((r, x.cwnd), (LossResponse::GoBackN, 1.0)),
+                _ => assert_eq!((r, x.cwnd), (LossResponse::FastRecovery, 13.0)),
+            }
+            // Partial ACK: NewReno deflates and stays, Reno leaves.
+            let mut x = w(15.0, 10.0);
+            let r = c.on_partial_ack(&mut x, 4);
+            match v {
+                Variant::NewReno => assert_eq!((r, x.cwnd), (PartialAck::Retransmit, 12.0)),
+                _ => assert_eq!((r, x.cwnd), (PartialAck::Exit, 10.0)),
+            }
+        }
+    }
+}

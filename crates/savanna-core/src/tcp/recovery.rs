@@ -1,0 +1,127 @@
+//! Loss detection and recovery without SACK: duplicate-ACK counting, fast retransmit on the
+//! threshold (RFC 5681 3.2), fast recovery's partial and full ACKs with the `recover`
+//! variable (RFC 6582 3.2), and go-back-N after a timeout. It decides when an event
+//! happens and what to retransmit; the window values come from `CongestionControl`.
+//!
+//! Readings: only pure ACKs count as duplicates (RFC 5681's definition); a new fast
+//! retransmit needs duplicate ACKs beyond `recover` (RFC 6582 3.2 step 2, ns-2's
+//! `bugfix_`), `recover` being set both on a fast retransmit and on a timeout (RFC 6582
+//! 3.2 step 2 and section 4), so go-back-N's duplicates start nothing; the timer is reset on
+//! the first partial ACK only ("impatient", RFC 6582 section 4 / ns-2).
+//!
+//! Seam for SACK-based recovery (RFC 6675, RACK-TLP) and PRR: they replace this type's
+//! detection (a scoreboard instead of a duplicate count) and the in-recovery window calls
+//! (`on_dupack_in_recovery`, `on_partial_ack`), keeping `CongestionControl`'s ssthresh.
+
+use super::cc::{CongestionControl, LossResponse, PartialAck, Window};
+
+/// Where the sender is in loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryState {
+    /// No recovery under way; `dupacks` duplicate ACKs seen for snd_una.
+    Open { dupacks: u32 },
+    /// Fast recovery after a fast retransmit; `partial_acks` partial ACKs seen so far.
+    FastRecovery { partial_acks: u32 },
+}
+
+/// What a duplicate ACK means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAck {
+    /// Counted, nothing else (below the threshold, or not beyond `recover`).
+    Counted,
+    /// In fast recovery: one more packet has left the network.
+    InRecovery,
+    /// The threshold is reached: fast retransmit.
+    FastRetransmit,
+}
+
+/// What an ACK of new data means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewAck {
+    /// Not in recovery: the window may grow.
+    Open,
+    /// A partial ACK in fast recovery: retransmit `retransmit`; restart the timer or not.
+    Partial { retransmit: u64, restart_timer: bool },
+    /// Fast recovery ended (a full ACK, or any new ACK for Reno).
+    Exited,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Recovery {
+    state: RecoveryState,
+    /// RFC 6582's `recover`: snd_max when the last fast retransmit or timeout happened.
+    recover: Option<u64>,
+}
+
+impl Default for Recovery {
+    fn default() -> Self {
+        Recovery { state: RecoveryState::Open { dupacks: 0 }, recover: None }
+    }
+}
+
+impl Recovery {
+    pub fn state(&self) -> RecoveryState {
+        self.state
+    }
+    pub fn in_fast_recovery(&self) -> bool {
+        matches!(self.state, RecoveryState::FastRecovery { .. })
+    }
+    pub fn recover(&self) -> Option<u64> {
+        self.recover
+    }
+
+    /// A pure ACK that acknowledges nothing new while data is outstanding.
+    pub fn on_dupack(&mut self, ack: u64, threshold: u32) -> DupAck {
+        match &mut self.state {
+            RecoveryState::FastRecovery { .. } => DupAck::InRecovery,
+            RecoveryState::Open { dupacks } => {
+                *dupacks += 1;
+                // RFC 6582 3.2 step 2: only duplicates covering more than `recover`.
+                if *dupacks == threshold && self.recover.is_none_or(|r| ack > r) {
+                    DupAck::FastRetransmit
+                } else {
+                    DupAck::Counted
+                }
+            }
+        }
+    }
+
+    /// An ACK advanced snd_una to `ack`, acknowledging `acked` packets.
+    pub fn on_new_ack<C: CongestionControl>(&mut self, ack: u64, acked: u64, cc: &mut C, w: &mut Window) -> NewAck {
+        match self.state {
+            RecoveryState::Open { .. } => {
+                self.state = RecoveryState::Open { dupacks: 0 };
+                NewAck::Open
+            }
+            RecoveryState::FastRecovery { partial_acks } => {
+                // RFC 6582 3.2 step 3: below `recover` is partial.
+                if ack < self.recover.unwrap_or(0) && cc.on_partial_ack(w, acked) == PartialAck::Retransmit {
+                    self.state = RecoveryState::FastRecovery { partial_acks: partial_acks.saturating_add(1) };
+                    return NewAck::Partial { retransmit: ack, restart_timer: partial_acks == 0 };
+                }
+                if ack >= self.recover.unwrap_or(0) {
+                    cc.on_full_ack(w);
+                }
+                self.state = RecoveryState::Open { dupacks: 0 };
+                NewAck::Exited
+            }
+        }
+    }
+
+    /// A fast retransmit happened with `snd_max` sent; the congestion control chose
+    /// `response`.
+    pub fn on_fast_retransmit(&mut self, snd_max: u64, response: LossResponse) {
+        self.recover = Some(snd_max);
+        self.state = match response {
+            LossResponse::FastRecovery => RecoveryState::FastRecovery { partial_acks: 0 },
+            LossResponse::GoBackN => RecoveryState::Open { dupacks: 0 },
+        };
+    }
+
+    /// The retransmission timer expired with `snd_max` sent: leave any recovery, and no
+    /// fast retransmit until the ACKs pass `snd_max` (RFC 6582 section 4).
+    pub fn on_timeout(&mut self, snd_max: u64) {
+        self.recover = Some(snd_max);
+        self.state = RecoveryState::Open { dupacks: 0 };
+    }
+}

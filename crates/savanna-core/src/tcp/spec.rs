@@ -1,0 +1,246 @@
+//! The `[tcp]` section of a scenario (and a traffic block's `tcp` override): its keys with
+//! their defaults and sources, their validation (errors name the field) and the
+//! construction of a `TcpConfig`. `scenario` only merges the tables and calls `build`.
+
+use serde::Deserialize;
+
+use super::{RttSampling, TcpConfig, Variant};
+use crate::spec::{bad, non_negative, positive};
+use crate::{Error, Result};
+
+fn t() -> bool {
+    true
+}
+fn d_ito() -> f64 {
+    3.0
+}
+fn d_minrto() -> f64 {
+    0.2
+}
+fn d_maxrto() -> f64 {
+    60.0
+}
+fn d_gran() -> f64 {
+    0.001
+}
+fn d_iw() -> u32 {
+    2
+}
+fn d_maxwin() -> u32 {
+    128
+}
+fn d_delack() -> f64 {
+    0.2
+}
+fn d_dupthresh() -> u32 {
+    3
+}
+fn d_req() -> u32 {
+    300
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default)]
+    pub variant: VariantSpec,
+    /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
+    #[serde(default = "t")]
+    pub handshake: bool,
+    /// Initial retransmission timeout, s (RFC 6298: 1 s; the papers: 3 s).
+    #[serde(default = "d_ito")]
+    pub ito_s: f64,
+    #[serde(default = "d_minrto")]
+    pub min_rto_s: f64,
+    #[serde(default = "d_maxrto")]
+    pub max_rto_s: f64,
+    /// Timer granularity G (ns-2 tcpTick: 0.1 s in Guo & Matta, 0.5 s in Matta & Guo).
+    #[serde(default = "d_gran")]
+    pub granularity_s: f64,
+    #[serde(default = "d_iw")]
+    pub init_cwnd: u32,
+    #[serde(default = "d_maxwin")]
+    pub max_window: u32,
+    /// Initial ssthresh, packets; defaults to max_window.
+    #[serde(default)]
+    pub init_ssthresh: Option<f64>,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "d_delack")]
+    pub delack_timeout_s: f64,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default = "d_dupthresh")]
+    pub dupack_threshold: u32,
+    #[serde(default)]
+    pub rtt_sampling: RttSamplingSpec,
+    /// Restart the retransmission timer on a fast retransmit, as Linux and ns-2 do (true);
+    /// false keeps it running, as RFC 6298 (5.1) literally says and ns-3 does.
+    #[serde(default = "t")]
+    pub restart_rto_on_fast_retransmit: bool,
+    /// Close each connection with a FIN exchange (as real stacks and ns-3 do); off by
+    /// default, as in ns-2 and the papers.
+    #[serde(default)]
+    pub teardown: bool,
+    /// Wire size of the request in request/response mode, bytes.
+    #[serde(default = "d_req")]
+    pub request_bytes: u32,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults")
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantSpec {
+    #[default]
+    Newreno,
+    Reno,
+    Tahoe,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamplingSpec {
+    #[default]
+    EveryAck,
+    OncePerRtt,
+}
+
+/// The TCP configuration of `field` (`tcp`, or `traffic[i].tcp`): the keys of `base` (the
+/// scenario's `[tcp]`) overridden by those of `over`, checked and built. `packet_bytes` and
+/// `header_bytes` are the scenario's packet sizes.
+pub fn build(
+    field: &str,
+    base: &toml::Table,
+    over: &toml::Table,
+    packet_bytes: u32,
+    header_bytes: u32,
+) -> Result<TcpConfig> {
+    let mut t = base.clone();
+    for (k, v) in over {
+        t.insert(k.clone(), v.clone());
+    }
+    let spec: TcpSpec = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
+        let p = e.path().to_string();
+        let path = if p == "." { field.to_string() } else { format!("{field}.{p}") };
+        Error::input(path, e.into_inner().message().to_string())
+    })?;
+    spec.check(field, packet_bytes, header_bytes)?;
+    Ok(spec.config(packet_bytes, header_bytes))
+}
+
+impl TcpSpec {
+    /// Every bound, with an error naming the field (`field.key`).
+    pub fn check(&self, field: &str, packet_bytes: u32, header_bytes: u32) -> Result<()> {
+        positive(&format!("{field}.ito_s"), self.ito_s)?;
+        non_negative(&format!("{field}.min_rto_s"), self.min_rto_s)?;
+        positive(&format!("{field}.max_rto_s"), self.max_rto_s)?;
+        if self.max_rto_s < self.min_rto_s {
+            return bad(
+                format!("{field}.max_rto_s"),
+                format!("must be >= min_rto_s ({}), got {}", self.min_rto_s, self.max_rto_s),
+            );
+        }
+        non_negative(&format!("{field}.granularity_s"), self.granularity_s)?;
+        if self.init_cwnd == 0 {
+            return bad(format!("{field}.init_cwnd"), "must be at least 1 packet");
+        }
+        if self.max_window == 0 || self.max_window > 1 << 20 {
+            return bad(
+                format!("{field}.max_window"),
+                format!("must be between 1 and {} packets, got {}", 1 << 20, self.max_window),
+            );
+        }
+        if self.dupack_threshold == 0 {
+            return bad(format!("{field}.dupack_threshold"), "must be at least 1");
+        }
+        positive(&format!("{field}.delack_timeout_s"), self.delack_timeout_s)?;
+        if let Some(s) = self.init_ssthresh {
+            positive(&format!("{field}.init_ssthresh"), s)?;
+        }
+        if self.request_bytes < header_bytes + 1 || self.request_bytes > packet_bytes {
+            return bad(
+                format!("{field}.request_bytes"),
+                format!(
+                    "must be between header_bytes + 1 ({}) and packet_bytes ({}), got {}",
+                    header_bytes + 1,
+                    packet_bytes,
+                    self.request_bytes
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The configuration the endpoints use (call `check` first).
+    pub fn config(&self, packet_bytes: u32, header_bytes: u32) -> TcpConfig {
+        TcpConfig {
+            variant: match self.variant {
+                VariantSpec::Newreno => Variant::NewReno,
+                VariantSpec::Reno => Variant::Reno,
+                VariantSpec::Tahoe => Variant::Tahoe,
+            },
+            handshake: self.handshake,
+            ito_s: self.ito_s,
+            min_rto_s: self.min_rto_s,
+            max_rto_s: self.max_rto_s,
+            granularity_s: self.granularity_s,
+            init_cwnd: self.init_cwnd,
+            max_window: self.max_window,
+            init_ssthresh: self.init_ssthresh.unwrap_or(self.max_window as f64),
+            delayed_ack: self.delayed_ack,
+            delack_timeout_s: self.delack_timeout_s,
+            ecn: self.ecn,
+            dupack_threshold: self.dupack_threshold,
+            rtt_sampling: match self.rtt_sampling {
+                RttSamplingSpec::EveryAck => RttSampling::EveryAck,
+                RttSamplingSpec::OncePerRtt => RttSampling::OncePerRtt,
+            },
+            restart_rto_on_fast_retransmit: self.restart_rto_on_fast_retransmit,
+            teardown: self.teardown,
+            pkt_bytes: packet_bytes,
+            hdr_bytes: header_bytes,
+            request_bytes: self.request_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(s: &str) -> toml::Table {
+        toml::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn defaults_are_the_papers_ns2_settings() {
+        let c = build("tcp", &toml::Table::new(), &toml::Table::new(), 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::NewReno);
+        assert_eq!((c.ito_s, c.min_rto_s, c.max_rto_s), (3.0, 0.2, 60.0));
+        assert_eq!((c.init_cwnd, c.max_window, c.init_ssthresh), (2, 128, 128.0));
+        assert_eq!(c.mss(), 1460);
+    }
+
+    #[test]
+    fn override_replaces_the_base_key() {
+        let c = build("traffic[0].tcp", &table("variant = 'reno'"), &table("variant = 'tahoe'"), 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::Tahoe);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = build("traffic[1].tcp", &toml::Table::new(), &table("init_cwnd = 0"), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("traffic[1].tcp.init_cwnd"), "{e}");
+        let e = build("tcp", &table("max_rto_s = 0.1"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.max_rto_s"), "{e}");
+        let e = build("tcp", &table("varient = 'reno'"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp"), "{e}");
+        let e = build("tcp", &table("request_bytes = 40"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.request_bytes"), "{e}");
+    }
+}

@@ -1,0 +1,784 @@
+//! Segment-level tests of one TCP endpoint, each named after the RFC rule it checks and
+//! citing its section: RFC 5681 (congestion control), RFC 6582 (NewReno), RFC 6298 (RTO),
+//! RFC 3168 (ECN), and the Tahoe and Reno variants. Built on `tcp::harness`: no simulator,
+//! hand-made segments and clock, assertions on what the endpoint sends, its window and its
+//! timers. Windows and sequence numbers count packets.
+
+use savanna_core::net::packet::{FLAG_CWR, FLAG_ECE};
+use savanna_core::net::{Ecn, PktKind};
+use savanna_core::tcp::endpoint::{AckState, EceEcho, State};
+use savanna_core::tcp::harness::{has_ece, is_retx, ms, seqs, Harness};
+use savanna_core::tcp::recovery::RecoveryState;
+use savanna_core::tcp::{TcpConfig, Variant};
+
+/// The papers' settings without a handshake (so a test starts with data at t = 0).
+fn cfg() -> TcpConfig {
+    TcpConfig { handshake: false, ..TcpConfig::default() }
+}
+
+/// An established sender that has sent segments 0..n (initial window n, ssthresh high).
+fn sender_with_flight(c: TcpConfig, n: u32, total: u64) -> Harness {
+    let mut h = Harness::sender(TcpConfig { init_cwnd: n, ..c }, total);
+    let sent = h.open();
+    assert_eq!(seqs(&sent), (0..n as u64).collect::<Vec<_>>());
+    h
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+// ------------------------------------------------------------------ RFC 5681
+
+/// RFC 5681 3.1: the initial window (IW) is sent at once; no more.
+#[test]
+fn rfc5681_3_1_initial_window_is_sent_at_once() {
+    for iw in [1, 2, 4, 10] {
+        let mut h = Harness::sender(TcpConfig { init_cwnd: iw, ..cfg() }, 100);
+        let sent = h.open();
+        assert_eq!(seqs(&sent), (0..iw as u64).collect::<Vec<_>>(), "IW {iw}");
+        assert!(sent.iter().all(|p| !is_retx(p) && p.size == 1500));
+        assert_eq!(h.ep.cwnd(), iw as f64);
+    }
+}
+
+/// RFC 5681 3.1: in slow start (cwnd < ssthresh) cwnd grows by one segment per ACK of new
+/// data, so each ACK releases two new segments.
+#[test]
+fn rfc5681_3_1_slow_start_adds_one_segment_per_ack() {
+    let mut h = sender_with_flight(cfg(), 2, 100);
+    h.at(ms(100.0));
+    assert_eq!(seqs(&h.ack(1)), vec![2, 3]);
+    assert_eq!(h.ep.cwnd(), 3.0);
+    assert_eq!(seqs(&h.ack(2)), vec![4, 5]);
+    assert_eq!(h.ep.cwnd(), 4.0);
+}
+
+/// RFC 5681 3.1: in congestion avoidance (cwnd >= ssthresh) cwnd grows by about one
+/// segment per RTT: cwnd += 1/cwnd per ACK (eq. 3), and the sender uses floor(cwnd).
+#[test]
+fn rfc5681_3_1_congestion_avoidance_adds_one_over_cwnd_per_ack() {
+    let mut h = sender_with_flight(TcpConfig { init_ssthresh: 2.0, ..cfg() }, 2, 100);
+    h.at(ms(100.0));
+    assert_eq!(seqs(&h.ack(1)), vec![2]);
+    assert!(close(h.ep.cwnd(), 2.5));
+    assert_eq!(seqs(&h.ack(2)), vec![3]);
+    assert!(close(h.ep.cwnd(), 2.9));
+    // 2.9 + 1/2.9 crosses 3: the window opens by one.
+    assert_eq!(seqs(&h.ack(3)), vec![4, 5]);
+    assert!(close(h.ep.cwnd(), 2.9 + 1.0 / 2.9));
+}
+
+/// RFC 5681 3.1: slow start applies while cwnd < ssthresh; at cwnd = ssthresh the sender is
+/// in congestion avoidance (the RFC leaves equality to the implementation; ns-2 does this).
+#[test]
+fn rfc5681_3_1_slow_start_ends_when_cwnd_reaches_ssthresh() {
+    let mut h = sender_with_flight(TcpConfig { init_ssthresh: 3.0, ..cfg() }, 2, 100);
+    h.at(ms(100.0));
+    h.ack(1);
+    assert_eq!(h.ep.cwnd(), 3.0, "slow start below ssthresh");
+    h.ack(2);
+    assert!(close(h.ep.cwnd(), 3.0 + 1.0 / 3.0), "congestion avoidance at ssthresh");
+}
+
+/// RFC 5681 2 and 3.1: the sender sends at most min(cwnd, rwnd); cwnd is capped at the
+/// receiver window (`max_window`) so it does not grow while the receiver limits the flight.
+#[test]
+fn rfc5681_3_1_flight_and_cwnd_bounded_by_receiver_window() {
+    let mut h = sender_with_flight(TcpConfig { max_window: 4, init_ssthresh: 100.0, ..cfg() }, 4, 100);
+    h.at(ms(100.0));
+    for a in 1..=20 {
+        h.ack(a);
+        assert!(h.ep.snd_max() - h.ep.snd_una() <= 4);
+    }
+    assert_eq!(h.ep.cwnd(), 4.0);
+}
+
+/// RFC 5681 2 and 3.2: fast recovery's inflation may take cwnd above the receiver window,
+/// but the flight never exceeds it.
+#[test]
+fn rfc5681_3_2_inflated_window_still_bounded_by_receiver_window() {
+    let mut h = sender_with_flight(TcpConfig { max_window: 10, ..cfg() }, 10, 100);
+    let sent = h.dupacks(0, 20);
+    assert_eq!(seqs(&sent), vec![0], "only the fast retransmit");
+    assert_eq!(h.ep.cwnd(), 5.0 + 3.0 + 17.0);
+    assert_eq!(h.ep.snd_max() - h.ep.snd_una(), 10);
+}
+
+/// RFC 5681 3.1 eq. (4): on a timeout ssthresh = max(FlightSize / 2, 2 SMSS) and cwnd = 1
+/// (the loss window).
+#[test]
+fn rfc5681_3_1_timeout_sets_ssthresh_to_half_the_flight_and_cwnd_to_one() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.fire_rto();
+    assert_eq!(h.ep.ssthresh(), 5.0);
+    assert_eq!(h.ep.cwnd(), 1.0);
+    let mut h = sender_with_flight(cfg(), 7, 100);
+    h.fire_rto();
+    assert_eq!(h.ep.ssthresh(), 3.0, "FlightSize / 2 in whole segments");
+}
+
+/// RFC 5681 3.1 eq. (4): ssthresh is never below 2 segments.
+#[test]
+fn rfc5681_3_1_loss_ssthresh_is_at_least_two_segments() {
+    for n in [1, 2, 3] {
+        let mut h = sender_with_flight(cfg(), n, 100);
+        h.fire_rto();
+        assert_eq!(h.ep.ssthresh(), 2.0, "flight {n}");
+    }
+}
+
+/// RFC 5681 3.1 (and RFC 6298 5.4): after a timeout the sender retransmits the earliest
+/// unacknowledged segment alone (cwnd = 1) and goes back N as ACKs arrive.
+#[test]
+fn rfc5681_3_1_timeout_retransmits_snd_una_then_goes_back_n() {
+    let mut h = sender_with_flight(cfg(), 6, 100);
+    let sent = h.fire_rto();
+    assert_eq!(seqs(&sent), vec![0]);
+    assert!(is_retx(&sent[0]));
+    // Slow start again from cwnd 1: the ACK of 0 releases 1 and 2, already sent once.
+    let sent = h.ack(1);
+    assert_eq!(seqs(&sent), vec![1, 2]);
+    assert!(sent.iter().all(is_retx));
+    assert_eq!(h.ep.cwnd(), 2.0);
+}
+
+/// RFC 5681 3.2 step 2: the third duplicate ACK (not the first or second) triggers a fast
+/// retransmit of the segment the ACKs ask for.
+#[test]
+fn rfc5681_3_2_fast_retransmit_on_third_duplicate_ack() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.at(ms(100.0));
+    assert!(h.dupacks(0, 2).is_empty());
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+    let sent = h.ack(0);
+    assert_eq!(seqs(&sent), vec![0]);
+    assert!(is_retx(&sent[0]));
+    assert_eq!(h.ep.stats.fast_retransmits, 1);
+    assert!(h.ep.in_recovery());
+}
+
+/// RFC 5681 3.2 step 2-3: on fast retransmit ssthresh = max(FlightSize / 2, 2) and
+/// cwnd = ssthresh + 3 (the three segments that left the network).
+#[test]
+fn rfc5681_3_2_fast_recovery_sets_cwnd_to_ssthresh_plus_three() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.dupacks(0, 3);
+    assert_eq!(h.ep.ssthresh(), 5.0);
+    assert_eq!(h.ep.cwnd(), 8.0);
+}
+
+/// RFC 5681 3.2 step 4-5: each further duplicate ACK inflates cwnd by one; new data goes out
+/// once the inflated window exceeds the flight.
+#[test]
+fn rfc5681_3_2_fast_recovery_inflates_cwnd_per_duplicate_ack() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.dupacks(0, 3);
+    assert!(h.dupacks(0, 2).is_empty(), "cwnd 10 = the flight: nothing new yet");
+    assert_eq!(h.ep.cwnd(), 10.0);
+    assert_eq!(seqs(&h.ack(0)), vec![10]);
+    assert_eq!(seqs(&h.ack(0)), vec![11]);
+    assert_eq!(h.ep.cwnd(), 12.0);
+    assert_eq!(h.ep.ssthresh(), 5.0, "no further reduction");
+}
+
+/// RFC 5681 2 (DUPLICATE ACKNOWLEDGMENT): a segment carrying data is not a duplicate ACK,
+/// even when its acknowledgement number repeats.
+#[test]
+fn rfc5681_2_segments_carrying_data_are_not_duplicate_acks() {
+    let mut h = Harness::sender(TcpConfig { init_cwnd: 10, ..cfg() }, 100);
+    // Both directions carry data: this endpoint also receives 5 packets.
+    h.ep.reset(0, 0, 0, 1, 0, &h.cfg, 100, 5);
+    h.open();
+    for s in 0..4 {
+        h.data(s); // each acknowledges nothing new (ack 0)
+    }
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+    assert!(!h.ep.in_recovery());
+    assert_eq!(h.ep.recovery_state(), RecoveryState::Open { dupacks: 0 });
+}
+
+/// RFC 5681 2 (DUPLICATE ACKNOWLEDGMENT, condition a): there must be outstanding data; an
+/// ACK repeated when everything is acknowledged counts for nothing.
+#[test]
+fn rfc5681_2_duplicate_ack_needs_outstanding_data() {
+    let mut h = sender_with_flight(cfg(), 2, 2);
+    h.ack(2);
+    assert!(h.ep.tx_done());
+    assert!(h.dupacks(2, 5).is_empty());
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+}
+
+/// RFC 5681 4.2: with delayed ACKs, an ACK is sent for at least every second full-sized
+/// segment; the first is held with the delayed-ACK timer running.
+#[test]
+fn rfc5681_4_2_delayed_ack_for_every_second_segment() {
+    let mut h = Harness::receiver(TcpConfig { delayed_ack: true, ..cfg() }, 10);
+    h.at(ms(10.0));
+    assert!(h.data(0).is_empty());
+    assert_eq!(h.ep.delack_deadline(), Some(ms(210.0)));
+    let sent = h.data(1);
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].kind, sent[0].ack), (PktKind::Ack, 2));
+    assert_eq!(h.ep.ack_state(), AckState::Idle);
+    assert_eq!(h.ep.delack_deadline(), None, "the timer is cancelled with the ACK");
+    assert!(h.data(2).is_empty(), "the count starts again");
+}
+
+/// RFC 5681 4.2 (RFC 1122 4.2.3.2): a held ACK is sent when the delayed-ACK timer expires
+/// (`delack_timeout_s`, under the RFC's 500 ms bound).
+#[test]
+fn rfc5681_4_2_delayed_ack_sent_when_timer_expires() {
+    let mut h = Harness::receiver(TcpConfig { delayed_ack: true, delack_timeout_s: 0.1, ..cfg() }, 10);
+    h.at(ms(5.0));
+    assert!(h.data(0).is_empty());
+    let sent = h.fire_delack();
+    assert_eq!(h.now, ms(105.0));
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].kind, sent[0].ack), (PktKind::Ack, 1));
+    assert_eq!(h.ep.delack_deadline(), None);
+}
+
+/// RFC 5681 4.2: an out-of-order segment is acknowledged at once (a duplicate ACK), even
+/// with delayed ACKs.
+#[test]
+fn rfc5681_4_2_out_of_order_segment_acknowledged_immediately() {
+    let mut h = Harness::receiver(TcpConfig { delayed_ack: true, ..cfg() }, 10);
+    assert!(h.data(0).is_empty());
+    let sent = h.data(2);
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].kind, sent[0].ack), (PktKind::Ack, 1));
+    let sent = h.data(3);
+    assert_eq!((sent.len(), sent[0].ack), (1, 1), "every out-of-order segment");
+}
+
+/// RFC 5681 4.2: a segment that fills a hole is acknowledged at once, for everything now
+/// received in order.
+#[test]
+fn rfc5681_4_2_segment_filling_a_hole_acknowledged_immediately() {
+    let mut h = Harness::receiver(TcpConfig { delayed_ack: true, ..cfg() }, 10);
+    h.data(0);
+    h.data(2);
+    h.data(3);
+    let sent = h.data(1);
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].kind, sent[0].ack), (PktKind::Ack, 4));
+}
+
+/// RFC 5681 4.2 does not require delayed ACKs: without them every segment is acknowledged.
+#[test]
+fn rfc5681_4_2_without_delayed_acks_every_segment_is_acknowledged() {
+    let mut h = Harness::receiver(cfg(), 10);
+    for s in 0..4 {
+        let sent = h.data(s);
+        assert_eq!((sent.len(), sent[0].ack), (1, s as u32 + 1));
+    }
+}
+
+// ------------------------------------------------------------------ RFC 6582
+
+/// A sender of segments 0..10 that lost 0 and 5: eight duplicate ACKs for 0 (from 1-4 and
+/// 6-9) put it in fast recovery and inflate cwnd to 13, so it sent 10, 11, 12.
+fn two_holes(c: TcpConfig) -> Harness {
+    let mut h = sender_with_flight(c, 10, 100);
+    h.at(ms(100.0));
+    let sent = h.dupacks(0, 8);
+    if h.cfg.variant != Variant::Tahoe {
+        assert_eq!(seqs(&sent), vec![0, 10, 11, 12]);
+        assert_eq!(h.ep.cwnd(), 13.0);
+    }
+    h
+}
+
+/// RFC 6582 3.2 step 1-2: `recover` is set to the highest sequence sent when fast
+/// retransmit starts.
+#[test]
+fn rfc6582_3_2_recover_is_highest_sent_at_fast_retransmit() {
+    let h = two_holes(cfg());
+    assert_eq!(h.ep.recover(), Some(10));
+}
+
+/// RFC 6582 3.2 step 3: a partial ACK (below `recover`) retransmits the first unacknowledged
+/// segment and keeps the sender in fast recovery.
+#[test]
+fn rfc6582_3_2_partial_ack_retransmits_next_hole() {
+    let mut h = two_holes(cfg());
+    h.at(ms(200.0));
+    let sent = h.ack(5);
+    assert_eq!(seqs(&sent)[0], 5);
+    assert!(is_retx(&sent[0]));
+    assert!(h.ep.in_recovery());
+    assert_eq!(h.ep.recovery_state(), RecoveryState::FastRecovery { partial_acks: 1 });
+}
+
+/// RFC 6582 3.2 step 3: a partial ACK deflates cwnd by the amount acknowledged and adds one
+/// segment back, then sends what that window allows.
+#[test]
+fn rfc6582_3_2_partial_ack_deflates_by_amount_acknowledged_plus_one() {
+    let mut h = two_holes(cfg());
+    let sent = h.ack(5);
+    assert_eq!(h.ep.cwnd(), 13.0 - 5.0 + 1.0);
+    // snd_una 5 + cwnd 9 = 14: one new segment after the retransmission.
+    assert_eq!(seqs(&sent), vec![5, 13]);
+    assert!(!is_retx(&sent[1]));
+    assert_eq!(h.ep.ssthresh(), 5.0, "no new reduction");
+}
+
+/// RFC 6582 4 ("Impatient" variant, as ns-2): the retransmit timer is reset on the first
+/// partial ACK only, so a long series of holes ends in a timeout rather than one RTT each.
+#[test]
+fn rfc6582_4_timer_reset_on_first_partial_ack_only() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.at(ms(100.0));
+    h.dupacks(0, 4);
+    h.at(ms(200.0));
+    h.ack(3);
+    let first = h.ep.rto_deadline().unwrap();
+    assert_eq!(first, ms(200.0) + ms(3000.0), "reset on the first partial ACK (ITO: no RTT sample yet)");
+    h.at(ms(300.0));
+    h.ack(6);
+    assert!(h.ep.in_recovery());
+    assert_eq!(h.ep.rto_deadline(), Some(first), "not reset on the second");
+}
+
+/// RFC 6582 3.2 step 4: the ACK covering `recover` (a full ACK) ends fast recovery with
+/// cwnd = ssthresh (the second of the RFC's two options).
+#[test]
+fn rfc6582_3_2_full_ack_exits_recovery_with_cwnd_ssthresh() {
+    let mut h = two_holes(cfg());
+    h.ack(5);
+    h.ack(13);
+    assert!(!h.ep.in_recovery());
+    assert_eq!(h.ep.cwnd(), 5.0);
+    assert_eq!(h.ep.recovery_state(), RecoveryState::Open { dupacks: 0 });
+}
+
+/// RFC 6582 3.2 step 2 / 5.1: duplicate ACKs during fast recovery never start a second fast
+/// retransmit nor a second reduction, however many arrive.
+#[test]
+fn rfc6582_3_2_one_reduction_per_recovery() {
+    let mut h = two_holes(cfg());
+    h.dupacks(0, 20);
+    h.ack(5);
+    h.dupacks(5, 10);
+    assert_eq!(h.ep.stats.fast_retransmits, 1);
+    assert_eq!(h.ep.ssthresh(), 5.0);
+}
+
+/// RFC 6582 3.2 step 2: after a recovery, three duplicate ACKs covering more than `recover`
+/// start a new fast retransmit (a new loss, a new reduction).
+#[test]
+fn rfc6582_3_2_duplicates_beyond_recover_start_a_new_recovery() {
+    let mut h = two_holes(cfg());
+    h.ack(5);
+    h.ack(11); // full ACK (>= recover 10): cwnd 5, 11..14 outstanding, 14 and 15 sent
+    assert!(!h.ep.in_recovery());
+    let sent = h.dupacks(11, 3);
+    assert_eq!(seqs(&sent), vec![11]);
+    assert_eq!(h.ep.stats.fast_retransmits, 2);
+    assert!(h.ep.in_recovery());
+    assert_eq!(h.ep.recover(), Some(h.ep.snd_max()));
+}
+
+/// RFC 6582 4 (after a retransmit timeout): `recover` is set to the highest sequence sent,
+/// so the duplicate ACKs raised by go-back-N's repeated segments start no fast retransmit.
+#[test]
+fn rfc6582_4_no_fast_retransmit_from_duplicates_after_timeout() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.fire_rto();
+    assert_eq!(h.ep.recover(), Some(10));
+    h.ack(1); // cwnd 2: 1 and 2 go again
+    let sent = h.dupacks(1, 3); // the receiver already had 1 and 2
+    assert!(sent.is_empty());
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+}
+
+/// RFC 6582 3.2 step 2: duplicate ACKs that do not cover more than `recover` start
+/// nothing, including those exactly at `recover` (go-back-N's copies of segments the
+/// receiver already had, after a timeout). ns-3 3.44 accepts ACKs equal to it (RFC 6675's
+/// rule for SACK senders); docs/tcp.md keeps RFC 6582's.
+#[test]
+fn rfc6582_3_2_duplicates_at_recover_start_nothing() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.fire_rto();
+    assert_eq!(h.ep.recover(), Some(10));
+    assert_eq!(seqs(&h.ack(10)), vec![10, 11], "everything up to recover arrived");
+    assert!(h.dupacks(10, 3).is_empty(), "ACK = recover: no fast retransmit");
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+    assert!(!h.ep.in_recovery());
+}
+
+/// RFC 6582 4 / RFC 5681 3.1: a timeout during fast recovery ends it: cwnd = 1,
+/// ssthresh from the flight, `recover` = highest sent.
+#[test]
+fn rfc6582_4_timeout_during_fast_recovery_leaves_it() {
+    let mut h = two_holes(cfg());
+    let sent = h.fire_rto();
+    assert!(!h.ep.in_recovery());
+    assert_eq!(h.ep.cwnd(), 1.0);
+    assert_eq!(h.ep.ssthresh(), 6.0, "flight 13 at the timeout");
+    assert_eq!(h.ep.recover(), Some(13));
+    assert_eq!(seqs(&sent), vec![0]);
+}
+
+// ------------------------------------------------------------------ RFC 6298
+
+/// RFC 6298 2.1 (and 5.7 for the papers' 3 s): before any RTT sample the timer is the
+/// initial RTO, started when the first data segment is sent.
+#[test]
+fn rfc6298_2_1_initial_rto_before_any_sample() {
+    for ito in [1.0, 3.0] {
+        let mut h = Harness::sender(TcpConfig { ito_s: ito, ..cfg() }, 10);
+        h.at(ms(7.0));
+        h.open();
+        assert_eq!(h.ep.rto_deadline(), Some(ms(7.0) + ms(ito * 1000.0)));
+        assert_eq!(h.ep.srtt(), None);
+    }
+}
+
+/// RFC 6298 2.2: the first sample R sets SRTT = R, RTTVAR = R/2 and
+/// RTO = SRTT + max(G, 4 RTTVAR); the timer restarts with it.
+#[test]
+fn rfc6298_2_2_first_sample_sets_srtt_and_rttvar() {
+    let mut h = sender_with_flight(cfg(), 2, 100);
+    h.at(ms(100.0));
+    h.ack(1);
+    assert!(close(h.ep.srtt().unwrap(), 0.1));
+    assert!(close(h.ep.rttvar(), 0.05));
+    assert!(close(h.ep.current_rto_s(), 0.3));
+    assert_eq!(h.ep.rto_deadline(), Some(ms(400.0)));
+}
+
+/// RFC 6298 2.3: later samples: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R| (with the old SRTT),
+/// then SRTT = 7/8 SRTT + 1/8 R.
+#[test]
+fn rfc6298_2_3_later_samples_smooth_with_one_eighth_and_one_quarter() {
+    let mut h = sender_with_flight(cfg(), 2, 100);
+    h.at(ms(100.0));
+    h.ack(1); // R = 0.1 (segment 0 sent at 0)
+    h.at(ms(300.0));
+    h.ack(2); // R = 0.3 (segment 1 sent at 0)
+    let rttvar = 0.75 * 0.05 + 0.25 * (0.1f64 - 0.3).abs();
+    let srtt = 0.875 * 0.1 + 0.125 * 0.3;
+    assert!(close(h.ep.rttvar(), rttvar), "{}", h.ep.rttvar());
+    assert!(close(h.ep.srtt().unwrap(), srtt));
+    assert!(close(h.ep.current_rto_s(), srtt + 4.0 * rttvar));
+}
+
+/// RFC 6298 2.4: the RTO is rounded up to the minimum RTO (the RFC's 1 s, or `min_rto_s`).
+#[test]
+fn rfc6298_2_4_rto_never_below_minimum() {
+    for min in [0.2, 1.0] {
+        let mut h = sender_with_flight(TcpConfig { min_rto_s: min, ..cfg() }, 2, 100);
+        h.at(ms(10.0));
+        h.ack(1); // R = 10 ms: SRTT + 4 RTTVAR = 30 ms
+        assert_eq!(h.ep.current_rto_s(), min);
+        assert_eq!(h.ep.rto_deadline(), Some(ms(10.0) + ms(min * 1000.0)));
+    }
+}
+
+/// RFC 6298 2.4 (G): the clock granularity is the floor of the variance term.
+#[test]
+fn rfc6298_2_2_granularity_floors_the_variance_term() {
+    let mut h = sender_with_flight(TcpConfig { min_rto_s: 0.0, granularity_s: 0.5, ..cfg() }, 2, 100);
+    h.at(ms(100.0));
+    h.ack(1); // 4 RTTVAR = 0.2 < G
+    assert!(close(h.ep.current_rto_s(), 0.6));
+}
+
+/// RFC 6298 5.5: on each expiry the timer backs off (doubles).
+#[test]
+fn rfc6298_5_5_backoff_doubles_the_timer() {
+    let mut h = sender_with_flight(TcpConfig { ito_s: 1.0, ..cfg() }, 2, 100);
+    let mut fired = vec![];
+    for _ in 0..4 {
+        h.fire_rto();
+        fired.push(h.now);
+    }
+    assert_eq!(fired, vec![ms(1000.0), ms(3000.0), ms(7000.0), ms(15000.0)]);
+    assert_eq!(h.ep.stats.timeouts, 4);
+}
+
+/// RFC 6298 2.5 and 5.5: the backed-off timer never exceeds the maximum RTO.
+#[test]
+fn rfc6298_5_5_backoff_capped_at_max_rto() {
+    let mut h = sender_with_flight(TcpConfig { ito_s: 1.0, max_rto_s: 4.0, ..cfg() }, 2, 100);
+    let mut gaps = vec![];
+    for _ in 0..5 {
+        let before = h.now;
+        h.fire_rto();
+        gaps.push(h.now - before);
+    }
+    assert_eq!(gaps, vec![ms(1000.0), ms(2000.0), ms(4000.0), ms(4000.0), ms(4000.0)]);
+}
+
+/// RFC 6298 3 (Karn) and 5.7: no RTT sample from an ACK covering a retransmitted segment,
+/// and the backed-off RTO stays until a valid sample arrives.
+#[test]
+fn rfc6298_3_karn_no_sample_from_retransmission_and_backoff_kept() {
+    let mut h = sender_with_flight(TcpConfig { ito_s: 1.0, ..cfg() }, 2, 100);
+    h.fire_rto(); // t = 1 s; segment 0 retransmitted
+    h.at(ms(1100.0));
+    h.ack(1); // covers the retransmission: no sample
+    assert_eq!(h.ep.srtt(), None);
+    assert_eq!(h.ep.rto_backoff(), 1);
+    assert_eq!(h.ep.rto_deadline(), Some(ms(1100.0) + ms(2000.0)), "backed-off timer restarted");
+    // Segments 1 (again) and 2 (new) are out; an ACK of 2 still covers a retransmission.
+    h.at(ms(1200.0));
+    h.ack(2);
+    assert_eq!(h.ep.srtt(), None);
+    // The ACK of 3 covers only segment 2, sent once at 1.1 s: a valid sample resets the backoff.
+    h.at(ms(1300.0));
+    h.ack(3);
+    assert!(close(h.ep.srtt().unwrap(), 0.2));
+    assert_eq!(h.ep.rto_backoff(), 0);
+}
+
+/// RFC 6298 5.3: the timer restarts on every ACK of new data (with data outstanding), with
+/// the RTO of the latest sample.
+#[test]
+fn rfc6298_5_3_timer_restarted_on_ack_of_new_data() {
+    let mut h = sender_with_flight(cfg(), 4, 100);
+    h.at(ms(100.0));
+    h.ack(1); // R = 0.1: RTO 0.3
+    assert_eq!(h.ep.rto_deadline(), Some(ms(400.0)));
+    h.at(ms(150.0));
+    h.ack(2); // R = 0.15: SRTT 0.10625, RTTVAR 0.05, RTO 0.30625
+    assert_eq!(h.ep.rto_deadline(), Some(ms(150.0 + 306.25)));
+}
+
+/// RFC 6298 5.2: the timer stops when all outstanding data is acknowledged.
+#[test]
+fn rfc6298_5_2_timer_stopped_when_everything_acknowledged() {
+    let mut h = sender_with_flight(cfg(), 3, 3);
+    h.at(ms(100.0));
+    h.ack(3);
+    assert_eq!(h.ep.rto_deadline(), None);
+    assert!(h.notice.tx_complete);
+    assert!(h.ep.tx_done());
+}
+
+/// RFC 6298 5.1: sending data while the timer runs does not restart it (here: new data
+/// released by window inflation during fast recovery).
+#[test]
+fn rfc6298_5_1_sending_does_not_restart_a_running_timer() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    let d = h.ep.rto_deadline();
+    h.at(ms(120.0));
+    let sent = h.dupacks(0, 3);
+    assert_eq!(seqs(&sent), vec![10]);
+    assert_eq!(h.ep.rto_deadline(), d);
+}
+
+/// RFC 6298 5.1 read literally (ns-3): a fast retransmit does not restart a running timer
+/// when `restart_rto_on_fast_retransmit = false`; Linux and ns-2 restart it (the default).
+#[test]
+fn rfc6298_5_1_fast_retransmit_keeps_running_timer_when_configured() {
+    let mut h = sender_with_flight(TcpConfig { restart_rto_on_fast_retransmit: false, ..cfg() }, 10, 100);
+    let d = h.ep.rto_deadline();
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    assert_eq!(h.ep.rto_deadline(), d);
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    assert_eq!(h.ep.rto_deadline(), Some(ms(100.0) + ms(3000.0)));
+}
+
+/// RFC 6298 2 / 5.7: an RTT sample is taken from a handshake that was not retransmitted.
+#[test]
+fn rfc6298_2_handshake_gives_the_first_rtt_sample() {
+    let mut h = Harness::sender(TcpConfig::default(), 10);
+    let sent = h.open();
+    assert_eq!(sent[0].kind, PktKind::Syn);
+    assert!(matches!(h.ep.state(), State::SynSent { .. }));
+    assert_eq!(h.ep.rto_deadline(), Some(ms(3000.0)), "the SYN is timed with the ITO");
+    h.at(ms(50.0));
+    let p = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    let sent = h.deliver(p);
+    assert_eq!(h.ep.state(), State::Established);
+    assert!(close(h.ep.srtt().unwrap(), 0.05));
+    assert_eq!(sent[0].kind, PktKind::Ack);
+    assert_eq!(seqs(&sent), vec![0, 1]);
+}
+
+/// RFC 6298 5.7: if the SYN was retransmitted, no sample is taken and data transmission
+/// starts again from the initial RTO (not the backed-off one).
+#[test]
+fn rfc6298_5_7_retransmitted_syn_restarts_data_from_ito() {
+    let mut h = Harness::sender(TcpConfig::default(), 10);
+    h.open();
+    let sent = h.fire_rto();
+    assert_eq!(sent[0].kind, PktKind::Syn);
+    assert_eq!(h.ep.stats.syn_sent, 2);
+    assert_eq!(h.ep.rto_deadline(), Some(ms(3000.0) + ms(6000.0)), "SYN backoff");
+    h.at(ms(3050.0));
+    let p = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    h.deliver(p);
+    assert_eq!(h.ep.srtt(), None);
+    assert_eq!(h.ep.rto_deadline(), Some(ms(3050.0) + ms(3000.0)));
+}
+
+// ------------------------------------------------------------------ RFC 3168
+
+/// RFC 3168 6.1.1: ECN is negotiated by a SYN with ECE and CWR answered by a SYN-ACK with
+/// ECE only; a SYN without them gets a SYN-ACK without ECE, and no data is ECT.
+#[test]
+fn rfc3168_6_1_1_negotiation_on_syn_and_synack() {
+    let c = TcpConfig { ecn: true, ..TcpConfig::default() };
+    let mut client = Harness::sender(c.clone(), 10);
+    let syn = client.open();
+    assert_eq!(syn[0].flags & (FLAG_ECE | FLAG_CWR), FLAG_ECE | FLAG_CWR);
+    assert_eq!(syn[0].ecn, Ecn::NotEct, "a SYN is not ECT");
+
+    let mut server = Harness::listener(c.clone(), 10);
+    let p = server.segment(PktKind::Syn, 0, 0, Ecn::NotEct, FLAG_ECE | FLAG_CWR);
+    let synack = server.deliver(p);
+    assert_eq!(synack[0].kind, PktKind::SynAck);
+    assert_eq!(synack[0].flags & (FLAG_ECE | FLAG_CWR), FLAG_ECE);
+    assert_eq!(synack[0].ecn, Ecn::NotEct);
+
+    let mut server = Harness::listener(c, 10);
+    let p = server.segment(PktKind::Syn, 0, 0, Ecn::NotEct, 0);
+    let synack = server.deliver(p);
+    assert_eq!(synack[0].flags & FLAG_ECE, 0, "the peer is not ECN-capable");
+
+    let p = client.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    let sent = client.deliver(p);
+    assert!(sent.iter().all(|p| p.ecn == Ecn::NotEct), "SYN-ACK without ECE: no ECT data");
+}
+
+/// RFC 3168 6.1.1 / 6.1.5 (as implemented): new data segments are ECT(0); retransmissions
+/// and pure ACKs are not.
+#[test]
+fn rfc3168_6_1_5_data_ect_retransmissions_and_pure_acks_not() {
+    let c = TcpConfig { ecn: true, ..cfg() };
+    let mut h = Harness::sender(TcpConfig { init_cwnd: 10, ..c.clone() }, 100);
+    let sent = h.open();
+    assert!(sent.iter().all(|p| p.ecn == Ecn::Ect));
+    let sent = h.dupacks(0, 3);
+    assert!(is_retx(&sent[0]));
+    assert_eq!(sent[0].ecn, Ecn::NotEct);
+    let mut r = Harness::receiver(c, 10);
+    let ack = r.data_with(0, Ecn::Ect, 0);
+    assert_eq!((ack[0].kind, ack[0].ecn), (PktKind::Ack, Ecn::NotEct));
+}
+
+/// RFC 3168 6.1.2: an ECE halves the window (ssthresh = max(FlightSize/2, 2), cwnd =
+/// ssthresh) at most once per window of data: further ECEs are ignored until the data sent
+/// at the reduction is acknowledged.
+#[test]
+fn rfc3168_6_1_2_ece_reduces_once_per_window() {
+    let mut h = sender_with_flight(TcpConfig { ecn: true, ..cfg() }, 10, 100);
+    h.at(ms(100.0));
+    h.ack_with(1, FLAG_ECE);
+    assert_eq!(h.ep.ssthresh(), 4.0, "flight 9 after the ACK");
+    assert_eq!(h.ep.cwnd(), 4.0);
+    h.ack_with(2, FLAG_ECE);
+    h.ack_with(10, FLAG_ECE);
+    assert_eq!(h.ep.ssthresh(), 4.0, "ACKs up to the window at the reduction: no new cut");
+    assert!(h.ep.cwnd() > 4.0, "they still open the window");
+    let before = h.ep.cwnd();
+    h.ack_with(11, FLAG_ECE); // beyond: a new window, a new reduction
+    assert!(h.ep.cwnd() < before);
+    assert_eq!(h.ep.stats.fast_retransmits, 0, "an ECN reduction retransmits nothing");
+}
+
+/// RFC 3168 6.1.2: after reducing for an ECE the sender sets CWR on the next new data
+/// segment, and on that one only.
+#[test]
+fn rfc3168_6_1_2_cwr_on_the_next_new_data_segment() {
+    let mut h = sender_with_flight(TcpConfig { ecn: true, ..cfg() }, 4, 100);
+    h.at(ms(100.0));
+    let sent = h.ack_with(1, FLAG_ECE); // cwnd 2 (flight 3 / 2 -> 2): nothing new yet
+    assert!(sent.is_empty());
+    let sent = h.ack(3);
+    assert_eq!(seqs(&sent), vec![4]);
+    assert_eq!(sent[0].flags & FLAG_CWR, FLAG_CWR);
+    let sent = h.ack(4);
+    assert!(!sent.is_empty() && sent.iter().all(|p| p.flags & FLAG_CWR == 0));
+}
+
+/// RFC 3168 6.1.2: no reduction for an ECE during fast recovery (the loss already halved
+/// the window for this window of data).
+#[test]
+fn rfc3168_6_1_2_no_ece_reduction_in_fast_recovery() {
+    let mut h = two_holes(TcpConfig { ecn: true, ..cfg() });
+    h.ack_with(5, FLAG_ECE);
+    assert_eq!(h.ep.cwnd(), 9.0, "deflated as a partial ACK, not halved");
+    assert_eq!(h.ep.ssthresh(), 5.0);
+}
+
+/// RFC 3168 6.1.3: the receiver sets ECE on every ACK from a CE-marked segment until a
+/// data segment with CWR arrives.
+#[test]
+fn rfc3168_6_1_3_receiver_echoes_ece_until_cwr() {
+    let mut h = Harness::receiver(TcpConfig { ecn: true, ..cfg() }, 10);
+    assert!(!has_ece(&h.data_with(0, Ecn::Ect, 0)[0]));
+    assert!(has_ece(&h.data_with(1, Ecn::Ce, 0)[0]));
+    assert_eq!(h.ep.ece_echo(), EceEcho::Echoing);
+    assert!(has_ece(&h.data_with(2, Ecn::Ect, 0)[0]), "still echoing");
+    assert!(!has_ece(&h.data_with(3, Ecn::Ect, FLAG_CWR)[0]), "CWR ends the echo");
+    assert_eq!(h.ep.stats.ecn_marks, 1);
+}
+
+/// RFC 3168 6.1.3 (as Linux's quick ACK): a CE-marked segment is acknowledged at once,
+/// even with delayed ACKs, so the echo is not held back.
+#[test]
+fn rfc3168_6_1_3_ce_marked_segment_acknowledged_at_once() {
+    let mut h = Harness::receiver(TcpConfig { ecn: true, delayed_ack: true, ..cfg() }, 10);
+    assert!(h.data_with(0, Ecn::Ect, 0).is_empty(), "delayed");
+    let sent = h.data_with(2, Ecn::Ce, 0);
+    assert_eq!(sent.len(), 1);
+    let mut h = Harness::receiver(TcpConfig { ecn: true, delayed_ack: true, ..cfg() }, 10);
+    let sent = h.data_with(0, Ecn::Ce, 0);
+    assert_eq!(sent.len(), 1, "in order but CE: at once");
+    assert!(has_ece(&sent[0]));
+}
+
+// ------------------------------------------------------------------ Tahoe and Reno
+
+/// Tahoe (RFC 5681 3.1 and 3.2 without fast recovery): on the third duplicate ACK,
+/// ssthresh = max(FlightSize / 2, 2), cwnd = 1, retransmit snd_una and go back N.
+#[test]
+fn tahoe_fast_retransmit_sets_cwnd_to_one_and_goes_back_n() {
+    let mut h = sender_with_flight(TcpConfig { variant: Variant::Tahoe, ..cfg() }, 10, 100);
+    h.at(ms(100.0));
+    let sent = h.dupacks(0, 3);
+    assert_eq!(seqs(&sent), vec![0]);
+    assert_eq!((h.ep.cwnd(), h.ep.ssthresh()), (1.0, 5.0));
+    assert!(!h.ep.in_recovery(), "no fast recovery");
+    assert!(h.dupacks(0, 5).is_empty(), "no inflation");
+    assert_eq!(h.ep.cwnd(), 1.0);
+    let sent = h.ack(1);
+    assert_eq!(seqs(&sent), vec![1, 2], "slow start from one, going back N");
+    assert!(sent.iter().all(is_retx));
+    assert_eq!(h.ep.rto_backoff(), 0, "not a timeout: no backoff");
+}
+
+/// Reno (RFC 5681 3.2 step 6): any ACK of new data ends fast recovery with cwnd = ssthresh;
+/// a partial ACK retransmits nothing.
+#[test]
+fn reno_exits_recovery_on_first_new_ack() {
+    let mut h = two_holes(TcpConfig { variant: Variant::Reno, ..cfg() });
+    let sent = h.ack(5);
+    assert!(!h.ep.in_recovery());
+    assert_eq!(h.ep.cwnd(), 5.0);
+    assert!(!seqs(&sent).contains(&5), "no retransmission of the second hole");
+}
+
+/// Reno with `recover` (ns-2's `bugfix_`, RFC 6582 3.2 step 2 applied to every variant): the
+/// duplicates for a second hole in the same window start no second fast retransmit, so the
+/// second loss is repaired by the timeout.
+#[test]
+fn reno_second_hole_in_a_window_waits_for_the_timeout() {
+    let mut h = two_holes(TcpConfig { variant: Variant::Reno, ..cfg() });
+    h.ack(5);
+    assert!(seqs(&h.dupacks(5, 6)).iter().all(|&s| s != 5));
+    assert_eq!(h.ep.stats.fast_retransmits, 1);
+    let sent = h.fire_rto();
+    assert_eq!(seqs(&sent), vec![5]);
+    assert_eq!(h.ep.stats.timeouts, 1);
+}
