@@ -351,3 +351,119 @@ def ci_frame(df: Any, by: list[str], value: str, keep_empty: bool = False) -> An
         key = key if isinstance(key, tuple) else (key,)
         rows.append(dict(zip(by, key), mean=m, lo=lo, hi=hi, n=n))
     return pd.DataFrame(rows)
+
+
+def block(sc: Mapping[str, Any], name: str) -> int:
+    """Index of the ``[[traffic]]`` block called ``name`` in scenario ``sc`` (for dotted
+    override paths such as ``traffic[2].load``); ReproduceError if there is none."""
+    for i, t in enumerate(sc.get("traffic", [])):
+        if t.get("name") == name:
+            return i
+    raise ReproduceError(f"traffic block {name!r} not in scenario {sc.get('name')}")
+
+
+def ecdf(values: Any, points: int = 1500) -> tuple[Any, Any]:
+    """Sorted values and their empirical CDF (i / n at the i-th smallest value). Above
+    ``points`` values the curve is thinned to about ``points`` evenly spaced points plus a
+    geometric sample of the upper tail (so log-scale CCDFs keep their tail): the SVGs stay
+    light and the drawn curve is the same."""
+    import numpy as np
+
+    v = np.sort(np.asarray(values, dtype=float))
+    n = len(v)
+    y = np.arange(1, n + 1) / n if n else np.array([])
+    if n <= points:
+        return v, y
+    idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
+    idx = np.unique(np.clip(idx.astype(int), 0, n - 1))
+    return v[idx], y[idx]
+
+
+# Display names, colours and markers of the queue disciplines, shared by every paper's
+# figures and tables (a paper labelling a configuration otherwise keeps its own table).
+NAMES = {
+    "droptail": "DropTail",
+    "red": "RED",
+    "rio": "RIO-PS",
+    "favorqueue": "FavorQueue",
+    "choke": "CHOKe",
+    "las": "LAS",
+    "run2c": "RuN2C",
+    "prq": "PRQ",
+    "reddiff": "RED-diff",
+    "drr": "DRR",
+    "codel": "CoDel",
+    "fq_codel": "FQ-CoDel",
+    "pie": "PIE",
+    "pi": "PI",
+}
+COLORS = {
+    "droptail": "#3b3b3b",
+    "red": "#b42318",
+    "rio": "#1f5fbf",
+    "favorqueue": "#1f5fbf",
+    "choke": "#e07b00",
+    "las": "#2a9d4b",
+    "run2c": "#8e44ad",
+}
+MARKERS = {"droptail": "o", "red": "^", "rio": "s", "favorqueue": "s", "choke": "^", "las": "D", "run2c": "v"}
+
+
+def band(ax: Any, x: Any, lo: Any, hi: Any, color: str, alpha: float = 0.15, log: bool = False) -> None:
+    """A confidence band between ``lo`` and ``hi``. With ``log`` (a log y axis) a lower
+    bound at or below zero (few replications) is drawn as reaching below the axis rather
+    than dropped."""
+    import numpy as np
+
+    if log:
+        lo = np.where(np.asarray(lo, dtype=float) > 0, lo, 1e-12)
+    ax.fill_between(x, lo, hi, color=color, alpha=alpha, linewidth=0)
+
+
+def line_band(
+    ax: Any, x: Any, m: Any, lo: Any, hi: Any, color: str, label: str, marker: str | None = None, ls: str = "-"
+) -> None:
+    """A line of means with its 95% confidence band."""
+    ax.plot(x, m, ls, color=color, marker=marker, label=label)
+    band(ax, x, lo, hi, color)
+
+
+# ---------------------------------------------------------------------------------------
+# The report a paper module builds
+
+
+@dataclass
+class Report:
+    """What a paper's figure and table functions add to, and what becomes its ``Outcome``:
+    the samples of every declared claim (by id), the notes explaining a verdict, the
+    figures (saved under ``out_dir``) and the tables. ``plt`` is ``plot_style()``'s pyplot."""
+
+    specs: Sequence[Any]
+    out_dir: Path
+    plt: Any = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    figures: list[Any] = field(default_factory=list)
+    tables: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for c in self.specs:
+            self.samples.setdefault(c.id, [])
+
+    def figure(self, fg: Any, id: str, title: str, caption: str) -> None:
+        """Save matplotlib figure ``fg`` as ``id`` (PNG and SVG) and add it to the report."""
+        from savanna.report import save_figure
+
+        self.figures.append(save_figure(fg, self.out_dir, id, title, caption))
+
+    def table(self, title: str, columns: list[str], rows: list[list[Any]], caption: str = "") -> None:
+        """Add a table to the report."""
+        from savanna.report import Table
+
+        self.tables.append(Table(title, columns, rows, caption))
+
+    def claims(self) -> list[Any]:
+        """Every declared claim judged on its samples (``savanna.report.judge``), in order."""
+        from savanna.report import judge
+
+        return [judge(c, self.samples[c.id], why=self.notes.get(c.id, "")) for c in self.specs]
