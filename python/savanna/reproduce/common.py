@@ -435,8 +435,9 @@ def line_band(
 @dataclass
 class Report:
     """What a paper's figure and table functions add to, and what becomes its ``Outcome``:
-    the samples of every declared claim (by id), the notes explaining a verdict, the
-    figures (saved under ``out_dir``) and the tables. ``plt`` is ``plot_style()``'s pyplot."""
+    the samples of every declared claim (by id), the notes explaining a verdict (``notes``
+    add to the verdict's sentence, ``fixed`` replaces it), the figures (saved under
+    ``out_dir``) and the tables. ``plt`` is ``plot_style()``'s pyplot."""
 
     specs: Sequence[Any]
     out_dir: Path
@@ -445,6 +446,7 @@ class Report:
     notes: dict[str, str] = field(default_factory=dict)
     figures: list[Any] = field(default_factory=list)
     tables: list[Any] = field(default_factory=list)
+    fixed: dict[str, str] = field(default_factory=dict)  # notes replacing the verdict's own sentence
 
     def __post_init__(self) -> None:
         for c in self.specs:
@@ -466,4 +468,6 @@ class Report:
         """Every declared claim judged on its samples (``savanna.report.judge``), in order."""
         from savanna.report import judge
 
-        return [judge(c, self.samples[c.id], why=self.notes.get(c.id, "")) for c in self.specs]
+        return [
+            judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, "")) for c in self.specs
+        ]
