@@ -363,20 +363,23 @@ def block(sc: Mapping[str, Any], name: str) -> int:
 
 
 def ecdf(values: Any, points: int = 1500) -> tuple[Any, Any]:
-    """Sorted values and their empirical CDF (i / n at the i-th smallest value). Above
-    ``points`` values the curve is thinned to about ``points`` evenly spaced points plus a
-    geometric sample of the upper tail (so log-scale CCDFs keep their tail): the SVGs stay
-    light and the drawn curve is the same."""
+    """Points of the empirical CDF of ``values`` for a step plot (``where="post"``): the
+    smallest value at 0, then each distinct value, sorted, with P(X <= x). Above ``points``
+    values the curve is thinned, for light SVGs, to about ``points`` evenly spaced values
+    plus a geometric sample of the upper tail (so log-scale CCDFs keep their tail); each
+    value kept carries its exact CDF, ties included, so the drawn steps stay on the curve."""
     import numpy as np
 
     v = np.sort(np.asarray(values, dtype=float))
     n = len(v)
-    y = np.arange(1, n + 1) / n if n else np.array([])
-    if n <= points:
-        return v, y
-    idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
-    idx = np.unique(np.clip(idx.astype(int), 0, n - 1))
-    return v[idx], y[idx]
+    if n == 0:
+        return v, np.array([])
+    kept = v
+    if n > points:
+        idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
+        kept = v[np.clip(idx.astype(int), 0, n - 1)]
+    kept = np.unique(kept)
+    return np.concatenate([kept[:1], kept]), np.concatenate([[0.0], np.searchsorted(v, kept, side="right") / n])
 
 
 # Display names, colours and markers of the queue disciplines, shared by every paper's
@@ -469,5 +472,6 @@ class Report:
         from savanna.report import judge
 
         return [
-            judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, "")) for c in self.specs
+            judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, ""))
+            for c in self.specs
         ]
