@@ -343,7 +343,6 @@ def test_ecdf_starts_at_zero_then_gives_the_exact_cdf_at_each_distinct_value():
 
 def test_ecdf_thins_a_large_sample_but_every_point_kept_is_on_the_curve():
     import numpy as np
-
     from savanna.reproduce.common import ecdf
 
     v = np.random.default_rng(7).lognormal(size=20_000).round(2)  # many ties

@@ -25,7 +25,11 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from savanna.sweep import Job
 
 PathLike = "os.PathLike[str] | str"
 
@@ -235,7 +239,7 @@ class Context:
         if self.progress:
             print(f"{self.key}: {msg}", file=sys.stderr, flush=True)
 
-    def job(self, experiment: str, scenario: Mapping[str, Any], params: Mapping[str, Any]):
+    def job(self, experiment: str, scenario: Mapping[str, Any], params: Mapping[str, Any]) -> Job:
         """A sweep ``Job`` for ``scenario`` with ``params``; its run id names the
         parameters and ends with the scenario digest. Relative files resolve in scenarios/."""
         from savanna.sweep import Job
@@ -305,7 +309,7 @@ def plot_style(
     font_size: float = 9.5,
     legend_font_size: float = 8.5,
     marker_size: float = 4.5,
-):
+) -> ModuleType:
     """matplotlib (Agg backend) with the reports' look: light grid, no top/right spines,
     constrained layout, 6.4 x ``height`` inch figures (``height=None`` keeps matplotlib's
     default size), and a fixed SVG hash salt so that figures are byte-identical run to run.

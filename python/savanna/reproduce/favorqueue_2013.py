@@ -708,7 +708,7 @@ FLOW_COLS = (
 # Metrics (on flows tables with the sweep's qdisc, load, rep columns)
 
 
-def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep")) -> pd.DataFrame:
+def common_finished(f: pd.DataFrame, discs: Sequence[str], keys: Sequence[str] = ("load", "rep")) -> pd.DataFrame:
     """Flows that finished under every discipline of ``discs`` in the same run group
     (section 4: "we only compare all identical terminating flows")."""
     keys = list(keys)

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -808,7 +809,7 @@ FIG2A_SIZES = (10, 100, 1000, 10000, 100000)
 FIG2A_P = tuple(float(x) for x in np.geomspace(1e-4, 0.3, 41))
 
 
-def latency_model():
+def latency_model() -> Callable[..., Any] | None:
     """``savanna.models.guo_matta_latency`` (eq. (1)-(2)), or None when the installed core
     was built before the model existed."""
     from savanna import _core
@@ -820,7 +821,9 @@ def latency_model():
     return guo_matta_latency
 
 
-def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
+def fig2a_curves(
+    model: Callable[..., Any], sizes: Sequence[int] = FIG2A_SIZES, ps: Sequence[float] = FIG2A_P
+) -> pd.DataFrame:
     """Expected total latency of eq. (1)-(2) for each size and loss rate, with Fig. 2(a)'s
     RTT 0.1 s, RTO 4 RTT and ITO 3 s. Rows: fs_pkts, loss_p, latency_s."""
     return pd.DataFrame(
@@ -832,7 +835,7 @@ def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
     )
 
 
-def fig2a_claims(model) -> dict[str, float]:
+def fig2a_claims(model: Callable[..., Any]) -> dict[str, float]:
     """The model's values behind the fig2a-* claims (one number each: the model is exact)."""
     t = lambda d, x: float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total)  # noqa: E731
     return {

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,9 @@ from savanna.reproduce.common import (
     plot_style,
     seeds,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from savanna import models
 
 KEY = "tokuda-2002"
 TITLE = "Fairness between long- and short-lived TCP connections (Tokuda, Hasegawa & Murata 2002): reproduction"
@@ -258,7 +262,7 @@ def k_criterion(p_t: float = P_T, with_size: bool = False) -> dict:
 
 
 @functools.cache
-def red_k(p_t: float = P_T):
+def red_k(p_t: float = P_T) -> models.KChoice:
     """The K (with a_l, p_l and F) that the F(K) criterion chooses for scenario 2 at
     ``p_t``: ``savanna.models.tokuda_k`` with the arguments of :func:`k_criterion`."""
     from savanna import models
@@ -447,7 +451,7 @@ def f_minimum_rise(curve: pd.DataFrame) -> float:
     return 100.0 * (ends / fmin - 1.0) if fmin > 0 else math.nan
 
 
-def red_base_probability(avg_pkts, min_th: float, max_th: float, max_p: float) -> np.ndarray:
+def red_base_probability(avg_pkts: Iterable[float], min_th: float, max_th: float, max_p: float) -> np.ndarray:
     """RED's base (early) drop probability p_b at the average queue ``avg_pkts``, original
     RED: 0 below min_th, max_p (avg - min_th) / (max_th - min_th) between the thresholds,
     and max_p from max_th on (where RED drops every arrival instead, counted apart)."""
