@@ -51,7 +51,7 @@ class ScenarioText:
 class Result:
     """The records of one run.
 
-    ``flows``: one row per flow (pandas DataFrame, columns as in docs/design: flow_id, src,
+    ``flows``: one row per flow (pandas DataFrame, columns as in docs/scenario.md: flow_id, src,
     dst, kind, start_s, end_s, size_bytes, fct_s, ...). ``queues``: per-queue time series
     (DataFrame), or None when the scenario did not turn queue sampling on. ``classifiers``
     and ``traces``: the edge classifiers' time series and the TCP state traces of the flows

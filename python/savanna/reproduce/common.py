@@ -4,8 +4,9 @@ replications, running batches of simulations through ``savanna.sweep.run_many`` 
 results store under the output directory (so a re-run reuses every completed run), and
 reading the results back with ``savanna.store``.
 
-It follows no paper itself; the paper modules beside it (``favorqueue_2013`` for Anelli,
-Diana & Lochin 2013, and the others as they are added) describe their experiments with it.
+It follows no paper itself; the paper modules beside it describe their experiments with it,
+and share from it the helpers their figures use (``block``, ``ecdf``, ``line_band``, the
+disciplines' names and colours) and ``Report``, what their figure functions add to.
 
 Run caching: every run's id ends with a hash of its complete scenario, of the files it reads
 (such as an empirical size CDF) and of the simulator core's binary, so a run is reused only
