@@ -14,31 +14,19 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO_ROOT / "scenarios"
 
-# The scenario the contract tests run (shortened with duration_s). It is the repository's
-# main demo scenario; while the core is a stub and that file does not exist yet, a minimal
-# scenario stands in (the stub accepts anything), so the plumbing tests still run. Once
-# the core validates for real, the stand-in would be rejected: the tests then fail loudly
-# instead of testing nothing.
+# The scenario the contract tests run (shortened with duration_s): the repository's main
+# demo scenario.
 MAIN_SCENARIO = SCENARIOS / "dumbbell-droptail.toml"
-STAND_IN_SCENARIO = """\
-# Stand-in used by tests only while scenarios/dumbbell-droptail.toml does not exist.
-name = "stand-in"
-seed = 1
-duration_s = 2.0
-"""
 
 # Contract tests shorten runs to this many simulated seconds.
 SHORT_S = 2.0
 
 
 @pytest.fixture
-def scenario_path(tmp_path: Path) -> Path:
+def scenario_path() -> Path:
     """A valid scenario file (see MAIN_SCENARIO)."""
-    if MAIN_SCENARIO.is_file():
-        return MAIN_SCENARIO
-    p = tmp_path / "stand-in.toml"
-    p.write_text(STAND_IN_SCENARIO)
-    return p
+    assert MAIN_SCENARIO.is_file(), f"{MAIN_SCENARIO} is missing"
+    return MAIN_SCENARIO
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Tests of the Python API: `savanna.run` inputs (path, TOML text, dict), overrides,
-errors, temporary-directory handling, and (marked `needs_core`) the record contracts of
-docs/design: flows/summary columns, determinism under the seed rule."""
+errors, temporary-directory handling, and the record contracts of docs/scenario.md ("What a
+run writes"): flows/summary columns, determinism under the seed rule."""
 
 from __future__ import annotations
 
@@ -192,7 +192,6 @@ def test_out_dir_is_kept(scenario_path, tmp_path):
     assert r.out_dir == out
 
 
-@pytest.mark.needs_core
 def test_out_dir_has_contract_files(scenario_path, tmp_path):
     out = tmp_path / "kept"
     r = savanna.run(scenario_path, duration_s=SHORT_S, out=out)
@@ -204,7 +203,6 @@ def test_out_dir_has_contract_files(scenario_path, tmp_path):
 # ---- record contracts (need the real simulator) ------------------------------------------
 
 
-@pytest.mark.needs_core
 def test_flows_columns(scenario_path):
     r = savanna.run(scenario_path, duration_s=SHORT_S)
     assert len(r.flows) > 0
@@ -218,7 +216,6 @@ def test_flows_columns(scenario_path):
     assert r.flows.loc[~finished, "fct_s"].isna().all()
 
 
-@pytest.mark.needs_core
 def test_result_lists_flows_in_flow_order_though_the_file_has_them_as_they_retired(scenario_path, tmp_path):
     out = tmp_path / "run"
     r = savanna.run(scenario_path, duration_s=20.0, out=out)
@@ -232,7 +229,6 @@ def test_result_lists_flows_in_flow_order_though_the_file_has_them_as_they_retir
     pd.testing.assert_frame_equal(savanna.analysis.load_flows(out), r.flows)
 
 
-@pytest.mark.needs_core
 def test_summary_keys(scenario_path):
     r = savanna.run(scenario_path, seed=11, duration_s=SHORT_S)
     missing = SUMMARY_KEYS - set(r.summary)
@@ -248,7 +244,6 @@ def test_summary_keys(scenario_path):
         assert 0.0 <= q["utilisation"] <= 1.0
 
 
-@pytest.mark.needs_core
 def test_same_seed_same_flows_whatever_the_input_form(scenario_path, scenario_text, scenario_dict):
     a = savanna.run(scenario_path, seed=3, duration_s=SHORT_S).flows
     b = savanna.run(scenario_text, seed=3, duration_s=SHORT_S, base_dir=scenario_path.parent).flows
@@ -258,7 +253,6 @@ def test_same_seed_same_flows_whatever_the_input_form(scenario_path, scenario_te
     pd.testing.assert_frame_equal(a, c)
 
 
-@pytest.mark.needs_core
 def test_core_rejects_invalid_scenario(scenario_text, scenario_path):
     with pytest.raises(ScenarioError, match="no_such_field_xyz"):
         savanna.validate("no_such_field_xyz = 1\n" + scenario_text, base_dir=scenario_path.parent)

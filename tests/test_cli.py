@@ -89,7 +89,6 @@ def test_bad_option_value_is_usage_error(cli, scenario_path):
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.needs_core
 def test_run_invalid_scenario_is_one_line(cli, expect_error, write, tmp_path, scenario_text):
     # Valid TOML, invalid scenario (a misspelt key): the core must reject it, naming it.
     bad = write("typo.toml", "no_such_field_xyz = 1\n" + scenario_text)
@@ -98,7 +97,6 @@ def test_run_invalid_scenario_is_one_line(cli, expect_error, write, tmp_path, sc
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.needs_core
 def test_run_output_path_is_a_file(cli, expect_error, scenario_path, write):
     # An unusable output path is the user's to fix: exit 2, not a crash.
     blocker = write("file-not-dir", "x")
@@ -143,7 +141,6 @@ def test_validate_ok(cli, scenario_path):
     assert proc.stdout.strip().endswith(": ok")
 
 
-@pytest.mark.needs_core
 def test_run_writes_contract_files(cli, scenario_path, tmp_path):
     out = tmp_path / "out"
     proc = cli("run", scenario_path, "--out", out, "--duration", SHORT_S)

@@ -23,8 +23,6 @@ import savanna
 from conftest import SCENARIOS, _savanna_command
 from savanna import ScenarioError
 
-pytestmark = pytest.mark.needs_core
-
 DROPTAIL = SCENARIOS / "dumbbell-droptail.toml"
 RED = SCENARIOS / "dumbbell-red.toml"
 # Simulated seconds of the runs below: long enough for hundreds of flows, drops at the

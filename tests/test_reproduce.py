@@ -327,3 +327,37 @@ def test_reproductions_query_the_store_deterministically(quick_run):
     g = Batch("loads-10mbps", ds, ids).query("qdisc, load, rep, count(*) AS n", group_by="qdisc, load, rep")
     assert len(g) > 1
     assert g.equals(g.sort_values(["qdisc", "load", "rep"]).reset_index(drop=True))
+
+
+# ---- shared helpers (savanna.reproduce.common) ---------------------------------------------------
+
+
+def test_ecdf_starts_at_zero_then_gives_the_exact_cdf_at_each_distinct_value():
+    from savanna.reproduce.common import ecdf
+
+    x, y = ecdf([3.0, 1.0, 2.0, 2.0])
+    assert list(x) == [1.0, 1.0, 2.0, 3.0] and list(y) == [0.0, 0.25, 0.75, 1.0]
+    x, y = ecdf([])
+    assert len(x) == 0 and len(y) == 0
+
+
+def test_ecdf_thins_a_large_sample_but_every_point_kept_is_on_the_curve():
+    import numpy as np
+    from savanna.reproduce.common import ecdf
+
+    v = np.random.default_rng(7).lognormal(size=20_000).round(2)  # many ties
+    x, y = ecdf(v, points=500)
+    assert y[0] == 0.0 and x[0] == x[1] == v.min()
+    x, y = x[1:], y[1:]
+    assert len(x) < 1000 and x[-1] == v.max() and y[-1] == 1.0 and np.all(np.diff(x) > 0)
+    assert np.array_equal(y, np.array([(v <= xi).mean() for xi in x]))
+    assert x[-5:].tolist() == np.unique(v)[-5:].tolist()  # the largest values are all kept
+
+
+def test_block_finds_a_traffic_block_by_name_and_names_a_missing_one():
+    from savanna.reproduce.common import block
+
+    sc = {"name": "s", "traffic": [{"name": "a"}, {"name": "b"}]}
+    assert block(sc, "b") == 1
+    with pytest.raises(ReproduceError, match="'c' not in scenario s"):
+        block(sc, "c")

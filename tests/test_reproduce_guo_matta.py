@@ -181,20 +181,13 @@ class _Batch:
 
 
 def test_fig2a_figure_and_exact_values(tmp_path, monkeypatch):
-    from savanna.report import judge, save_figure
-    from savanna.reproduce.common import plot_style
+    from savanna.report import judge
+    from savanna.reproduce.common import Report, plot_style
 
     monkeypatch.setattr(gm, "latency_model", lambda: _fake_model)
-    plt = plot_style()
-    figs, samples, fixed = [], {c.id: [] for c in gm.CLAIMS}, {}
-    gm._fig2a(
-        plt,
-        gm.plan(True),
-        _Batch(),
-        samples,
-        fixed,
-        lambda fg, i, t, c: figs.append(save_figure(fg, tmp_path, i, t, c)),
-    )
+    report = Report(gm.CLAIMS, tmp_path, plot_style())
+    gm.fig02a_latency_model(report, _Batch())
+    figs, samples, fixed = report.figures, report.samples, report.fixed
     assert [f.id for f in figs] == ["fig02a-latency-model"] and figs[0].svg.is_file()
     assert samples["fig2a-short-steep"] == [pytest.approx(31 / 4)]
     spec = {c.id: c for c in gm.CLAIMS}
@@ -206,9 +199,12 @@ def test_fig2a_figure_and_exact_values(tmp_path, monkeypatch):
 
 
 def test_fig2a_left_out_when_the_core_lacks_the_model(tmp_path, monkeypatch):
+    from savanna.reproduce.common import Report
+
     monkeypatch.setattr(gm, "latency_model", lambda: None)
-    figs, samples, fixed = [], {c.id: [] for c in gm.CLAIMS}, {}
-    gm._fig2a(None, gm.plan(True), _Batch(), samples, fixed, lambda *a: figs.append(a))
+    report = Report(gm.CLAIMS, tmp_path)
+    gm.fig02a_latency_model(report, _Batch())
+    figs, samples, fixed = report.figures, report.samples, report.fixed
     assert figs == [] and samples["fig2a-short-flat"] == []
     assert "make build" in fixed["fig2a-short-flat"]
 

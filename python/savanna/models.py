@@ -25,11 +25,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import NamedTuple, Union
+from typing import TYPE_CHECKING, NamedTuple, Union
 
 import numpy as np
 
 from savanna import _core
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = [
     "TOKUDA_SCENARIO2_SIZES",
@@ -133,8 +136,13 @@ def _max_window(v) -> float:
 
 
 def padhye_throughput(
-    p, rtt_s: Number, t0_s: Number, b: Number = 1, wmax_pkts: Number | None = None, approx: bool = False
-):
+    p: Number | Sequence[Number] | np.ndarray,
+    rtt_s: Number,
+    t0_s: Number,
+    b: Number = 1,
+    wmax_pkts: Number | None = None,
+    approx: bool = False,
+) -> float | np.ndarray:
     """TCP Reno throughput of Padhye et al. 1998, packets sent per second.
 
     ``p``: loss-indication probability (a number or an array); ``rtt_s``: round-trip time;
@@ -168,7 +176,7 @@ def guo_matta_latency(
 
 
 def tokuda_throughput(
-    sizes,
+    sizes: int | Sequence[int] | np.ndarray,
     rtt_s: Number,
     p_l: Number,
     k: int = 0,
@@ -179,7 +187,7 @@ def tokuda_throughput(
     init_cwnd: Number = 1,
     max_window: Number | None = None,
     handshake: bool = False,
-):
+) -> float | np.ndarray:
     """Tokuda et al.'s rho(f), packets per second, for documents of ``sizes`` packets (an
     int or a sequence), when packets 1..``k`` are lost with ``p_s`` and later ones with
     ``p_l``. With ``k = 0`` every packet is lost with ``p_l``.
@@ -212,7 +220,7 @@ def tokuda_throughput(
     return out[0] if scalar else np.array(out)
 
 
-def packet_sizes(size: dict, n: int, mss_bytes: Number = 1460):
+def packet_sizes(size: dict, n: int, mss_bytes: Number = 1460) -> tuple[float, np.ndarray]:
     """The document-size law of a size table in whole packets, as the simulator draws it
     (rounded to the nearest packet, at least 1). Returns ``(mean, pmf)``: E[S] exactly
     (tail included) and the array P(S = i) for i = 1..n (index i - 1). Sizes in bytes are
@@ -221,7 +229,13 @@ def packet_sizes(size: dict, n: int, mss_bytes: Number = 1460):
     return mean, np.array(pmf)
 
 
-def long_share(size: dict, k, counting: str = "beyond-k", extra_pkts: int = 0, mss_bytes: Number = 1460):
+def long_share(
+    size: dict,
+    k: int | Sequence[int],
+    counting: str = "beyond-k",
+    extra_pkts: int = 0,
+    mss_bytes: Number = 1460,
+) -> float | np.ndarray:
     """a_l for threshold ``k`` (an int or a sequence): the share of a queue's arriving
     packets that a counting classifier marks long (Tokuda et al. section 3.2).
 
@@ -278,7 +292,7 @@ def tokuda_f(
     counting: str = "beyond-k",
     extra_pkts: int = 0,
     mss_bytes: Number = 1460,
-):
+) -> pd.DataFrame:
     """Tokuda et al.'s fairness index F(K) = sum_{i=1}^{L} P(i) (rho(i) - rho(L))^2 (Fig. 3)
     for RED's target probability ``p_t``, with p_s = 0 and p_l = p_t / a_l(K).
 
@@ -370,7 +384,9 @@ def paper_condition(alpha: Number, beta: Number, n: int) -> bool:
     return float(alpha) + 2.0 * float(beta) < 4.0 / _count("n", n, 1)
 
 
-def control_poles(alpha, beta, n: int | None = None):
+def control_poles(
+    alpha: Number | Sequence[Number], beta: Number | Sequence[Number], n: int | None = None
+) -> list[complex]:
     """Poles of the aggregate model (eq. (12), z^2 + [N(alpha + beta) - 2] z + 1 - N beta)
     as two complex numbers: N identical flows (``alpha``, ``beta`` numbers and ``n``), or
     one gain per flow (lists, where N alpha and N beta become their sums)."""
@@ -378,7 +394,13 @@ def control_poles(alpha, beta, n: int | None = None):
     return [complex(re, im) for re, im in _core.control_poles(sum(a), sum(bb))]
 
 
-def control_stable(alpha, beta, n: int | None = None, method: str = "iteration", max_steps: int = 200_000) -> bool:
+def control_stable(
+    alpha: Number | Sequence[Number],
+    beta: Number | Sequence[Number],
+    n: int | None = None,
+    method: str = "iteration",
+    max_steps: int = 200_000,
+) -> bool:
     """Whether the aggregate model (eq. (1)) is asymptotically stable.
 
     ``method = "iteration"`` runs eq. (1) with every flow from a perturbed equilibrium and
@@ -395,7 +417,16 @@ def control_stable(alpha, beta, n: int | None = None, method: str = "iteration",
     return stable
 
 
-def control_simulate(alpha, beta, w0, q0, target, service, steps: int, individual: bool = False):
+def control_simulate(
+    alpha: Number | Sequence[Number],
+    beta: Number | Sequence[Number],
+    w0: Number | Sequence[Number],
+    q0: Number | Sequence[Number],
+    target: Number | Sequence[Number],
+    service: Number | Sequence[Number],
+    steps: int,
+    individual: bool = False,
+) -> dict[str, np.ndarray]:
     """Iterate the aggregate model, eq. (1) (``individual=False``: one shared q, B and C),
     or the individual model, eq. (5) (one q_i, B_i and C_i per flow), for ``steps`` steps.
 

@@ -52,7 +52,7 @@ _DIRECTIONS = (">", "<")
 # Statistics
 
 
-def mean_ci(samples: Iterable[float], level: float = 0.95):
+def mean_ci(samples: Iterable[float], level: float = 0.95) -> tuple[float, float, float, int]:
     """Mean and two-sided Student-t confidence interval of independent replications
     (``savanna.analysis.stats.mean_ci``), ignoring non-finite samples (a replication in
     which the quantity is undefined, e.g. no flow of that size). Returns
@@ -238,7 +238,7 @@ class Figure:
     wide: bool = False  # spans the page width in the HTML report (multi-panel figures)
 
 
-def save_figure(fig, out_dir: str | Path, id: str, title: str, caption: str, dpi: int = 110) -> Figure:
+def save_figure(fig: Any, out_dir: str | Path, id: str, title: str, caption: str, dpi: int = 110) -> Figure:
     """Write a matplotlib figure as ``<out_dir>/figures/<id>.png`` and ``.svg``, close it,
     and return its ``Figure``. The SVG carries no timestamp, so reruns are byte-identical.
     A figure at least 8 inches wide is shown across the page in the HTML report."""
@@ -264,7 +264,7 @@ class Table:
     caption: str = ""
 
     @classmethod
-    def from_frame(cls, title: str, df, caption: str = "") -> Table:
+    def from_frame(cls, title: str, df: Any, caption: str = "") -> Table:
         return cls(title, [str(c) for c in df.columns], df.values.tolist(), caption)
 
 

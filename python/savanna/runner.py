@@ -51,7 +51,7 @@ class ScenarioText:
 class Result:
     """The records of one run.
 
-    ``flows``: one row per flow (pandas DataFrame, columns as in docs/design: flow_id, src,
+    ``flows``: one row per flow (pandas DataFrame, columns as in docs/scenario.md: flow_id, src,
     dst, kind, start_s, end_s, size_bytes, fct_s, ...). ``queues``: per-queue time series
     (DataFrame), or None when the scenario did not turn queue sampling on. ``classifiers``
     and ``traces``: the edge classifiers' time series and the TCP state traces of the flows
@@ -205,7 +205,7 @@ def check_syntax(text: str, fmt: str, origin: str) -> None:
         raise ScenarioError(f"{origin}: invalid TOML: {e}") from None
 
 
-def check_overrides(seed, duration_s):
+def check_overrides(seed: Any, duration_s: Any) -> tuple[int | None, float | None]:
     """Type-check the ``seed``/``duration_s`` overrides (the core checks their values)."""
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
@@ -256,7 +256,7 @@ def _tomllib():
 # Reading the output back
 
 
-def read_flows(path: str | os.PathLike[str]):
+def read_flows(path: str | os.PathLike[str]) -> pd.DataFrame:
     """A flows.parquet file as a pandas DataFrame in flow order (row i is flow i). The
     core writes the rows as flows retire (docs/scenario.md, "What a run writes")."""
     import pyarrow.parquet as pq

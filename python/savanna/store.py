@@ -36,7 +36,11 @@ import shutil
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    import duckdb
+    import pandas as pd
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -350,7 +354,7 @@ def tables(out_dir: PathLike) -> list[str]:
     return sorted(names)
 
 
-def connect(out_dir: PathLike):
+def connect(out_dir: PathLike) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection (in memory) with one view per table of the dataset at
     ``out_dir``: ``flows``, ``queues``, ``summaries``, ``summary_queues``, and
     ``classifiers``/``traces`` when runs wrote them. Each view has the parameter columns
@@ -370,7 +374,7 @@ def connect(out_dir: PathLike):
     return con
 
 
-def query(out_dir: PathLike, sql: str, threads: int | None = None):
+def query(out_dir: PathLike, sql: str, threads: int | None = None) -> pd.DataFrame:
     """Run ``sql`` over the dataset at ``out_dir`` (views as in ``connect``) and return a
     pandas DataFrame. Raises ``StoreError`` for a missing dataset or a SQL error.
     ``threads``: DuckDB's worker threads (default: one per core). With one, float
@@ -392,7 +396,7 @@ def query(out_dir: PathLike, sql: str, threads: int | None = None):
         con.close()
 
 
-def load(out_dir: PathLike, table: str = "flows"):
+def load(out_dir: PathLike, table: str = "flows") -> pd.DataFrame:
     """One table of the dataset as a pandas DataFrame: the rows of every completed run,
     with one column per parameter and ``run_id`` first, ordered by the parameters, then
     run, then ``flow_id`` (flows; the core writes them in retirement order) or row

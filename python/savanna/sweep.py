@@ -13,7 +13,7 @@ Two levels:
   seeds; see docs/sweeps.md) into jobs, checking every grid point with the core's
   validation first; ``run_sweep`` runs them. ``savanna sweep`` is the command.
 
-Each run is a pure function of its scenario (the seed rule of docs/design), executed by
+Each run is a pure function of its scenario (the seed rule of docs/scenario.md), executed by
 ``execute`` in a worker process through the same core call as ``savanna run``; the local
 pool and Dask call the same function, so they give byte-identical run files.
 """

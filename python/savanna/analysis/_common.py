@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Sequence
-from typing import Optional, Union
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ Bins = Optional[Sequence[tuple[float, float]]]
 ClassSpec = Union[str, dict[str, tuple[float, float]]]
 
 
-def need(df, columns: Iterable[str], func: str, arg: str, what: str = "a flows table (flows.parquet)") -> None:
+def need(df: Any, columns: Iterable[str], func: str, arg: str, what: str = "a flows table (flows.parquet)") -> None:
     """Raise ValueError naming `func`'s argument `arg` if `df` is not a DataFrame holding
     every column in `columns`."""
     if not isinstance(df, pd.DataFrame):
@@ -29,7 +29,7 @@ def need(df, columns: Iterable[str], func: str, arg: str, what: str = "a flows t
         raise ValueError(f"{func}: {arg} lacks column(s) {', '.join(missing)}; expected {what}")
 
 
-def check_number(x, func: str, arg: str, *, positive: bool = False, non_negative: bool = False) -> float:
+def check_number(x: Any, func: str, arg: str, *, positive: bool = False, non_negative: bool = False) -> float:
     """`x` as a float, or ValueError naming the argument and the allowed range."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(float(x)):
         raise ValueError(f"{func}: {arg} must be a finite number, got {x!r}")
@@ -95,7 +95,7 @@ def check_bins(bins: Bins, func: str) -> list | None:
     return out
 
 
-def size_groups(flows: pd.DataFrame, bins: Bins, func: str):
+def size_groups(flows: pd.DataFrame, bins: Bins, func: str) -> Iterator[tuple[str, Any, pd.DataFrame]]:
     """Yield (key column name, label, sub-frame) per size group. bins=None: one group per
     distinct size_pkts, in increasing order; otherwise one group per (lo, hi) bucket in the
     order given (empty buckets included, so tables line up across runs)."""
@@ -141,7 +141,7 @@ def class_labels(flows: pd.DataFrame, by: ClassSpec, func: str) -> pd.Series:
     )
 
 
-def as_array(values, func: str, arg: str = "values") -> np.ndarray:
+def as_array(values: Iterable[float], func: str, arg: str = "values") -> np.ndarray:
     """A 1-D float array of finite values, or ValueError."""
     try:
         a = np.asarray(list(values) if not isinstance(values, (np.ndarray, pd.Series)) else values, dtype=float)

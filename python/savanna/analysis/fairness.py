@@ -24,9 +24,9 @@ _WHAT = "the goodput record (goodput.parquet: t_s, flow_id, delivered_pkts)"
 
 
 def windowed_goodput(
-    goodput,
+    goodput: pd.DataFrame,
     window_s: float = 20.0,
-    flows=None,
+    flows: pd.DataFrame | None = None,
     by: ClassSpec | None = None,
     packet_bytes: float | None = None,
     until_s: float | None = None,
@@ -159,7 +159,11 @@ def _fill_idle(agg: pd.DataFrame, rec: pd.DataFrame, flows, w: float, flow_class
 
 
 def goodput_fairness(
-    goodput, window_s: float = 20.0, flows=None, by: ClassSpec | None = None, until_s: float | None = None
+    goodput: pd.DataFrame,
+    window_s: float = 20.0,
+    flows: pd.DataFrame | None = None,
+    by: ClassSpec | None = None,
+    until_s: float | None = None,
 ) -> pd.DataFrame:
     """Jain's fairness index of the flows' goodputs within each class in each window
     (Matta & Guo 2000, section IV-A, 20 s windows), from `windowed_goodput` (see it for
@@ -183,7 +187,7 @@ def goodput_fairness(
 
 
 def foreground_fairness(
-    flows, tag: str | None = "foreground", by: ClassSpec = "size_pkts", warmup_s: float = 0.0
+    flows: pd.DataFrame, tag: str | None = "foreground", by: ClassSpec = "size_pkts", warmup_s: float = 0.0
 ) -> pd.DataFrame:
     """Jain's fairness index over the response times T_i of foreground connections (Guo &
     Matta 2001, section IV-B.2, Fig. 9): the flows whose `tag` column equals `tag` (None:

@@ -20,7 +20,7 @@ from savanna.analysis._common import Bins, check_number, need, select_flows, siz
 _SAME_START_TOL_S = 1e-9
 
 
-def delta_i(run_a, run_b, warmup_s: float = 0.0) -> pd.DataFrame:
+def delta_i(run_a: pd.DataFrame, run_b: pd.DataFrame, warmup_s: float = 0.0) -> pd.DataFrame:
     """Delta_i = Td_i - Tf_i per flow (FavorQueue section 5.2, Fig. 10): the latency (fct_s)
     of flow i in `run_a` (the reference, DropTail in the paper) minus its latency in `run_b`
     (FavorQueue). Positive means `run_b` was faster. Only flows that started after
@@ -65,7 +65,7 @@ def delta_i(run_a, run_b, warmup_s: float = 0.0) -> pd.DataFrame:
     )
 
 
-def gain(run_a, run_b, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame:
+def gain(run_a: pd.DataFrame, run_b: pd.DataFrame, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame:
     """The latency gain of `run_b` over `run_a` per flow length x (FavorQueue eq. 2, Fig. 12):
 
         G(x) = sum_i Delta_{x_i} / sum_i Td_{x_i}
@@ -130,7 +130,9 @@ def _by(f: pd.DataFrame, by, func: str):
     )
 
 
-def rto_ratio(flows, by: str | None = None, warmup_s: float = 0.0, finished_only: bool = True):
+def rto_ratio(
+    flows: pd.DataFrame, by: str | None = None, warmup_s: float = 0.0, finished_only: bool = True
+) -> float | pd.Series:
     """The RTO ratio (FavorQueue eq. 3, Fig. 19):
 
         T(rho) = sum_i RTO_i / sum_i (L_i + R_i)
@@ -147,7 +149,9 @@ def rto_ratio(flows, by: str | None = None, warmup_s: float = 0.0, finished_only
     return _ratio(f["timeouts"], f["size_pkts"] + f["retransmits"], _by(f, by, "rto_ratio"), "rto_ratio")
 
 
-def rto_recovery_ratio(flows, bins: Bins = None, warmup_s: float = 0.0, finished_only: bool = True) -> pd.DataFrame:
+def rto_recovery_ratio(
+    flows: pd.DataFrame, bins: Bins = None, warmup_s: float = 0.0, finished_only: bool = True
+) -> pd.DataFrame:
     """The RTO recovery ratio per flow length x (FavorQueue eq. 4, Fig. 20):
 
         tau(x) = sum_i RTO_i / sum_i (RTO_i + FR_i)
@@ -177,7 +181,11 @@ def rto_recovery_ratio(flows, bins: Bins = None, warmup_s: float = 0.0, finished
 
 
 def p_favor_by_size(
-    flows, bins: Bins = None, warmup_s: float = 0.0, finished_only: bool = True, count_handshake: bool = True
+    flows: pd.DataFrame,
+    bins: Bins = None,
+    warmup_s: float = 0.0,
+    finished_only: bool = True,
+    count_handshake: bool = True,
 ) -> pd.DataFrame:
     """The probability that a packet of a flow of size s is favoured (FavorQueue eq. 5,
     Fig. 21):
@@ -247,7 +255,7 @@ def pushout_share(summary: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["queue", "discipline", "dropped", "pushed_out", "pushout_share"])
 
 
-def syn_loss_ratio(flows, by: str | None = None, warmup_s: float = 0.0):
+def syn_loss_ratio(flows: pd.DataFrame, by: str | None = None, warmup_s: float = 0.0) -> float | pd.Series:
     """The loss ratio of SYN segments (FavorQueue section 6.1: 1.8% DropTail vs 0.04%
     FavorQueue on average): SYNs dropped over SYNs sent, over TCP flows that started after
     `warmup_s` (finished or not). SYNs sent come from the `syn_sent` column (retransmissions
@@ -260,7 +268,7 @@ def syn_loss_ratio(flows, by: str | None = None, warmup_s: float = 0.0):
     return _ratio(f["syn_drops"], sent, _by(f, by, "syn_loss_ratio"), "syn_loss_ratio")
 
 
-def active_flows(flows, times: Sequence[float], by: str | None = None):
+def active_flows(flows: pd.DataFrame, times: Sequence[float], by: str | None = None) -> pd.Series | pd.DataFrame:
     """Number of flows in the system at each of `times` (FavorQueue Figs. 13-14): flows
     with start_s <= t < end_s; a flow that never finished (end_s null) counts until the end.
     A Series indexed by time, or a DataFrame with one column per value of `by`."""

@@ -9,6 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 SIZE_BUCKETS: list[tuple[int, float]] = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, math.inf)]
 
@@ -17,7 +21,9 @@ def bucket_label(lo: int, hi: float) -> str:
     return f">{lo - 1}" if math.isinf(hi) else f"{lo}-{int(hi)}"
 
 
-def fct_by_size(flows, buckets: Sequence[tuple[int, float]] = SIZE_BUCKETS, warmup_s: float = 0.0):
+def fct_by_size(
+    flows: pd.DataFrame, buckets: Sequence[tuple[int, float]] = SIZE_BUCKETS, warmup_s: float = 0.0
+) -> pd.DataFrame:
     """One row per size bucket: flows started after `warmup_s`, how many finished, mean,
     median and 99th percentile of fct_s over the finished ones, and the share of flows that
     had at least one timeout. Persistent flows (no size) are left out."""
@@ -42,7 +48,7 @@ def fct_by_size(flows, buckets: Sequence[tuple[int, float]] = SIZE_BUCKETS, warm
     return pd.DataFrame(rows)
 
 
-def load_flows(out_dir: Path):
+def load_flows(out_dir: Path) -> pd.DataFrame:
     """The flows table of the run in `out_dir`, in flow order."""
     from savanna.runner import read_flows
 

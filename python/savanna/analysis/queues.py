@@ -87,7 +87,10 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def departure_share(
-    queues, window_s: float = 0.5, step_s: float | None = None, capacity_pkts_s: None | float | dict[str, float] = None
+    queues: pd.DataFrame,
+    window_s: float = 0.5,
+    step_s: float | None = None,
+    capacity_pkts_s: None | float | dict[str, float] = None,
 ) -> pd.DataFrame:
     """Per queue, per class and per window: the class's departures in the window and its
     share of all the queue's departures (Guo & Matta 2001, Fig. 3, 0.5 s windows).
@@ -127,7 +130,7 @@ def departure_share(
     return _collect(frames, ["t_s", "queue", "class", "departures", "share", "link_fraction"], classes)
 
 
-def drop_mark_rates(queues, window_s: float = 20.0, step_s: float | None = None) -> pd.DataFrame:
+def drop_mark_rates(queues: pd.DataFrame, window_s: float = 20.0, step_s: float | None = None) -> pd.DataFrame:
     """Per queue, per class and per window: arrivals, drops and ECN marks, and the drop
     rate, mark rate and their sum per arriving packet (Guo & Matta 2001, Fig. 8: forced
     drops plus ECN marks over the last 20 seconds, per class for RIO-PS). Arrivals are
@@ -183,7 +186,7 @@ def _collect(frames: list[pd.DataFrame], cols: list[str], classes: list[str]) ->
     return out.drop(columns="_o").reset_index(drop=True)[cols]
 
 
-def path_utilisation(queues, warmup_s: float = 0.0) -> pd.DataFrame:
+def path_utilisation(queues: pd.DataFrame, warmup_s: float = 0.0) -> pd.DataFrame:
     """Average and deviation of each link's utilisation over the sampling intervals (Matta &
     Guo 2000 Table II: "average utilization and deviation on each path", and Fig. 2's
     utilisation over time). Uses the ``utilisation`` column of queues.parquet (the busy

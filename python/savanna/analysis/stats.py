@@ -8,6 +8,7 @@ section IV-C: 99.9th percentile) and a Student-t confidence interval for replica
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,7 @@ from savanna.analysis._common import (
 )
 
 
-def jain(values) -> float:
+def jain(values: Iterable[float]) -> float:
     """Jain's fairness index f = (sum x_i)^2 / (N sum x_i^2) of non-negative allocations
     x_1..x_N (Matta & Guo 2000, section IV-A). 1 when all are equal, 1/N when one takes
     everything. NaN for an empty list or when every x_i is 0 (no allocation to compare)."""
@@ -40,7 +41,7 @@ def jain(values) -> float:
     return float(np.sum(x)) ** 2 / (len(x) * sq)
 
 
-def cov(values, ddof: int = 1) -> float:
+def cov(values: Iterable[float], ddof: int = 1) -> float:
     """Coefficient of variation: standard deviation over mean (Guo & Matta 2001, footnote
     8). `ddof`=1 uses the sample standard deviation, 0 the population one. NaN when there
     are too few values or the mean is 0."""
@@ -65,7 +66,7 @@ class CI(NamedTuple):
     n: int
 
 
-def mean_ci(values, confidence: float = 0.95) -> CI:
+def mean_ci(values: Iterable[float], confidence: float = 0.95) -> CI:
     """Mean of independent replications and its Student-t confidence interval:
     mean +/- t_{(1+c)/2, n-1} * s / sqrt(n), s the sample standard deviation (the ten
     replications of FavorQueue 2013, section 4). With one value the half-width is NaN."""
@@ -85,7 +86,7 @@ def mean_ci(values, confidence: float = 0.95) -> CI:
     return CI(m, m - half, m + half, half, n)
 
 
-def latency_by_size(flows, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame:
+def latency_by_size(flows: pd.DataFrame, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataFrame:
     """Latency (fct_s) by flow length, one row per size (bins=None, FavorQueue Fig. 8) or
     per (lo, hi) bucket: flows started after `warmup_s`, how many finished, and the mean,
     median, standard deviation and C.O.V. (Guo & Matta Fig. 2(b)) of fct_s over the
@@ -119,7 +120,7 @@ def latency_by_size(flows, bins: Bins = None, warmup_s: float = 0.0) -> pd.DataF
 
 
 def percentile_by_class(
-    flows, q: float = 99.9, by: ClassSpec = "class_at_end", value: str = "fct_s", warmup_s: float = 0.0
+    flows: pd.DataFrame, q: float = 99.9, by: ClassSpec = "class_at_end", value: str = "fct_s", warmup_s: float = 0.0
 ) -> pd.DataFrame:
     """The `q`-th percentile of `value` (default the transmission time fct_s) per class of
     flows (Matta & Guo 2000, section IV-C: 99.9th percentile for short and long flows).

@@ -1,12 +1,13 @@
 """``savanna reproduce``: run a paper's experiments and write its figures and a report
 (HTML + Markdown) setting the paper's numbers beside ours (issue 6, parts 3-4).
 
-The papers are those of ``../shared/seeds`` (Guo & Matta 2001, Anelli, Diana & Lochin 2013
-"FavorQueue", Matta & Guo 2000, Tokuda, Hasegawa & Murata 2002). Each is a module of this
-package defining ``KEY`` (the name on the command line), ``TITLE`` and
-``reproduce(ctx: common.Context) -> common.Outcome``; the registry below is built from the
-modules present, so a paper appears here once its module exists and ``all`` runs every
-registered paper. ``run(paper, quick, out)`` runs one (or ``all``) and writes the reports.
+The papers are Guo & Matta 2001, Anelli, Diana & Lochin 2013 "FavorQueue", Matta & Guo 2000
+and Tokuda, Hasegawa & Murata 2002 (full references in docs/reproduce.md). Each is a module
+of this package defining ``KEY`` (the name on the command line), ``TITLE`` and
+``reproduce(ctx: common.Context) -> common.Outcome``, which calls one function per figure or
+table; the registry below is built from the modules present, and ``all`` runs every
+registered paper but the tournament. ``run(paper, quick, out)`` runs one (or ``all``) and
+writes the reports.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``reproduce`` to the subparsers of ``savanna.cli.build_parser``. Nothing heavy is
     imported here, so the other commands start as fast as before."""
     p = sub.add_parser(

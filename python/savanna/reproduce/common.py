@@ -4,8 +4,9 @@ replications, running batches of simulations through ``savanna.sweep.run_many`` 
 results store under the output directory (so a re-run reuses every completed run), and
 reading the results back with ``savanna.store``.
 
-It follows no paper itself; the paper modules beside it (``favorqueue_2013`` for Anelli,
-Diana & Lochin 2013, and the others as they are added) describe their experiments with it.
+It follows no paper itself; the paper modules beside it describe their experiments with it,
+and share from it the helpers their figures use (``block``, ``ecdf``, ``line_band``, the
+disciplines' names and colours) and ``Report``, what their figure functions add to.
 
 Run caching: every run's id ends with a hash of its complete scenario, of the files it reads
 (such as an empirical size CDF) and of the simulator core's binary, so a run is reused only
@@ -25,7 +26,11 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from savanna.sweep import Job
 
 PathLike = "os.PathLike[str] | str"
 
@@ -235,7 +240,7 @@ class Context:
         if self.progress:
             print(f"{self.key}: {msg}", file=sys.stderr, flush=True)
 
-    def job(self, experiment: str, scenario: Mapping[str, Any], params: Mapping[str, Any]):
+    def job(self, experiment: str, scenario: Mapping[str, Any], params: Mapping[str, Any]) -> Job:
         """A sweep ``Job`` for ``scenario`` with ``params``; its run id names the
         parameters and ends with the scenario digest. Relative files resolve in scenarios/."""
         from savanna.sweep import Job
@@ -305,7 +310,7 @@ def plot_style(
     font_size: float = 9.5,
     legend_font_size: float = 8.5,
     marker_size: float = 4.5,
-):
+) -> ModuleType:
     """matplotlib (Agg backend) with the reports' look: light grid, no top/right spines,
     constrained layout, 6.4 x ``height`` inch figures (``height=None`` keeps matplotlib's
     default size), and a fixed SVG hash salt so that figures are byte-identical run to run.
@@ -351,3 +356,127 @@ def ci_frame(df: Any, by: list[str], value: str, keep_empty: bool = False) -> An
         key = key if isinstance(key, tuple) else (key,)
         rows.append(dict(zip(by, key), mean=m, lo=lo, hi=hi, n=n))
     return pd.DataFrame(rows)
+
+
+def block(sc: Mapping[str, Any], name: str) -> int:
+    """Index of the ``[[traffic]]`` block called ``name`` in scenario ``sc`` (for dotted
+    override paths such as ``traffic[2].load``); ReproduceError if there is none."""
+    for i, t in enumerate(sc.get("traffic", [])):
+        if t.get("name") == name:
+            return i
+    raise ReproduceError(f"traffic block {name!r} not in scenario {sc.get('name')}")
+
+
+def ecdf(values: Any, points: int = 1500) -> tuple[Any, Any]:
+    """Points of the empirical CDF of ``values`` for a step plot (``where="post"``): the
+    smallest value at 0, then each distinct value, sorted, with P(X <= x). Above ``points``
+    values the curve is thinned, for light SVGs, to about ``points`` evenly spaced values
+    plus a geometric sample of the upper tail (so log-scale CCDFs keep their tail); each
+    value kept carries its exact CDF, ties included, so the drawn steps stay on the curve."""
+    import numpy as np
+
+    v = np.sort(np.asarray(values, dtype=float))
+    n = len(v)
+    if n == 0:
+        return v, np.array([])
+    kept = v
+    if n > points:
+        idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
+        kept = v[np.clip(idx.astype(int), 0, n - 1)]
+    kept = np.unique(kept)
+    return np.concatenate([kept[:1], kept]), np.concatenate([[0.0], np.searchsorted(v, kept, side="right") / n])
+
+
+# Display names, colours and markers of the queue disciplines, shared by every paper's
+# figures and tables (a paper labelling a configuration otherwise keeps its own table).
+NAMES = {
+    "droptail": "DropTail",
+    "red": "RED",
+    "rio": "RIO-PS",
+    "favorqueue": "FavorQueue",
+    "choke": "CHOKe",
+    "las": "LAS",
+    "run2c": "RuN2C",
+    "prq": "PRQ",
+    "reddiff": "RED-diff",
+    "drr": "DRR",
+    "codel": "CoDel",
+    "fq_codel": "FQ-CoDel",
+    "pie": "PIE",
+    "pi": "PI",
+}
+COLORS = {
+    "droptail": "#3b3b3b",
+    "red": "#b42318",
+    "rio": "#1f5fbf",
+    "favorqueue": "#1f5fbf",
+    "choke": "#e07b00",
+    "las": "#2a9d4b",
+    "run2c": "#8e44ad",
+}
+MARKERS = {"droptail": "o", "red": "^", "rio": "s", "favorqueue": "s", "choke": "^", "las": "D", "run2c": "v"}
+
+
+def band(ax: Any, x: Any, lo: Any, hi: Any, color: str, alpha: float = 0.15, log: bool = False) -> None:
+    """A confidence band between ``lo`` and ``hi``. With ``log`` (a log y axis) a lower
+    bound at or below zero (few replications) is drawn as reaching below the axis rather
+    than dropped."""
+    import numpy as np
+
+    if log:
+        lo = np.where(np.asarray(lo, dtype=float) > 0, lo, 1e-12)
+    ax.fill_between(x, lo, hi, color=color, alpha=alpha, linewidth=0)
+
+
+def line_band(
+    ax: Any, x: Any, m: Any, lo: Any, hi: Any, color: str, label: str, marker: str | None = None, ls: str = "-"
+) -> None:
+    """A line of means with its 95% confidence band."""
+    ax.plot(x, m, ls, color=color, marker=marker, label=label)
+    band(ax, x, lo, hi, color)
+
+
+# ---------------------------------------------------------------------------------------
+# The report a paper module builds
+
+
+@dataclass
+class Report:
+    """What a paper's figure and table functions add to, and what becomes its ``Outcome``:
+    the samples of every declared claim (by id), the notes explaining a verdict (``notes``
+    add to the verdict's sentence, ``fixed`` replaces it), the figures (saved under
+    ``out_dir``) and the tables. ``plt`` is ``plot_style()``'s pyplot."""
+
+    specs: Sequence[Any]
+    out_dir: Path
+    plt: Any = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    figures: list[Any] = field(default_factory=list)
+    tables: list[Any] = field(default_factory=list)
+    fixed: dict[str, str] = field(default_factory=dict)  # notes replacing the verdict's own sentence
+
+    def __post_init__(self) -> None:
+        for c in self.specs:
+            self.samples.setdefault(c.id, [])
+
+    def figure(self, fg: Any, id: str, title: str, caption: str) -> None:
+        """Save matplotlib figure ``fg`` as ``id`` (PNG and SVG) and add it to the report."""
+        from savanna.report import save_figure
+
+        self.figures.append(save_figure(fg, self.out_dir, id, title, caption))
+
+    def table(self, title: str, columns: list[str], rows: list[list[Any]], caption: str = "") -> None:
+        """Add a table to the report."""
+        from savanna.report import Table
+
+        self.tables.append(Table(title, columns, rows, caption))
+
+    def claims(self) -> list[Any]:
+        """Every declared claim judged on its samples (``savanna.report.judge``), in order."""
+        from savanna.report import judge
+
+        return [
+            judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, ""))
+            for c in self.specs
+        ]

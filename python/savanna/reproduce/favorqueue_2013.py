@@ -24,14 +24,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from savanna.reproduce.common import (
+    COLORS,
+    MARKERS,
+    NAMES,
+    Batch,
     Context,
     Outcome,
+    Report,
+    block,
     ci_frame,
+    ecdf,
+    line_band,
     load_scenario,
     override,
     plot_style,
@@ -53,9 +62,6 @@ SC_PERSIST = "favorqueue-2013-fig14-persistent.toml"
 SC_IW10 = "favorqueue-2013-fig27-iw10.toml"
 SC_FIVEHOP = "favorqueue-2013-fig26-five-hops.toml"
 
-NAMES = {"droptail": "DropTail", "favorqueue": "FavorQueue", "choke": "CHOKe", "las": "LAS", "run2c": "RuN2C"}
-COLORS = {"droptail": "#3b3b3b", "favorqueue": "#1f5fbf", "choke": "#e07b00", "las": "#2a9d4b", "run2c": "#8e44ad"}
-MARKERS = {"droptail": "o", "favorqueue": "s", "choke": "^", "las": "D", "run2c": "v"}
 DISC_10M = ["droptail", "favorqueue", "choke", "las", "run2c"]
 DISC_100M = ["droptail", "choke", "favorqueue"]
 DT, FQ = "droptail", "favorqueue"
@@ -667,16 +673,9 @@ def _scenario(
         "duration_s": duration_s,
     }
     if load is not None:
-        changes[f"traffic[{_block(sc, 'forward')}].load"] = load
+        changes[f"traffic[{block(sc, 'forward')}].load"] = load
     changes.update(extra)
     return override(sc, changes)
-
-
-def _block(sc: dict, name: str) -> int:
-    for i, t in enumerate(sc.get("traffic", [])):
-        if t.get("name") == name:
-            return i
-    raise KeyError(f"traffic block {name!r} not in scenario {sc.get('name')}")
 
 
 def _sweep(
@@ -709,7 +708,7 @@ FLOW_COLS = (
 # Metrics (on flows tables with the sweep's qdisc, load, rep columns)
 
 
-def common_finished(f: pd.DataFrame, discs: Sequence[str], keys=("load", "rep")) -> pd.DataFrame:
+def common_finished(f: pd.DataFrame, discs: Sequence[str], keys: Sequence[str] = ("load", "rep")) -> pd.DataFrame:
     """Flows that finished under every discipline of ``discs`` in the same run group
     (section 4: "we only compare all identical terminating flows")."""
     keys = list(keys)
@@ -728,6 +727,7 @@ def _common_mean_fct(batch, keys: list[str], discs: Sequence[str], where: str) -
     runs)."""
     names = ", ".join("'" + d.replace("'", "''") + "'" for d in discs)
     k = ", ".join(keys)
+    fk = ", ".join("f." + x for x in keys)
     parts = []
     for (rep,) in batch.sql("SELECT DISTINCT rep FROM flows WHERE {runs} ORDER BY rep").itertuples(index=False):
         parts.append(
@@ -735,7 +735,7 @@ def _common_mean_fct(batch, keys: list[str], discs: Sequence[str], where: str) -
                 f"WITH f AS (SELECT qdisc, {k}, flow_id, fct_s FROM flows "
                 f"WHERE {where} AND rep = {int(rep)} AND fct_s IS NOT NULL AND qdisc IN ({names})), "
                 f"ok AS (SELECT {k}, flow_id FROM f GROUP BY {k}, flow_id HAVING count(*) = {len(discs)}) "
-                f"SELECT f.qdisc, {', '.join('f.' + x for x in keys)}, {int(rep)} AS rep, sum(f.fct_s) AS t, count(*) AS n "
+                f"SELECT f.qdisc, {fk}, {int(rep)} AS rep, sum(f.fct_s) AS t, count(*) AS n "
                 f"FROM f JOIN ok USING ({k}, flow_id) GROUP BY ALL"
             )
         )
@@ -780,7 +780,7 @@ def _uid(f: pd.DataFrame) -> pd.DataFrame:
     """Flow ids unique across the loads of one replication, so runs at several loads can be
     pooled into one table (the paper's "ten averaged experiment") and compared flow by flow."""
     loads = sorted(f["load"].unique())
-    idx = {l: i for i, l in enumerate(loads)}
+    idx = {x: i for i, x in enumerate(loads)}
     return f.assign(flow_id=f["flow_id"] + f["load"].map(idx).astype("int64") * 100_000_000)
 
 
@@ -797,43 +797,56 @@ def little_delay_ms(q: pd.DataFrame) -> float:
 # Plotting
 
 
-def _ecdf(values, points: int = 1500):
-    """Sorted values and their empirical CDF, thinned to about ``points`` points plus a
-    geometric sample of the upper tail (so log-scale CCDFs keep their tail) for light SVGs."""
-    v = np.sort(np.asarray(values, dtype=float))
-    n = len(v)
-    y = np.arange(1, n + 1) / n if n else np.array([])
-    if n <= points:
-        return v, y
-    idx = np.concatenate([np.linspace(0, n - 1, points), n - np.geomspace(1, n, points // 3)])
-    idx = np.unique(np.clip(idx.astype(int), 0, n - 1))
-    return v[idx], y[idx]
-
-
-def _line_ci(ax, x, m, lo, hi, disc, label=None, ls="-"):
-    ax.plot(x, m, ls, color=COLORS[disc], marker=MARKERS[disc], label=label or NAMES[disc])
-    ax.fill_between(x, lo, hi, color=COLORS[disc], alpha=0.15, linewidth=0)
+def _line_ci(ax: Any, c: pd.DataFrame, x: str, disc: str) -> None:
+    """Means of discipline ``disc`` against column ``x`` of ``c`` (``ci_frame`` rows), with their 95% CI band."""
+    line_band(ax, c[x], c["mean"], c["lo"], c["hi"], COLORS[disc], NAMES[disc], marker=MARKERS[disc])
 
 
 # ---------------------------------------------------------------------------------------
-# The reproduction
+# The reproduction: the runs, then one function per figure (each adds its claims' samples)
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import Table, judge, save_figure
-
-    plt = plot_style(height=3.9, linewidth=1.6)
+    report = Report(CLAIMS, ctx.out_dir, plot_style(height=3.9, linewidth=1.6))
     p = plan(ctx.quick)
-    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
-    notes: dict[str, str] = {}
-    figures = []
-    tables: list = []
-    out = ctx.out_dir
+    runs = _runs(ctx, p)
+    d = _loads10(runs.loads10, p)
+    workload(report, d)
+    fig03a_04a_latency_drop_10mbps(report, p, d)
+    fig02_latency_distribution(report, d)
+    delta, gains = flow_by_flow(report, p, d, ctx.quick)
+    fig08_latency_by_length(report, d)
+    fig10_delta_cdf(report, delta)
+    fig11_12_change_and_gain(report, gains)
+    fig13_flows_in_system(report, p, d)
+    fig18_drop_by_length(report, d)
+    fig20_rto_recovery(report, d)
+    fig21_p_favor(report, d)
+    fig19_rto_ratio_syn(report, p, d)
+    fig17_22_queueing_delay_pushout(report, d, runs.loads10)
+    fig03b_04b_latency_drop_100mbps(report, p, runs.loads100)
+    fig09_latency_by_buffer(report, p, runs.buffers)
+    pf = _persistent(runs.persistent)
+    fig14_short_flows_persistent(report, p, pf)
+    fig15_16_persistent(report, p, pf)
+    fig27_iw10(report, p, d, runs.iw10)
+    fig26_five_hops(report, p, runs.fivehop)
+    return _outcome(report, p, ctx.quick)
 
-    def fig(fg, id, title, caption):
-        figures.append(save_figure(fg, out, id, title, caption))
 
-    # ---- runs --------------------------------------------------------------------------
+@dataclass
+class Runs:
+    """The batches of the paper's experiments."""
+
+    loads10: Batch
+    loads100: Batch
+    buffers: Batch
+    persistent: Batch
+    iw10: Batch
+    fivehop: Batch
+
+
+def _runs(ctx: Context, p: Plan) -> Runs:
     b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s)
     b100 = _sweep(ctx, "loads-100mbps", SC_100M, DISC_100M, p.loads_100, p.reps_100, p.duration_100_s)
     qjobs = []
@@ -866,35 +879,54 @@ def reproduce(ctx: Context) -> Outcome:
             )
             hjobs.append(ctx.job("five-hops", sc, {"qdisc": d, "rep": r + 1}))
     bh = ctx.run("five-hops", hjobs)
+    return Runs(b10, b100, bq, bp, biw, bh)
 
-    # ---- load sweep at 10 Mb/s ---------------------------------------------------------
-    cols = "qdisc, load, rep, " + FLOW_COLS
-    all10 = b10.query(cols, where="source = 'forward'")
+
+@dataclass
+class Loads10:
+    """The flows of the load sweep at 10 Mb/s, as its figures read them."""
+
+    all: pd.DataFrame  # every forward flow, warm-up included
+    f: pd.DataFrame  # the flows started after the warm-up
+    hi: float  # the highest load
+    reps: list[int]
+    runs: dict[tuple[str, int, float], pd.DataFrame]  # one run's flows by (qdisc, rep, load), DropTail and FaQ
+    pooled: dict[str, pd.DataFrame]  # per qdisc: f with flow ids unique across the loads (_uid)
+    bins: list[tuple[float, float]]  # the flow-length classes of the by-size figures
+    xs: np.ndarray  # where each class is drawn
+
+
+def _loads10(b10: Batch, p: Plan) -> Loads10:
+    all10 = b10.query("qdisc, load, rep, " + FLOW_COLS, where="source = 'forward'")
     f10 = all10[all10["start_s"] >= p.warmup_s]
-    hi = max(p.loads)
-    reps = sorted(f10["rep"].unique())
-    # One run's flows (all of them, warm-up included) by (qdisc, rep, load), for DropTail and FavorQueue
     runs10 = {k: g for k, g in all10[all10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "rep", "load"])}
+    pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ, "choke")}
+    bins = size_bins()
+    xs = np.array([bin_x(bn) for bn in bins])
+    return Loads10(all10, f10, max(p.loads), sorted(f10["rep"].unique()), runs10, pooled, bins, xs)
 
-    # Workload
-    for r in reps:
-        g = f10[(f10["rep"] == r) & (f10["qdisc"] == DT)]
-        samples["workload-ge100"].append(100.0 * float((g["size_pkts"] >= 100).mean()))
 
-    # Figs. 3(a), 4(a): latency and drop ratio against load
+def workload(report: Report, d: Loads10) -> None:
+    """The share of flows of 100 packets or more (section 5.2)."""
+    for r in d.reps:
+        g = d.f[(d.f["rep"] == r) & (d.f["qdisc"] == DT)]
+        report.samples["workload-ge100"].append(100.0 * float((g["size_pkts"] >= 100).mean()))
+
+
+def fig03a_04a_latency_drop_10mbps(report: Report, p: Plan, d: Loads10) -> None:
+    """Figs. 3(a), 4(a): latency and drop ratio against load, and their table."""
+    samples, notes, f10, hi = report.samples, report.notes, d.f, d.hi
     cf = common_finished(f10, DISC_10M)
     lat = cf.groupby(["qdisc", "load", "rep"])["fct_s"].mean().rename("lat").reset_index()
     drp = f10.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    for d in DISC_10M:
-        c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
-        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
-        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for q in DISC_10M:
+        _line_ci(a1, ci_frame(lat[lat["qdisc"] == q], ["load"], "lat"), "load", q)
+        _line_ci(a2, ci_frame(drp[drp["qdisc"] == q], ["load"], "drop"), "load", q)
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(a): latency, 10 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(a): drop ratio, 10 Mb/s")
     a1.legend()
-    fig(
+    report.figure(
         fg,
         "fig03a-04a-latency-drop-10mbps",
         "Figs. 3(a) and 4(a): latency and drop ratio against load, 10 Mb/s",
@@ -905,16 +937,16 @@ def reproduce(ctx: Context) -> Outcome:
     lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat")
     dt_ = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop")
     red = (100.0 * (lt[DT] - lt[FQ]) / lt[DT]).reset_index(name="red")
-    for r in reps:
+    for r in d.reps:
         samples["lat-gain-max"].append(float(red[red["rep"] == r]["red"].max()))
     top = lt.xs(hi, level="load")
-    for d, cid in (
+    for q, cid in (
         ("droptail", "lat-faq-dt-hi"),
         ("choke", "lat-faq-choke-hi"),
         ("las", "lat-faq-las-hi"),
         ("run2c", "lat-faq-run2c-hi"),
     ):
-        samples[cid] = list(100.0 * (top[d] - top[FQ]) / top[d])
+        samples[cid] = list(100.0 * (top[q] - top[FQ]) / top[q])
     dtop = dt_.xs(hi, level="load")
     samples["drop-faq-dt-hi"] = list(dtop[DT] - dtop[FQ])
     samples["drop-choke-run2c-hi"] = list(dtop["run2c"] - dtop["choke"])
@@ -936,42 +968,43 @@ def reproduce(ctx: Context) -> Outcome:
     rows = []
     for load in p.loads:
         row = [load]
-        for d in DISC_10M:
-            row.append(float(lt.xs(load, level="load")[d].mean()))
-        for d in DISC_10M:
-            row.append(float(dt_.xs(load, level="load")[d].mean()))
+        for q in DISC_10M:
+            row.append(float(lt.xs(load, level="load")[q].mean()))
+        for q in DISC_10M:
+            row.append(float(dt_.xs(load, level="load")[q].mean()))
         rows.append(row)
-    tables.append(
-        Table(
-            "Latency and drop ratio against load, 10 Mb/s (Figs. 3(a), 4(a))",
-            ["load"] + [f"latency {NAMES[d]} (s)" for d in DISC_10M] + [f"drop {NAMES[d]} (%)" for d in DISC_10M],
-            rows,
-            "Means over replications.",
-        )
+    report.table(
+        "Latency and drop ratio against load, 10 Mb/s (Figs. 3(a), 4(a))",
+        ["load"] + [f"latency {NAMES[q]} (s)" for q in DISC_10M] + [f"drop {NAMES[q]} (%)" for q in DISC_10M],
+        rows,
+        "Means over replications.",
     )
 
-    # Fig. 2: flow sizes and the latency distribution
+
+def fig02_latency_distribution(report: Report, d: Loads10) -> None:
+    """Fig. 2: flow sizes and the latency distribution; the 3 s initial-timeout peak."""
+    f10 = d.f
     dt_fq = common_finished(f10, (DT, FQ))
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    sx, sy = _ecdf(f10[(f10["qdisc"] == DT)]["size_pkts"].dropna().to_numpy())
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
+    sx, sy = ecdf(f10[(f10["qdisc"] == DT)]["size_pkts"].dropna().to_numpy())
     a1.step(sx, sy, where="post", color="#1f5fbf")
     a1.set(xscale="log", xlabel="flow size (packets)", ylabel="CDF", title="Flow sizes")
     edges = np.geomspace(0.01, 100.0, 121)
     peak = {}
-    for d in (DT, FQ):
-        v = dt_fq[dt_fq["qdisc"] == d]["fct_s"].to_numpy()
+    for q in (DT, FQ):
+        v = dt_fq[dt_fq["qdisc"] == q]["fct_s"].to_numpy()
         h, _ = np.histogram(v, bins=edges)
-        a2.step(edges[:-1], 100.0 * h / max(len(v), 1), where="post", color=COLORS[d], label=NAMES[d])
-        for r in reps:
-            w = dt_fq[(dt_fq["qdisc"] == d) & (dt_fq["rep"] == r)]["fct_s"]
-            peak.setdefault(d, []).append(100.0 * float(((w >= 3.0) & (w < 3.5)).mean()))
-    samples["ito-peak"] = list(np.array(peak[FQ]) - np.array(peak[DT]))
+        a2.step(edges[:-1], 100.0 * h / max(len(v), 1), where="post", color=COLORS[q], label=NAMES[q])
+        for r in d.reps:
+            w = dt_fq[(dt_fq["qdisc"] == q) & (dt_fq["rep"] == r)]["fct_s"]
+            peak.setdefault(q, []).append(100.0 * float(((w >= 3.0) & (w < 3.5)).mean()))
+    report.samples["ito-peak"] = list(np.array(peak[FQ]) - np.array(peak[DT]))
     a2.axvline(3.0, color="#b42318", lw=0.8, ls=":")
     a2.set(
         xscale="log", xlabel="latency (s)", ylabel="flows per bin (%)", title="Latency distribution (all loads pooled)"
     )
     a2.legend()
-    fig(
+    report.figure(
         fg,
         "fig02-latency-distribution",
         "Fig. 2: flow sizes and latency distribution",
@@ -981,14 +1014,17 @@ def reproduce(ctx: Context) -> Outcome:
         "retransmission timeout.",
     )
 
-    # Per-replication, loads pooled: Delta_i, G(x), P(improve) (Figs. 10-12)
+
+def flow_by_flow(report: Report, p: Plan, d: Loads10, quick: bool) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """Per replication, loads pooled, each flow paired with itself: the claims on Delta_i,
+    P(improve) and G(x) (Figs. 10-12) and on the latency by size class (Fig. 8). Returns
+    every replication's Delta_i and G(x) by size class for the figures."""
     from savanna.analysis import favorqueue as fqa
 
-    bins = size_bins()
-    pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ, "choke")}
+    samples, notes, bins, pooled, hi = report.samples, report.notes, d.bins, d.pooled, d.hi
     deltas = []
     gains = []
-    for r in reps:
+    for r in d.reps:
         a = pooled[DT][pooled[DT]["rep"] == r]
         b = pooled[FQ][pooled[FQ]["rep"] == r]
         dl = fqa.delta_i(a, b).assign(rep=r)
@@ -1020,27 +1056,21 @@ def reproduce(ctx: Context) -> Outcome:
         if per:
             below = [float(g["fct_b_s"].mean() < g["fct_a_s"].mean()) for _, g in per]
             samples["fig8-every-size"].append(100.0 * float(np.mean(below)))
-
-        def red_of(rng):
-            g = la[_in(la, rng)]
-            return 100.0 * (g["fct_a_s"].mean() - g["fct_b_s"].mean()) / g["fct_a_s"].mean()
-
-        samples["fig8-short-larger"].append(red_of(SHORT) - red_of(MID))
-    delta = pd.concat(deltas, ignore_index=True)
+        samples["fig8-short-larger"].append(_reduction(la, SHORT) - _reduction(la, MID))
     lo = min(p.loads)
     by_load = {}
     for load in (lo, hi):
         v = np.concatenate(
             [
                 fqa.delta_i(
-                    runs10[(DT, r, load)][lambda x: x["start_s"] >= p.warmup_s],
-                    runs10[(FQ, r, load)][lambda x: x["start_s"] >= p.warmup_s],
+                    d.runs[(DT, r, load)][lambda x: x["start_s"] >= p.warmup_s],
+                    d.runs[(FQ, r, load)][lambda x: x["start_s"] >= p.warmup_s],
                 )["delta_s"].to_numpy()
-                for r in reps
+                for r in d.reps
             ]
         )
         by_load[load] = (100.0 * np.mean(np.abs(v) <= 1e-9), 100.0 * np.mean(v < -1e-9), 100.0 * np.mean(v < -0.01))
-    light = " (quick mode runs no load below 0.25)" if ctx.quick else ""
+    light = " (quick mode runs no load below 0.25)" if quick else ""
     notes["delta-zero"] = (
         f"A flow keeps exactly the same latency only if it never meets a packet FavorQueue reorders: "
         f"{by_load[lo][0]:.0f}% of flows at load {lo:g}, {by_load[hi][0]:.0f}% at load {hi:g}{light}."
@@ -1054,19 +1084,28 @@ def reproduce(ctx: Context) -> Outcome:
         f"at load {lo:g}, {by_load[hi][2]:.0f}% at load {hi:g}{light}."
     )
     notes["delta-more-decrease"] = notes["delta-neg"]
+    return pd.concat(deltas, ignore_index=True), gains
 
-    # Fig. 8: mean latency by flow length (DropTail, CHOKe, FavorQueue; flows finished under all three)
-    c3 = _uid(common_finished(f10, (DT, FQ, "choke")))
-    fg, ax = plt.subplots()
-    for d in (DT, "choke", FQ):
-        g = c3[c3["qdisc"] == d]
+
+def _reduction(la: pd.DataFrame, rng: tuple[float, float]) -> float:
+    """Mean latency reduction (%) of the flows of ``la`` (``delta_i`` rows) sized in ``rng``."""
+    g = la[_in(la, rng)]
+    return 100.0 * (g["fct_a_s"].mean() - g["fct_b_s"].mean()) / g["fct_a_s"].mean()
+
+
+def fig08_latency_by_length(report: Report, d: Loads10) -> None:
+    """Fig. 8: mean latency by flow length (DropTail, CHOKe, FavorQueue; flows finished under all three)."""
+    c3 = _uid(common_finished(d.f, (DT, FQ, "choke")))
+    fg, ax = report.plt.subplots()
+    for q in (DT, "choke", FQ):
+        g = c3[c3["qdisc"] == q]
         xs, ms = [], []
-        for bn in bins:
+        for bn in d.bins:
             w = g[_in(g, bn)]["fct_s"]
             if len(w) >= 5:
                 xs.append(bin_x(bn))
                 ms.append(w.mean())
-        ax.plot(xs, ms, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+        ax.plot(xs, ms, color=COLORS[q], marker=MARKERS[q], label=NAMES[q])
     ax.set(
         xscale="log",
         yscale="log",
@@ -1075,7 +1114,7 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 8: mean latency by flow length",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig08-latency-by-length",
         "Fig. 8: mean latency as a function of the flow length",
@@ -1083,9 +1122,11 @@ def reproduce(ctx: Context) -> Outcome:
         "needs at least 5 flows). Flows that finished under all three disciplines.",
     )
 
-    # Fig. 10: CDF of Delta
-    fg, ax = plt.subplots()
-    vx, vy = _ecdf(delta["delta_s"].to_numpy(), points=3000)
+
+def fig10_delta_cdf(report: Report, delta: pd.DataFrame) -> None:
+    """Fig. 10: CDF of Delta_i."""
+    fg, ax = report.plt.subplots()
+    vx, vy = ecdf(delta["delta_s"].to_numpy(), points=3000)
     ax.step(vx, vy, where="post", color=COLORS[FQ])
     ax.set_xscale("symlog", linthresh=0.01)
     ax.axvline(0, color="#888", lw=0.8)
@@ -1094,7 +1135,7 @@ def reproduce(ctx: Context) -> Outcome:
         ylabel="CDF",
         title="Fig. 10: CDF of the latency difference Δ",
     )
-    fig(
+    report.figure(
         fg,
         "fig10-delta-cdf",
         "Fig. 10: cumulative distribution of the latency difference Δ",
@@ -1102,7 +1143,10 @@ def reproduce(ctx: Context) -> Outcome:
         "flows), all loads and replications pooled; symmetric-log axis, linear within ±10 ms.",
     )
 
-    # Figs. 11, 12: probability of change and gain by flow length (all replications pooled)
+
+def fig11_12_change_and_gain(report: Report, gains: list[pd.DataFrame]) -> None:
+    """Figs. 11, 12: probability of change and gain by flow length (all replications pooled)."""
+    plt = report.plt
     gb = pd.concat(gains, ignore_index=True)
     gb["d_sum"] = gb["gain"] * gb["sum_fct_a_s"]
     gb["dp_sum"] = gb["gain_pos"] * gb["sum_fct_a_s"]
@@ -1110,8 +1154,8 @@ def reproduce(ctx: Context) -> Outcome:
     gb["n_f"] = gb["p_faster"] * gb["flows"]
     gb["n_s"] = gb["p_slower"] * gb["flows"]
     agg = gb.groupby("bucket", sort=False)[["flows", "sum_fct_a_s", "d_sum", "dp_sum", "dn_sum", "n_f", "n_s"]].sum()
-    agg = agg.reindex([r for r in gains[0]["bucket"]])
-    xs = np.array([bin_x(bn) for bn in bins])
+    agg = agg.reindex(list(gains[0]["bucket"]))
+    xs = np.array([bin_x(bn) for bn in size_bins()])
     keep = agg["flows"].to_numpy() >= 5
     fg, ax = plt.subplots()
     ax.plot(
@@ -1136,7 +1180,7 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 11: probability to change the latency",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig11-probability-of-change",
         "Fig. 11: probability of latency improvement and degradation",
@@ -1156,7 +1200,7 @@ def reproduce(ctx: Context) -> Outcome:
     ax.axhline(0, color="#888", lw=0.8)
     ax.set(xscale="log", xlabel="flow length (packets)", ylabel="G(x) (%)", title="Fig. 12: latency gain G(x)")
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig12-gain",
         "Fig. 12: latency gain per flow length",
@@ -1164,20 +1208,24 @@ def reproduce(ctx: Context) -> Outcome:
         "replications pooled.",
     )
 
-    # Fig. 13: flows in the system, the loads one after another (replication 1)
-    fg, ax = plt.subplots(figsize=(10.5, 3.6))
-    r1 = all10[all10["rep"] == reps[0]]
+
+def fig13_flows_in_system(report: Report, p: Plan, d: Loads10) -> None:
+    """Fig. 13: flows in the system, the loads one after another (replication 1)."""
+    from savanna.analysis import favorqueue as fqa
+
+    fg, ax = report.plt.subplots(figsize=(10.5, 3.6))
+    r1 = d.all[d.all["rep"] == d.reps[0]]
     grid = np.arange(0.5, p.duration_s, 1.0)
     series = {}
-    for d in (DT, FQ):
+    for q in (DT, FQ):
         parts = []
-        for i, load in enumerate(sorted(p.loads)):
-            g = r1[(r1["qdisc"] == d) & (r1["load"] == load)]
+        for load in sorted(p.loads):
+            g = r1[(r1["qdisc"] == q) & (r1["load"] == load)]
             parts.append(fqa.active_flows(g, grid).to_numpy())
-        series[d] = np.concatenate(parts)
+        series[q] = np.concatenate(parts)
     tt = np.arange(len(series[DT])) * 1.0
-    for d in (DT, FQ):
-        ax.plot(tt, series[d], color=COLORS[d], lw=0.9, label=NAMES[d])
+    for q in (DT, FQ):
+        ax.plot(tt, series[q], color=COLORS[q], lw=0.9, label=NAMES[q])
     for i in range(1, len(p.loads)):
         ax.axvline(i * p.duration_s, color="#bbb", lw=0.6)
     ax.set(
@@ -1186,29 +1234,31 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 13: number of simultaneous flows",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig13-flows-in-system",
         "Fig. 13: number of simultaneous flows in the network",
         "Flows between their first SYN and their last byte, sampled every second, with each load's run placed after "
         "the previous one (the paper's view of the loads as a day of varying load); first replication.",
     )
-    for r in reps:
+    for r in d.reps:
         m, sd = {}, {}
-        for d in (DT, FQ):
+        for q in (DT, FQ):
             v = np.concatenate(
-                [fqa.active_flows(runs10[(d, r, load)], grid[grid >= p.warmup_s]).to_numpy() for load in p.loads]
+                [fqa.active_flows(d.runs[(q, r, load)], grid[grid >= p.warmup_s]).to_numpy() for load in p.loads]
             )
-            m[d], sd[d] = v.mean(), v.std()
-        samples["flows-mean"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
-        samples["flows-std"].append(100.0 * (sd[DT] - sd[FQ]) / sd[DT])
+            m[q], sd[q] = v.mean(), v.std()
+        report.samples["flows-mean"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
+        report.samples["flows-std"].append(100.0 * (sd[DT] - sd[FQ]) / sd[DT])
 
-    # Fig. 18: drop ratio by flow length; Fig. 20: tau(x); Fig. 21: P(Favor)
-    pdt, pfq = pooled[DT], pooled[FQ]
-    fg, ax = plt.subplots()
-    for d, g in ((DT, pdt), (FQ, pfq)):
+
+def fig18_drop_by_length(report: Report, d: Loads10) -> None:
+    """Fig. 18: drop ratio by flow length."""
+    pdt, pfq, bins = d.pooled[DT], d.pooled[FQ], d.bins
+    fg, ax = report.plt.subplots()
+    for q, g in ((DT, pdt), (FQ, pfq)):
         ys = [drop_ratio(g[_in(g, bn)]) if _in(g, bn).sum() >= 5 else math.nan for bn in bins]
-        ax.plot(xs, ys, color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+        ax.plot(d.xs, ys, color=COLORS[q], marker=MARKERS[q], label=NAMES[q])
     ax.set(
         xscale="log",
         yscale="log",
@@ -1217,13 +1267,13 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 18: drop ratio by flow length",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig18-drop-by-length",
         "Fig. 18: average drop ratio according to flow length",
         "Data packets dropped over data packets sent, per flow-length class, all loads and replications pooled.",
     )
-    for r in reps:
+    for r in d.reps:
         a, b = pdt[pdt["rep"] == r], pfq[pfq["rep"] == r]
         lower = []
         for bn in bins:
@@ -1232,8 +1282,17 @@ def reproduce(ctx: Context) -> Outcome:
             ga, gb_ = a[_in(a, bn)], b[_in(b, bn)]
             if len(ga) >= 10:
                 lower.append(float(drop_ratio(gb_) < drop_ratio(ga)))
-        samples["drop-every-size"].append(100.0 * float(np.mean(lower)))
-        samples["drop-size2-faq"].append(drop_ratio(b[b["size_pkts"] == 2]))
+        report.samples["drop-every-size"].append(100.0 * float(np.mean(lower)))
+        report.samples["drop-size2-faq"].append(drop_ratio(b[b["size_pkts"] == 2]))
+
+
+def fig20_rto_recovery(report: Report, d: Loads10) -> None:
+    """Fig. 20: tau(x), the share of loss recoveries done by RTO, and the fast retransmits."""
+    from savanna.analysis import favorqueue as fqa
+
+    samples, pdt, pfq = report.samples, d.pooled[DT], d.pooled[FQ]
+    for r in d.reps:
+        a, b = pdt[pdt["rep"] == r], pfq[pfq["rep"] == r]
         ta = fqa.rto_recovery_ratio(a, bins=[(1, math.inf), (1, 5)])
         tb = fqa.rto_recovery_ratio(b, bins=[(1, math.inf)])
         samples["tau-dt"].append(100.0 * ta["tau"].iloc[0])
@@ -1242,28 +1301,11 @@ def reproduce(ctx: Context) -> Outcome:
         fr_a = float(a[a["fct_s"].notna()]["fast_retransmits"].sum())
         fr_b = float(b[b["fct_s"].notna()]["fast_retransmits"].sum())
         samples["fr-increase"].append(100.0 * (fr_b - fr_a) / fr_a if fr_a > 0 else math.nan)
-        pf = fqa.p_favor_by_size(b, bins=[(2, 2), LONG])
-        samples["pfavor-2"].append(100.0 * pf["p_favor"].iloc[0])
-        samples["pfavor-long"].append(100.0 * pf["p_favor"].iloc[1])
-        pm = fqa.p_favor_by_size(b, bins=[bn for bn in bins if bn[0] >= 10 and bn[1] <= 99])
-        pm = pm[pm["flows"] >= 10]
-        if len(pm):
-            samples["pfavor-mid"].append(100.0 * float(pm["p_favor"].min()))
-    tiny = fqa.p_favor_by_size(pfq, bins=[(1, 2)])["p_favor"].iloc[0]
-    fdd = {d: 100.0 * float(g["first_data_drop"].mean()) for d, g in ((DT, pdt), (FQ, pfq))}
-    tiny_why = (
-        f"Only {100 * tiny:.0f}% of the packets of our 1- and 2-packet flows are favoured: the first data packet "
-        "reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) after the handshake ACK and, when the "
-        "queue is busy, finds that ACK still queued, so it is a standard packet; FavorQueue does not lower the "
-        f"loss of first data packets ({fdd[FQ]:.1f}% of flows against {fdd[DT]:.1f}% with DropTail)."
-    )
-    for cid in ("pfavor-2", "drop-size2-faq", "p-decrease-short", "p-improve-short", "tau-faq"):
-        notes[cid] = tiny_why
-    fg, ax = plt.subplots()
-    for d, g in ((DT, pdt), (FQ, pfq)):
-        t = fqa.rto_recovery_ratio(g, bins=bins)
+    fg, ax = report.plt.subplots()
+    for q, g in ((DT, pdt), (FQ, pfq)):
+        t = fqa.rto_recovery_ratio(g, bins=d.bins)
         ok = t["flows"].to_numpy() >= 5
-        ax.plot(xs[ok], 100 * t["tau"].to_numpy()[ok], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
+        ax.plot(d.xs[ok], 100 * t["tau"].to_numpy()[ok], color=COLORS[q], marker=MARKERS[q], label=NAMES[q])
     ax.set(
         xscale="log",
         xlabel="flow length (packets)",
@@ -1272,17 +1314,43 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 20: RTO recovery ratio by flow length",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig20-rto-recovery",
         "Fig. 20: RTO recovery ratio according to flow length",
         "τ(x) = Σ RTO / Σ (RTO + FR) (eq. 4), finished flows, all loads and replications pooled. RTOs include the "
         "handshake's.",
     )
-    fg, ax = plt.subplots()
-    t = fqa.p_favor_by_size(pfq, bins=bins)
+
+
+def fig21_p_favor(report: Report, d: Loads10) -> None:
+    """Fig. 21: P(Favor) by flow length, and why the smallest flows are favoured less."""
+    from savanna.analysis import favorqueue as fqa
+
+    samples, pdt, pfq = report.samples, d.pooled[DT], d.pooled[FQ]
+    for r in d.reps:
+        b = pfq[pfq["rep"] == r]
+        pf = fqa.p_favor_by_size(b, bins=[(2, 2), LONG])
+        samples["pfavor-2"].append(100.0 * pf["p_favor"].iloc[0])
+        samples["pfavor-long"].append(100.0 * pf["p_favor"].iloc[1])
+        pm = fqa.p_favor_by_size(b, bins=[bn for bn in d.bins if bn[0] >= 10 and bn[1] <= 99])
+        pm = pm[pm["flows"] >= 10]
+        if len(pm):
+            samples["pfavor-mid"].append(100.0 * float(pm["p_favor"].min()))
+    tiny = fqa.p_favor_by_size(pfq, bins=[(1, 2)])["p_favor"].iloc[0]
+    fdd = {q: 100.0 * float(g["first_data_drop"].mean()) for q, g in ((DT, pdt), (FQ, pfq))}
+    tiny_why = (
+        f"Only {100 * tiny:.0f}% of the packets of our 1- and 2-packet flows are favoured: the first data packet "
+        "reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) after the handshake ACK and, when the "
+        "queue is busy, finds that ACK still queued, so it is a standard packet; FavorQueue does not lower the "
+        f"loss of first data packets ({fdd[FQ]:.1f}% of flows against {fdd[DT]:.1f}% with DropTail)."
+    )
+    for cid in ("pfavor-2", "drop-size2-faq", "p-decrease-short", "p-improve-short", "tau-faq"):
+        report.notes[cid] = tiny_why
+    fg, ax = report.plt.subplots()
+    t = fqa.p_favor_by_size(pfq, bins=d.bins)
     ok = t["flows"].to_numpy() >= 5
-    ax.plot(xs[ok], 100 * t["p_favor"].to_numpy()[ok], color=COLORS[FQ], marker="s", label="FavorQueue")
+    ax.plot(d.xs[ok], 100 * t["p_favor"].to_numpy()[ok], color=COLORS[FQ], marker="s", label="FavorQueue")
     ax.set(
         xscale="log",
         xlabel="flow length (packets)",
@@ -1290,7 +1358,7 @@ def reproduce(ctx: Context) -> Outcome:
         ylim=(0, 105),
         title="Fig. 21: probability of packet favoring",
     )
-    fig(
+    report.figure(
         fg,
         "fig21-p-favor",
         "Fig. 21: probability of packet favoring according to flow length",
@@ -1298,63 +1366,66 @@ def reproduce(ctx: Context) -> Outcome:
         "Savanna counts the SYN and the handshake ACK among favored packets, so they are added to the denominator.",
     )
 
-    # Fig. 19: RTO ratio against load; SYN loss ratios (section 6.1)
+
+def fig19_rto_ratio_syn(report: Report, p: Plan, d: Loads10) -> None:
+    """Fig. 19: RTO ratio against load; SYN loss ratios (section 6.1) and their table."""
+    from savanna.analysis import favorqueue as fqa
+
+    samples, f10 = report.samples, d.f
     rto = []
     syn = []
-    for (d, load, r), g in f10[f10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "load", "rep"]):
-        rto.append({"qdisc": d, "load": load, "rep": r, "rto": 100.0 * fqa.rto_ratio(g)})
-        syn.append({"qdisc": d, "load": load, "rep": r, "syn": 100.0 * fqa.syn_loss_ratio(g)})
+    for (q, load, r), g in f10[f10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "load", "rep"]):
+        rto.append({"qdisc": q, "load": load, "rep": r, "rto": 100.0 * fqa.rto_ratio(g)})
+        syn.append({"qdisc": q, "load": load, "rep": r, "syn": 100.0 * fqa.syn_loss_ratio(g)})
     rto, syn = pd.DataFrame(rto), pd.DataFrame(syn)
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    for d in (DT, FQ):
-        c = ci_frame(rto[rto["qdisc"] == d], ["load"], "rto")
-        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = ci_frame(syn[syn["qdisc"] == d], ["load"], "syn")
-        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for q in (DT, FQ):
+        _line_ci(a1, ci_frame(rto[rto["qdisc"] == q], ["load"], "rto"), "load", q)
+        _line_ci(a2, ci_frame(syn[syn["qdisc"] == q], ["load"], "syn"), "load", q)
     a1.set(xlabel="load ρ", ylabel="T(ρ) (%)", title="Fig. 19: RTO ratio")
     a2.set(xlabel="load ρ", ylabel="SYN loss ratio (%)", title="§6.1: SYN loss ratio")
     a1.legend()
-    fig(
+    report.figure(
         fg,
         "fig19-rto-ratio-syn",
         "Fig. 19 and §6.1: RTO ratio and SYN loss ratio against load",
         "T(ρ) = Σ RTO / Σ (L + R) (eq. 3) over finished flows, and SYNs lost over SYNs sent, per load; means over "
         "replications with 95% CIs.",
     )
-    rp = rto.pivot_table(index=["load", "rep"], columns="qdisc", values="rto").xs(hi, level="load")
+    rp = rto.pivot_table(index=["load", "rep"], columns="qdisc", values="rto").xs(d.hi, level="load")
     samples["rto-ratio-hi"] = list(100.0 * (rp[DT] - rp[FQ]) / rp[DT])
     sp = syn.pivot_table(index=["rep", "load"], columns="qdisc", values="syn")
-    for r in reps:
+    for r in d.reps:
         g = sp.xs(r, level="rep")
         high = g[g.index > 0.75]
         samples["syn-dt-avg"].append(float(g[DT].mean()))
         samples["syn-faq-avg"].append(float(g[FQ].mean()))
         samples["syn-dt-high"].append(float(high[DT].mean()))
         samples["syn-faq-high"].append(float(high[FQ].mean()))
-    tables.append(
-        Table(
-            "SYN loss ratio against load (§6.1)",
-            ["load", "DropTail (%)", "FavorQueue (%)"],
-            [
-                [load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
-                for load in p.loads
-            ],
-            "Means over replications; SYNs sent as the core counts them (retransmissions included).",
-        )
+    report.table(
+        "SYN loss ratio against load (§6.1)",
+        ["load", "DropTail (%)", "FavorQueue (%)"],
+        [
+            [load, float(sp.xs(load, level="load")[DT].mean()), float(sp.xs(load, level="load")[FQ].mean())]
+            for load in p.loads
+        ],
+        "Means over replications; SYNs sent as the core counts them (retransmissions included).",
     )
 
-    # Fig. 17 (aggregate): queueing delay; Fig. 22: push-out share by flow length
+
+def fig17_22_queueing_delay_pushout(report: Report, d: Loads10, b10: Batch) -> None:
+    """Fig. 17 (aggregate): queueing delay; Fig. 22: push-out share by flow length."""
+    pfq = d.pooled[FQ]
     qd = _queue_delay(b10)
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
     per_load = []
-    for (d, load, r), g in qd.groupby(["qdisc", "load", "rep"]):
-        per_load.append({"qdisc": d, "load": load, "rep": r, "w": little_delay_ms(g)})
+    for (q, load, r), g in qd.groupby(["qdisc", "load", "rep"]):
+        per_load.append({"qdisc": q, "load": load, "rep": r, "w": little_delay_ms(g)})
     per_load = pd.DataFrame(per_load)
-    for d in (DT, FQ):
-        c = ci_frame(per_load[per_load["qdisc"] == d], ["load"], "w")
-        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-    ys = [pushout_share(pfq[_in(pfq, bn)]) if _in(pfq, bn).sum() >= 5 else math.nan for bn in bins]
-    a2.plot(xs, ys, color=COLORS[FQ], marker=MARKERS[FQ], label=NAMES[FQ])
+    for q in (DT, FQ):
+        _line_ci(a1, ci_frame(per_load[per_load["qdisc"] == q], ["load"], "w"), "load", q)
+    ys = [pushout_share(pfq[_in(pfq, bn)]) if _in(pfq, bn).sum() >= 5 else math.nan for bn in d.bins]
+    a2.plot(d.xs, ys, color=COLORS[FQ], marker=MARKERS[FQ], label=NAMES[FQ])
     a1.set(xlabel="load ρ", ylabel="mean queueing delay (ms)", title="Fig. 17 (aggregate): queueing delay")
     a2.set(
         xscale="log",
@@ -1364,7 +1435,7 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 22: push-out share of drops by flow length",
     )
     a1.legend()
-    fig(
+    report.figure(
         fg,
         "fig17-22-queueing-delay-pushout",
         "Fig. 17 (aggregate) and Fig. 22: queueing delay and push-out share",
@@ -1373,16 +1444,18 @@ def reproduce(ctx: Context) -> Outcome:
         "of the dropped data packets of FavorQueue's flows that were pushed out, per flow-length class, all loads "
         "and replications pooled.",
     )
-    for r in reps:
-        for d, cid in ((DT, "qdelay-dt"), (FQ, "qdelay-faq")):
-            samples[cid].append(little_delay_ms(qd[(qd["qdisc"] == d) & (qd["rep"] == r)]))
+    for r in d.reps:
+        for q, cid in ((DT, "qdelay-dt"), (FQ, "qdelay-faq")):
+            report.samples[cid].append(little_delay_ms(qd[(qd["qdisc"] == q) & (qd["rep"] == r)]))
         g = pfq[pfq["rep"] == r]
-        samples["pushout-share"].append(pushout_share(g))
-        samples["pushout-short-long"].append(pushout_share(g[_in(g, SHORT)]) - pushout_share(g[_in(g, LONG)]))
+        report.samples["pushout-share"].append(pushout_share(g))
+        report.samples["pushout-short-long"].append(pushout_share(g[_in(g, SHORT)]) - pushout_share(g[_in(g, LONG)]))
 
-    # ---- 100 Mb/s ----------------------------------------------------------------------
-    # Computed in the store: these runs hold the most flows (25 million in full mode, about
-    # 15 GB as a DataFrame), and only per-run means and ratios are needed.
+
+def fig03b_04b_latency_drop_100mbps(report: Report, p: Plan, b100: Batch) -> None:
+    """Figs. 3(b), 4(b): latency and drop ratio against load at 100 Mb/s. Computed in the
+    store: these runs hold the most flows (25 million in full mode, about 15 GB as a
+    DataFrame), and only per-run means and ratios are needed."""
     fwd = f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_100_s}"
     lat = _common_mean_fct(b100, ["load"], DISC_100M, fwd)
     drp = b100.sql(
@@ -1390,16 +1463,14 @@ def reproduce(ctx: Context) -> Outcome:
         'THEN 100.0 * sum(drops) / sum(data_pkts_sent) END AS "drop" '
         f"FROM flows WHERE {fwd} GROUP BY qdisc, load, rep ORDER BY qdisc, load, rep"
     )
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    for d in DISC_100M:
-        c = ci_frame(lat[lat["qdisc"] == d], ["load"], "lat")
-        _line_ci(a1, c["load"], c["mean"], c["lo"], c["hi"], d)
-        c = ci_frame(drp[drp["qdisc"] == d], ["load"], "drop")
-        _line_ci(a2, c["load"], c["mean"], c["lo"], c["hi"], d)
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for q in DISC_100M:
+        _line_ci(a1, ci_frame(lat[lat["qdisc"] == q], ["load"], "lat"), "load", q)
+        _line_ci(a2, ci_frame(drp[drp["qdisc"] == q], ["load"], "drop"), "load", q)
     a1.set(xlabel="load ρ", ylabel="mean latency (s)", title="Fig. 3(b): latency, 100 Mb/s")
     a2.set(xlabel="load ρ", ylabel="drop ratio (%)", title="Fig. 4(b): drop ratio, 100 Mb/s")
     a1.legend()
-    fig(
+    report.figure(
         fg,
         "fig03b-04b-latency-drop-100mbps",
         "Figs. 3(b) and 4(b): latency and drop ratio against load, 100 Mb/s",
@@ -1409,22 +1480,23 @@ def reproduce(ctx: Context) -> Outcome:
     hi100 = max(p.loads_100)
     lt = lat.pivot_table(index=["load", "rep"], columns="qdisc", values="lat").xs(hi100, level="load")
     dq = drp.pivot_table(index=["load", "rep"], columns="qdisc", values="drop").xs(hi100, level="load")
-    samples["lat-100m-dt"] = list(100.0 * (lt[DT] - lt[FQ]) / lt[DT])
-    samples["lat-100m-choke"] = list(100.0 * (lt["choke"] - lt[FQ]) / lt["choke"])
-    samples["drop-100m-dt"] = list(dq[DT] - dq[FQ])
+    report.samples["lat-100m-dt"] = list(100.0 * (lt[DT] - lt[FQ]) / lt[DT])
+    report.samples["lat-100m-choke"] = list(100.0 * (lt["choke"] - lt[FQ]) / lt["choke"])
+    report.samples["drop-100m-dt"] = list(dq[DT] - dq[FQ])
 
-    # ---- buffer sizes (Fig. 9) -----------------------------------------------------------
-    # Mean latency over the flows finished under both queues, computed in the store: this
-    # experiment has the most runs, and only the means are needed.
+
+def fig09_latency_by_buffer(report: Report, p: Plan, bq: Batch) -> None:
+    """Fig. 9: latency against buffer size. The mean latency over the flows finished under
+    both queues is computed in the store: this experiment has the most runs, and only the
+    means are needed."""
     lb = _common_mean_fct(
         bq, ["buffer_pkts", "load"], (DT, FQ), f"{{runs}} AND source = 'forward' AND start_s >= {p.warmup_s}"
     )
     lb = lb.groupby(["qdisc", "buffer_pkts", "rep"], as_index=False)[["t", "n"]].sum()
     lb["lat"] = lb["t"] / lb["n"]
-    fg, ax = plt.subplots()
-    for d in (DT, FQ):
-        c = ci_frame(lb[lb["qdisc"] == d], ["buffer_pkts"], "lat")
-        _line_ci(ax, c["buffer_pkts"], c["mean"], c["lo"], c["hi"], d)
+    fg, ax = report.plt.subplots()
+    for q in (DT, FQ):
+        _line_ci(ax, ci_frame(lb[lb["qdisc"] == q], ["buffer_pkts"], "lat"), "buffer_pkts", q)
     ax.set(
         xscale="log",
         xlabel="buffer size (packets)",
@@ -1433,89 +1505,114 @@ def reproduce(ctx: Context) -> Outcome:
     )
     ax.set_xticks(list(p.buffers), [str(b) for b in p.buffers])
     ax.legend()
-    fig(
+    loads = ", ".join(f"{x:g}" for x in p.buffer_loads)
+    report.figure(
         fg,
         "fig09-latency-by-buffer",
         "Fig. 9: overall latency according to queue size",
-        f"Mean latency of the flows finished under both disciplines, loads {', '.join(f'{x:g}' for x in p.buffer_loads)} "
+        f"Mean latency of the flows finished under both disciplines, loads {loads} "
         "pooled; means over replications with 95% CIs.",
     )
     lbp = lb.pivot_table(index=["rep", "buffer_pkts"], columns="qdisc", values="lat")
     for r in sorted(lb["rep"].unique()):
         g = lbp.xs(r, level="rep")
-        samples["fig9-every-buffer"].append(100.0 * float((g[FQ] < g[DT]).mean()))
+        report.samples["fig9-every-buffer"].append(100.0 * float((g[FQ] < g[DT]).mean()))
         if 64 in g.index and 128 in g.index:
-            samples["fig9-plateau"].append(100.0 * float((g.loc[128, FQ] - g.loc[64, FQ]) / g.loc[64, FQ]))
+            report.samples["fig9-plateau"].append(100.0 * float((g.loc[128, FQ] - g.loc[64, FQ]) / g.loc[64, FQ]))
 
-    # ---- persistent flows (Figs. 14-16) -------------------------------------------------------
+
+@dataclass
+class Persistent:
+    """The flows of the experiment with 50 persistent flows (section 5.3)."""
+
+    all: pd.DataFrame
+    short: pd.DataFrame
+    pers: pd.DataFrame
+    start_s: float  # when the persistent flows start
+
+
+def _persistent(bp: Batch) -> Persistent:
     fp = bp.query("qdisc, rep, source, " + FLOW_COLS)
-    short = fp[fp["source"] == "short"]
-    pers = fp[fp["source"] == "persistent"]
     psc = load_scenario(SC_PERSIST)
-    pstart = float(psc["traffic"][_block(psc, "persistent")]["start_s"])
+    pstart = float(psc["traffic"][block(psc, "persistent")]["start_s"])
+    return Persistent(fp, fp[fp["source"] == "short"], fp[fp["source"] == "persistent"], pstart)
+
+
+def fig14_short_flows_persistent(report: Report, p: Plan, pf: Persistent) -> None:
+    """Fig. 14: short flows in the system while 50 persistent flows run."""
+    from savanna.analysis import favorqueue as fqa
+
+    short = pf.short
     grid = np.arange(0.5, p.persist_duration_s, 1.0)
-    fg, ax = plt.subplots(figsize=(10.5, 3.6))
-    for d in (DT, FQ):
-        g = short[(short["qdisc"] == d) & (short["rep"] == 1)]
-        ax.plot(grid, fqa.active_flows(g, grid).to_numpy(), color=COLORS[d], lw=0.9, label=NAMES[d])
-    ax.axvline(pstart, color="#b42318", lw=0.8, ls=":")
+    fg, ax = report.plt.subplots(figsize=(10.5, 3.6))
+    for q in (DT, FQ):
+        g = short[(short["qdisc"] == q) & (short["rep"] == 1)]
+        ax.plot(grid, fqa.active_flows(g, grid).to_numpy(), color=COLORS[q], lw=0.9, label=NAMES[q])
+    ax.axvline(pf.start_s, color="#b42318", lw=0.8, ls=":")
     ax.set(xlabel="time (s)", ylabel="short flows in the system", title="Fig. 14: short flows with 50 persistent flows")
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig14-short-flows-persistent",
         "Fig. 14: number of short flows when persistent flows are active",
         f"Short flows (exponential sizes, mean 6 packets, load 0.2) in the system; the 50 persistent flows start at "
-        f"{pstart:g} s (dotted line). First replication.",
+        f"{pf.start_s:g} s (dotted line). First replication.",
     )
-    for r in sorted(fp["rep"].unique()):
+    for r in sorted(pf.all["rep"].unique()):
         m = {}
-        for d in (DT, FQ):
-            g = short[(short["qdisc"] == d) & (short["rep"] == r)]
-            m[d] = float(fqa.active_flows(g, grid[grid >= p.persist_window_from_s]).mean())
-        samples["persist-short-dt"].append(m[DT])
-        samples["persist-short-faq"].append(m[FQ])
-        samples["persist-short-lower"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
+        for q in (DT, FQ):
+            g = short[(short["qdisc"] == q) & (short["rep"] == r)]
+            m[q] = float(fqa.active_flows(g, grid[grid >= p.persist_window_from_s]).mean())
+        report.samples["persist-short-dt"].append(m[DT])
+        report.samples["persist-short-faq"].append(m[FQ])
+        report.samples["persist-short-lower"].append(100.0 * (m[DT] - m[FQ]) / m[DT])
+
+
+def fig15_16_persistent(report: Report, p: Plan, pf: Persistent) -> None:
+    """Figs. 15, 16: short flows' latency and persistent flows' throughput."""
+    samples, short, pers = report.samples, pf.short, pf.pers
+    reps = sorted(pf.all["rep"].unique())
+    for r in reps:
         cs = common_finished(short[short["rep"] == r].assign(load=0.0), (DT, FQ))
         cs = cs[cs["start_s"] >= p.persist_window_from_s]
         la, lf = cs[cs["qdisc"] == DT]["fct_s"].mean(), cs[cs["qdisc"] == FQ]["fct_s"].mean()
         samples["persist-latency"].append(100.0 * (la - lf) / la)
         thr = {}
-        for d in (DT, FQ):
-            g = pers[(pers["qdisc"] == d) & (pers["rep"] == r)]
-            thr[d] = 100.0 * g["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - g["start_s"]) / 10e6
+        for q in (DT, FQ):
+            g = pers[(pers["qdisc"] == q) & (pers["rep"] == r)]
+            thr[q] = 100.0 * g["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - g["start_s"]) / 10e6
         samples["persist-thr-dt"].append(float(thr[DT].mean()))
         samples["persist-thr-faq"].append(float(thr[FQ].mean()))
         samples["persist-thr-std"].append(100.0 * (thr[DT].std() - thr[FQ].std()) / thr[DT].std())
-    pers_share = {d: 50 * float(np.mean(samples[f"persist-thr-{k}"])) for d, k in ((DT, "dt"), (FQ, "faq"))}
-    after = short[short["start_s"] >= pstart]
+    pers_share = {q: 50 * float(np.mean(samples[f"persist-thr-{k}"])) for q, k in ((DT, "dt"), (FQ, "faq"))}
+    after = short[short["start_s"] >= pf.start_s]
     short_share = {
-        d: 100.0
-        * float(after[after["qdisc"] == d]["delivered_pkts"].sum())
+        q: 100.0
+        * float(after[after["qdisc"] == q]["delivered_pkts"].sum())
         * 1500
         * 8
-        / (p.persist_duration_s - pstart)
+        / (p.persist_duration_s - pf.start_s)
         / 10e6
-        / len(sorted(fp["rep"].unique()))
-        for d in (DT, FQ)
+        / len(reps)
+        for q in (DT, FQ)
     }
-    for d, k in ((DT, "dt"), (FQ, "faq")):
-        notes[f"persist-thr-{k}"] = (
-            f"Together our 50 persistent flows carry {pers_share[d]:.0f}% of the link and the short flows "
-            f"{short_share[d]:.0f}% (they offer 20%); the paper's {1.81 if d == DT else 1.86}% per flow makes "
-            f"{50 * (1.81 if d == DT else 1.86):.0f}% and would leave the short flows less than 10%."
+    for q, k in ((DT, "dt"), (FQ, "faq")):
+        report.notes[f"persist-thr-{k}"] = (
+            f"Together our 50 persistent flows carry {pers_share[q]:.0f}% of the link and the short flows "
+            f"{short_share[q]:.0f}% (they offer 20%); the paper's {1.81 if q == DT else 1.86}% per flow makes "
+            f"{50 * (1.81 if q == DT else 1.86):.0f}% and would leave the short flows less than 10%."
         )
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
     cs = common_finished(short.assign(load=0.0), (DT, FQ))
     cs = cs[cs["start_s"] >= p.persist_window_from_s]
-    for d in (DT, FQ):
-        g = cs[cs["qdisc"] == d].groupby("size_pkts")["fct_s"].agg(["mean", "size"])
+    for q in (DT, FQ):
+        g = cs[cs["qdisc"] == q].groupby("size_pkts")["fct_s"].agg(["mean", "size"])
         g = g[g["size"] >= 5]
-        a1.plot(g.index, g["mean"], color=COLORS[d], marker=MARKERS[d], label=NAMES[d])
-        gp = pers[pers["qdisc"] == d].sort_values(["rep", "flow_id"])
+        a1.plot(g.index, g["mean"], color=COLORS[q], marker=MARKERS[q], label=NAMES[q])
+        gp = pers[pers["qdisc"] == q].sort_values(["rep", "flow_id"])
         th = 100.0 * gp["delivered_pkts"] * 1500 * 8 / (p.persist_duration_s - gp["start_s"]) / 10e6
         a2.plot(
-            np.arange(len(th)) % 50 + 1, th.to_numpy(), MARKERS[d], color=COLORS[d], ms=3.5, label=NAMES[d], alpha=0.8
+            np.arange(len(th)) % 50 + 1, th.to_numpy(), MARKERS[q], color=COLORS[q], ms=3.5, label=NAMES[q], alpha=0.8
         )
     a1.set(xlabel="flow size (packets)", ylabel="mean latency (s)", title="Fig. 15: short flows' latency")
     a2.set(
@@ -1525,7 +1622,7 @@ def reproduce(ctx: Context) -> Outcome:
     )
     a1.legend()
     a2.legend()
-    fig(
+    report.figure(
         fg,
         "fig15-16-persistent",
         "Figs. 15 and 16: short flows' latency and persistent flows' throughput",
@@ -1534,22 +1631,25 @@ def reproduce(ctx: Context) -> Outcome:
         "lifetime, as a share of the bottleneck, every replication.",
     )
 
-    # ---- initial window 10 (Fig. 27) ------------------------------------------------------------
+
+def fig27_iw10(report: Report, p: Plan, d: Loads10, biw: Batch) -> None:
+    """Fig. 27: initial window 10 against 2 (section 9.3)."""
+    samples, f10 = report.samples, d.f
     fi = biw.query("qdisc, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
     both = pd.concat([f10[f10["qdisc"].isin((DT, FQ))].assign(iw=2), fi.assign(iw=10)], ignore_index=True)
     both["cfg"] = both["qdisc"] + "-iw" + both["iw"].astype(str)
     cfgs = [f"{DT}-iw2", f"{FQ}-iw2", f"{DT}-iw10", f"{FQ}-iw10"]
     c4 = common_finished(both.drop(columns="qdisc").rename(columns={"cfg": "qdisc"}), cfgs)
-    fg, ax = plt.subplots()
+    fg, ax = report.plt.subplots()
     for cfg in cfgs:
-        d, iw = cfg.split("-iw")
-        vx, vy = _ecdf(c4[c4["qdisc"] == cfg]["fct_s"].to_numpy())
+        q, iw = cfg.split("-iw")
+        vx, vy = ecdf(c4[c4["qdisc"] == cfg]["fct_s"].to_numpy())
         ax.step(
-            vx, 1.0 - vy, where="post", color=COLORS[d], ls="-" if iw == "10" else "--", label=f"{NAMES[d]}, IW {iw}"
+            vx, 1.0 - vy, where="post", color=COLORS[q], ls="-" if iw == "10" else "--", label=f"{NAMES[q]}, IW {iw}"
         )
     ax.set(xscale="log", yscale="log", xlabel="latency (s)", ylabel="CCDF", title="Fig. 27: initial window 10")
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig27-iw10",
         "Fig. 27: latency with an initial window of 10 packets",
@@ -1561,34 +1661,36 @@ def reproduce(ctx: Context) -> Outcome:
     samples["iw10-faq"] = list(100.0 * (li[f"{DT}-iw10"] - li[f"{FQ}-iw10"]) / li[f"{DT}-iw10"])
     di = both.groupby(["cfg", "rep"]).apply(drop_ratio, include_groups=False).unstack("cfg")
     samples["iw10-loss"] = list(di[f"{DT}-iw10"] - di[f"{DT}-iw2"])
-    notes["iw10-dt"] = (
+    report.notes["iw10-dt"] = (
         f"With IW 10 DropTail's drop ratio rises by {np.mean(samples['iw10-loss']):.1f} points: a 10-packet burst "
         "overflows the 8-packet buffer, and here the losses cost more time than the round trips IW 10 saves."
     )
 
-    # ---- five hops, FavorQueue at the edge (Fig. 26) ---------------------------------------------
+
+def fig26_five_hops(report: Report, p: Plan, bh: Batch) -> None:
+    """Fig. 26: five hops, FavorQueue at the edge only (section 8)."""
     fh = bh.query("qdisc, rep, " + FLOW_COLS, where="source = 'reference'")
     fh = fh.sort_values(["qdisc", "rep", "start_s"])
     fh["k"] = fh.groupby(["qdisc", "rep"]).cumcount()  # the k-th reference flow: same size in both runs
     cfh = common_finished(fh.drop(columns="flow_id").rename(columns={"k": "flow_id"}).assign(load=0.0), (DT, FQ))
     for r in sorted(fh["rep"].unique()):
         n = fh[fh["rep"] == r].groupby("qdisc").size()
-        samples["fivehop-flows"].append(100.0 * (n.get(FQ, 0) / n.get(DT, 1) - 1.0))
+        report.samples["fivehop-flows"].append(100.0 * (n.get(FQ, 0) / n.get(DT, 1) - 1.0))
         g = cfh[cfh["rep"] == r].groupby("qdisc")["fct_s"].mean()
         if DT in g and FQ in g:
-            samples["fivehop-latency"].append(100.0 * (g[DT] - g[FQ]) / g[DT])
-    fg, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 3.9))
-    for d in (DT, FQ):
-        g = cfh[cfh["qdisc"] == d]
+            report.samples["fivehop-latency"].append(100.0 * (g[DT] - g[FQ]) / g[DT])
+    fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
+    for q in (DT, FQ):
+        g = cfh[cfh["qdisc"] == q]
         xs5, ms5 = [], []
-        for bn in bins:
+        for bn in size_bins():
             w = g[_in(g, bn)]["fct_s"]
             if len(w) >= 3:
                 xs5.append(bin_x(bn))
                 ms5.append(w.mean())
-        a1.plot(xs5, ms5, color=COLORS[d], marker=MARKERS[d], label=NAMES[d] + (" at the first hop" if d == FQ else ""))
-        e = np.sort(fh[(fh["qdisc"] == d) & (fh["rep"] == 1)]["end_s"].dropna().to_numpy())
-        a2.step(e, np.arange(1, len(e) + 1), where="post", color=COLORS[d], label=NAMES[d])
+        a1.plot(xs5, ms5, color=COLORS[q], marker=MARKERS[q], label=NAMES[q] + (" at the first hop" if q == FQ else ""))
+        e = np.sort(fh[(fh["qdisc"] == q) & (fh["rep"] == 1)]["end_s"].dropna().to_numpy())
+        a2.step(e, np.arange(1, len(e) + 1), where="post", color=COLORS[q], label=NAMES[q])
     a1.set(
         xscale="log",
         yscale="log",
@@ -1599,7 +1701,7 @@ def reproduce(ctx: Context) -> Outcome:
     a2.set(xlabel="time (s)", ylabel="reference flows completed", title="Reference flows completed (replication 1)")
     a1.legend()
     a2.legend()
-    fig(
+    report.figure(
         fg,
         "fig26-five-hops",
         "Fig. 26: five hops, FavorQueue at the edge only",
@@ -1609,12 +1711,12 @@ def reproduce(ctx: Context) -> Outcome:
         f"{p.fivehop_duration_s:g} s runs.",
     )
 
-    # ---- the report ---------------------------------------------------------------------------
-    claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
-    figures.sort(key=lambda f: f.id)
-    tables.insert(0, _parameters_table(p))
+
+def _outcome(report: Report, p: Plan, quick: bool) -> Outcome:
+    report.figures.sort(key=lambda f: f.id)
+    report.tables.insert(0, _parameters_table(p))
     intro = _intro(p)
-    if ctx.quick:
+    if quick:
         intro += (
             "\n\nThis is a --quick run: fewer loads (none below 0.25), shorter runs and two or three "
             "replications, so confidence intervals are wide and claims that depend on light loads or on long "
@@ -1623,9 +1725,9 @@ def reproduce(ctx: Context) -> Outcome:
     return Outcome(
         TITLE,
         intro,
-        figures,
-        claims,
-        tables,
+        report.figures,
+        report.claims(),
+        report.tables,
         meta={
             "seeds": f"1-{p.reps} (load sweeps), 1-{p.buffer_reps} (buffers), 1-{p.persist_reps} (persistent), "
             f"1-{p.fivehop_reps} (five hops)",

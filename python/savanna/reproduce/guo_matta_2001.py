@@ -23,13 +23,25 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Batch, Context, Outcome, ci_frame, load_scenario, plot_style, seeds
+from savanna.reproduce import common
+from savanna.reproduce.common import (
+    Batch,
+    Context,
+    Outcome,
+    Report,
+    ci_frame,
+    line_band,
+    load_scenario,
+    plot_style,
+    seeds,
+)
 
 KEY = "guo-matta-2001"
 TITLE = "The War Between Mice and Elephants (Guo & Matta 2001): reproduction"
@@ -42,9 +54,10 @@ SC_EXP2 = "guo-matta-2001-fig11.toml"
 
 DT, RED, RIO = "droptail", "red", "rio-ps"
 SCHEMES = (DT, RED, RIO)
-NAMES = {DT: "DropTail", RED: "RED", RIO: "RIO-PS"}
-COLORS = {DT: "#6b6b6b", RED: "#d1495b", RIO: "#1f5fbf"}
-MARKERS = {DT: "o", RED: "^", RIO: "s"}
+QDISCS = {DT: "droptail", RED: "red", RIO: "rio"}  # each scheme's queue discipline, as drawn
+NAMES = {s: common.NAMES[q] for s, q in QDISCS.items()}
+COLORS = {s: common.COLORS[q] for s, q in QDISCS.items()}
+MARKERS = {s: common.MARKERS[q] for s, q in QDISCS.items()}
 
 RTT_S = 0.1  # base RTT of every scenario here (Fig. 2(a) analysis; Fig. 6 with the talk's delays)
 SHORT_OBJ = (1, 30)  # "short connections (file size less than few dozens of packets)", §IV-B.1
@@ -754,50 +767,33 @@ def _batch_lines(ax, bt: pd.DataFrame, value: str) -> None:
         )
 
 
-def _band(ax, x, m, lo, hi, color, label, marker=None, ls="-"):
-    ax.plot(x, m, ls, color=color, marker=marker, label=label)
-    ax.fill_between(x, lo, hi, color=color, alpha=0.15, linewidth=0)
-
-
 # ---------------------------------------------------------------------------------------
 # The reproduction
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import judge, save_figure
-
-    plt = plot_style(height=3.9, linewidth=1.5, hashsalt="savanna-gm2001")
+    report = Report(CLAIMS, ctx.out_dir, plot_style(height=3.9, linewidth=1.5, hashsalt="savanna-gm2001"))
     p = plan(ctx.quick)
-    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
-    notes: dict[str, str] = {}
-    figures: list = []
-    tables: list = []
-
-    def fig(fg, id, title, caption):
-        figures.append(save_figure(fg, ctx.out_dir, id, title, caption))
-
     b2 = run_fig2b(ctx, p)
     b3 = run_fig3(ctx, p)
     b1 = run_exp1(ctx, p)
     bx = run_exp2(ctx, p)
-
-    fixed: dict[str, str] = {}  # notes that replace the automatic sentence (the model's exact values)
-    _fig2a(plt, p, b2, samples, fixed, fig)
-    _fig2(plt, p, b2, samples, fig)
-    _fig3(plt, p, b3, samples, notes, fig, tables)
-    _exp1(plt, p, b1, samples, notes, fig, tables)
-    _exp2(plt, p, bx, samples, notes, fig)
-    _table4(p, b1, bx, samples, tables)
-
-    claims = [judge(c, samples[c.id], note=fixed.get(c.id, ""), why=notes.get(c.id, "")) for c in CLAIMS]
-    figures.sort(key=lambda f: f.id)
-    tables.insert(0, _parameters_table(p))
+    fig02a_latency_model(report, b2)
+    fig02b_cov_lossy_link(report, p, b2)
+    fig03_table1_short_long(report, p, b3)
+    fig07_response_time_relative(report, p, b1)
+    fig08_queue_drop_mark(report, p, b1)
+    fig09_10_foreground(report, p, b1)
+    fig11_unbalanced(report, p, bx)
+    table4_goodput(report, p, b1, bx)
+    report.figures.sort(key=lambda f: f.id)
+    report.tables.insert(0, _parameters_table(p))
     return Outcome(
         TITLE,
         _intro(p, latency_model() is not None),
-        figures,
-        claims,
-        tables,
+        report.figures,
+        report.claims(),
+        report.tables,
         meta={
             "seeds": f"1-{p.fig2_reps} (Fig. 2(b)), 1-{p.fig3_reps} (Fig. 3), 1-{p.exp1_reps} (Exp. 1), "
             f"1-{p.exp2_reps} (Exp. 2); the same seeds for every scheme",
@@ -813,7 +809,7 @@ FIG2A_SIZES = (10, 100, 1000, 10000, 100000)
 FIG2A_P = tuple(float(x) for x in np.geomspace(1e-4, 0.3, 41))
 
 
-def latency_model():
+def latency_model() -> Callable[..., Any] | None:
     """``savanna.models.guo_matta_latency`` (eq. (1)-(2)), or None when the installed core
     was built before the model existed."""
     from savanna import _core
@@ -825,7 +821,9 @@ def latency_model():
     return guo_matta_latency
 
 
-def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
+def fig2a_curves(
+    model: Callable[..., Any], sizes: Sequence[int] = FIG2A_SIZES, ps: Sequence[float] = FIG2A_P
+) -> pd.DataFrame:
     """Expected total latency of eq. (1)-(2) for each size and loss rate, with Fig. 2(a)'s
     RTT 0.1 s, RTO 4 RTT and ITO 3 s. Rows: fs_pkts, loss_p, latency_s."""
     return pd.DataFrame(
@@ -837,7 +835,7 @@ def fig2a_curves(model, sizes=FIG2A_SIZES, ps=FIG2A_P) -> pd.DataFrame:
     )
 
 
-def fig2a_claims(model) -> dict[str, float]:
+def fig2a_claims(model: Callable[..., Any]) -> dict[str, float]:
     """The model's values behind the fig2a-* claims (one number each: the model is exact)."""
     t = lambda d, x: float(model(d, x, rtt_s=RTT_S, ito_s=3.0).total)  # noqa: E731
     return {
@@ -847,7 +845,10 @@ def fig2a_claims(model) -> dict[str, float]:
     }
 
 
-def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
+def fig02a_latency_model(report: Report, b: Batch) -> None:
+    """Fig. 2(a): the latency model of eq. (1)-(2) beside the Fig. 2(b) runs; its claims
+    are the model's exact values (notes in ``report.fixed``)."""
+    plt, samples, notes = report.plt, report.samples, report.fixed
     model = latency_model()
     if model is None:
         for cid in ("fig2a-short-flat", "fig2a-short-steep", "fig2a-long-grows"):
@@ -876,7 +877,7 @@ def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
         title="Fig. 2(a): latency model, eq. (1)-(2)",
     )
     ax.legend(fontsize=7.5)
-    fig(
+    report.figure(
         fg,
         "fig02a-latency-model",
         "Fig. 2(a): average transmission time against loss rate (model)",
@@ -896,14 +897,16 @@ def _fig2a(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
         )
 
 
-def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
+def fig02b_cov_lossy_link(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 2(b): C.O.V. of the transmission time over a lossy link."""
+    plt, samples = report.plt, report.samples
     f = b.query("fs_pkts, loss_p, rep, fct_s")
     c = cov_by_point(f)
     fg, ax = plt.subplots()
     cmap = plt.get_cmap("viridis")
     for i, fs in enumerate(p.fs):
         g = ci_frame(c[c["fs_pkts"] == fs], ["loss_p"], "cov")
-        _band(
+        line_band(
             ax,
             g["loss_p"],
             g["mean"],
@@ -920,7 +923,7 @@ def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
         title="Fig. 2(b): C.O.V. of transmission time over a lossy link",
     )
     ax.legend()
-    fig(
+    report.figure(
         fg,
         "fig02b-cov-lossy-link",
         "Fig. 2(b): C.O.V. of transmission time against loss rate",
@@ -939,7 +942,9 @@ def _fig2(plt, p: Plan, b: Batch, samples, fig) -> None:
 # ---- Fig. 3 and Table I -------------------------------------------------------------------------
 
 
-def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
+def fig03_table1_short_long(report: Report, p: Plan, b: Batch) -> None:
+    """Table I (goodput of 10 short and 10 long flows) and Fig. 3 (their share of the link)."""
+    plt, samples, notes = report.plt, report.samples, report.notes
     f = b.query("qdisc, rate_mbps, rep, source, delivered_pkts, flow_id, start_s, end_s")
     tot = f.groupby(["qdisc", "rate_mbps", "rep", "source"])["delivered_pkts"].sum().unstack("source").fillna(0)
     tot["all"] = tot["short"] + tot["long"]
@@ -973,7 +978,7 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
                 * (t.xs(DT, level="qdisc")["all"] - t.xs(RIO, level="qdisc")["all"])
                 / t.xs(DT, level="qdisc")["all"]
             )
-    tables.append(
+    report.tables.append(
         _t(
             "Table I: network goodput (packets delivered in 500 s)",
             ["link", "scheme", "all: paper", "all: ours", "short: paper", "short: ours", "long: paper", "long: ours"],
@@ -1018,7 +1023,7 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
     for row in (0, 1):
         axes[row, 0].set_ylabel("fraction of link (0.5 s windows)")
     axes[0, 0].legend(loc="upper right")
-    fig(
+    report.figure(
         fg,
         "fig03-link-share",
         "Fig. 3: link utilisation by class under DropTail, RED and RIO-PS (1.25 Mb/s)",
@@ -1041,7 +1046,7 @@ def _fig3(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         where=f"qdisc = '{RIO}' AND rate_mbps = 1.25",
     )
     shares = []
-    for r, g in q.groupby("rep"):
+    for _rep, g in q.groupby("rep"):
         g = g.sort_values("t_s")
         both = (g["len_short"] > 0) & (g["len_long"] > 0) & (g["len_short"].shift(1) > 0) & (g["len_long"].shift(1) > 0)
         h = g[both]
@@ -1080,7 +1085,9 @@ def _range_mean(s: pd.DataFrame, lo: float, hi: float, by: list[str]) -> pd.Seri
     return g["t"] / g["n"]
 
 
-def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
+def fig07_response_time_relative(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 7 (Exp. 1): response time by object size relative to RED, ITO 3 s and 1 s."""
+    plt, samples = report.plt, report.samples
     W = p.exp1_warmup_s
     s = _obj_sums(b, W, ["ito", "rep"])
     # Fig. 7: response time by object size relative to RED
@@ -1100,7 +1107,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         ax.axhline(1.0, color=COLORS[RED], lw=1.0, label="RED (= 1)")
         for d in (DT, RIO):
             c = ci_frame(rel, ["x"], d)
-            _band(ax, c["x"], c["mean"], c["lo"], c["hi"], COLORS[d], NAMES[d], marker=MARKERS[d])
+            line_band(ax, c["x"], c["mean"], c["lo"], c["hi"], COLORS[d], NAMES[d], marker=MARKERS[d])
         ax.set(xscale="log", xlabel="object size (packets)", title=f"Fig. 7{lab}: ITO = {ito:g} s")
         ax.set_ylim(bottom=0)
         c = ci_frame(rel, ["bin"], RIO).set_index("bin")
@@ -1110,7 +1117,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
             rows.append([f"{ito:g} s", f"{edges[i]}-{edges[i + 1] - 1}", dt_rel, float(c.loc[i, "mean"])])
     axes[0].set_ylabel("mean response time relative to RED")
     axes[0].legend()
-    fig(
+    report.figure(
         fg,
         "fig07-response-time-relative",
         "Fig. 7: average response time relative to RED, by object size",
@@ -1118,7 +1125,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         "downloaded under all three schemes, in logarithmic size bins, divided by RED's; ITO 3 s (a) and 1 s (b). "
         f"Means over {p.exp1_reps} replications with 95% CIs; bins with fewer than 5 objects are left out.",
     )
-    tables.append(
+    report.tables.append(
         _t(
             "Fig. 7: mean response time relative to RED, by object size (packets)",
             ["ITO", "object size", "DropTail / RED", "RIO-PS / RED"],
@@ -1131,7 +1138,7 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         m[name] = _range_mean(s, lo, hi, ["qdisc", "ito", "rep"]).unstack("qdisc")
     for rep in sorted(s["rep"].unique()):
 
-        def get(name, ito, d):
+        def get(name, ito, d, rep=rep):
             return float(m[name].loc[(ito, rep), d]) if (ito, rep) in m[name].index else math.nan
 
         samples["fig7a-short"].append(reduction(get("short", 3.0, RED), get("short", 3.0, RIO)))
@@ -1144,14 +1151,18 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         samples["fig7-ito-vs-rio"].append(-reduction(get("short", 3.0, RIO), get("short", 1.0, RED)))
         samples["fig7-dt-worse"].append(-reduction(get("short", 3.0, RED), get("short", 3.0, DT)))
 
-    # Fig. 8: queue and drop/mark rates (ITO 3 s)
+
+def fig08_queue_drop_mark(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 8 (Exp. 1, ITO 3 s): the bottleneck's queue and drop/mark rates, and the notes
+    on Fig. 7's claims that they explain."""
+    W = p.exp1_warmup_s
     q = b.query(
         "qdisc, rep, t_s, len_pkts, drops_none, drops_short, drops_long, marks_none, marks_short, "
         "marks_long, departures_none, departures_short, departures_long, len_none, len_short, len_long",
         table="queues",
         where="ito = 3.0 AND queue = 'n3->n1'",
     )
-    split = _fig8(plt, p, q, samples, fig)
+    split = _fig8(report, p, q)
     to = b.sql(f"""SELECT qdisc, avg(CASE WHEN timeouts > 0 THEN 100.0 ELSE 0.0 END) AS pct FROM flows
                      WHERE {{runs}} AND ito = 3.0 AND source = 'web' AND start_s >= {W}
                      AND size_pkts <= {SHORT_OBJ[1]} GROUP BY qdisc""").set_index("qdisc")["pct"]
@@ -1162,15 +1173,20 @@ def _exp1(plt, p: Plan, b: Batch, samples, notes, fig, tables) -> None:
         "lose time under RED that RIO-PS could save. The paper does not print its loss rates to compare."
     )
     for cid in ("fig7a-short", "fig7a-medium", "fig7b-short", "fig7b-medium"):
-        notes[cid] = why7
+        report.notes[cid] = why7
 
-    # Figs. 9-10: foreground connections (ITO 3 s)
+
+def fig09_10_foreground(report: Report, p: Plan, b: Batch) -> None:
+    """Figs. 9, 10 (Exp. 1, ITO 3 s): fairness and transmission times of the foreground connections."""
+    W = p.exp1_warmup_s
     fgf = b.query("qdisc, ito, rep, source, start_s, fct_s", where=f"tag = 'foreground' AND start_s >= {W}")
-    _fig9_10(plt, p, fgf[fgf["ito"] == 3.0], samples, notes, fig, tables)
+    _fig9_10(report, p, fgf[fgf["ito"] == 3.0])
 
 
-def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> dict[str, tuple[float, float]]:
+def _fig8(report: Report, p: Plan, q: pd.DataFrame) -> dict[str, tuple[float, float]]:
     from savanna.analysis import drop_mark_rates
+
+    plt, samples = report.plt, report.samples
 
     W = p.exp1_warmup_s
     fg, (a1, a2) = plt.subplots(1, 2, figsize=(11.0, 3.9))
@@ -1195,7 +1211,7 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> dict[str, tuple[float,
         a2.plot(x, y, ls, color=c, label=lab)
     a2.set(xlabel="time (s)", ylabel="drops + ECN marks (% of arrivals)", title="Fig. 8(b): drop/mark rate, last 20 s")
     a2.legend(fontsize=7.5)
-    fig(
+    report.figure(
         fg,
         "fig08-queue-drop-mark",
         "Fig. 8: bottleneck queue and drop/mark rate per class (ITO 3 s)",
@@ -1227,7 +1243,8 @@ def _fig8(plt, p: Plan, q: pd.DataFrame, samples, fig) -> dict[str, tuple[float,
     return split
 
 
-def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> None:
+def _fig9_10(report: Report, p: Plan, fgf: pd.DataFrame) -> None:
+    plt, samples, notes = report.plt, report.samples, report.notes
     bt = pd.concat(
         [batches(g).assign(qdisc=d, rep=r) for (d, r), g in fgf.groupby(["qdisc", "rep"])], ignore_index=True
     )
@@ -1238,7 +1255,7 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
         _batch_lines(ax, bt[bt["source"] == src], "fi")
         ax.set(xlabel="injection time (s)", ylabel="Jain's index of transmission times", title=f"Fig. 9{lab}")
     axes[0].legend(loc="lower left")
-    fig(
+    report.figure(
         fg,
         "fig09-foreground-fairness",
         "Fig. 9: fairness of the foreground connections' transmission times (ITO 3 s)",
@@ -1268,7 +1285,7 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
             _log_y(ax)
             ax.axhline(3.0, color="#b42318", lw=0.8, ls=":", label="ITO (3 s)")
     axes[0].legend(fontsize=7.5)
-    fig(
+    report.figure(
         fg,
         "fig10-foreground-times",
         "Fig. 10: transmission time of the foreground connections (ITO 3 s)",
@@ -1306,7 +1323,7 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
         f"Long foreground connections take {mean[RED]['t_l']:.1f} s with RED and {mean[RIO]['t_l']:.1f} s with RIO-PS "
         "on average: they are not hurt by more than a few percent, but they gain nothing either."
     )
-    tables.append(
+    report.tables.append(
         _t(
             "Figs. 9-10: foreground connections after the warm-up (ITO 3 s)",
             [
@@ -1327,7 +1344,9 @@ def _fig9_10(plt, p: Plan, fgf: pd.DataFrame, samples, notes, fig, tables) -> No
 # ---- Experiment 2 ---------------------------------------------------------------------------------
 
 
-def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
+def fig11_unbalanced(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 11 (Exp. 2): foreground connections with unbalanced requests."""
+    plt, samples = report.plt, report.samples
     W = p.exp2_warmup_s
     fgf = b.query("qdisc, rep, source, start_s, fct_s", where=f"tag = 'foreground' AND start_s >= {W}")
     bt = pd.concat(
@@ -1346,7 +1365,7 @@ def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
         )
     _log_y(axes[1, 0])
     axes[0, 0].legend(loc="lower left")
-    fig(
+    report.figure(
         fg,
         "fig11-unbalanced",
         "Fig. 11: foreground connections with unbalanced requests (Exp. 2)",
@@ -1373,7 +1392,9 @@ def _exp2(plt, p: Plan, b: Batch, samples, notes, fig) -> None:
 # ---- Table IV ---------------------------------------------------------------------------------------
 
 
-def _table4(p: Plan, b1: Batch, b2: Batch, samples, tables) -> None:
+def table4_goodput(report: Report, p: Plan, b1: Batch, b2: Batch) -> None:
+    """Table IV: network goodput of the three schemes in both experiments."""
+    samples = report.samples
     g1 = b1.sql(
         f"SELECT qdisc, ito, rep, sum(delivered_pkts) AS pkts FROM goodput WHERE {{runs}} "
         f"AND t_s > {p.exp1_warmup_s} GROUP BY qdisc, ito, rep"
@@ -1405,7 +1426,7 @@ def _table4(p: Plan, b1: Batch, b2: Batch, samples, tables) -> None:
                     100.0 * float(((t[d] - t[DT]) / t[DT]).mean()),
                 ]
             )
-    tables.append(
+    report.tables.append(
         _t(
             f"Table IV: network goodput over the last {span1:g} s",
             ["experiment", "scheme", "paper", "ours (packets)", "ours (Mb/s)", "ours vs DropTail (%)"],
@@ -1485,7 +1506,7 @@ def _intro(p: Plan, model: bool) -> str:
             "Fig. 2(a) is the paper's latency model, eq. (1)-(2), as savanna.models.guo_matta_latency computes it "
             "(its claims are exact values of the model, n = 1); the other figures are simulations."
             if model
-            else "Fig. 2(a), the latency model of eq. (1)-(2), is left out: the installed Savanna core was built before "
-            "savanna.models.guo_matta_latency existed (rebuild it with make build)."
+            else "Fig. 2(a), the latency model of eq. (1)-(2), is left out: the installed Savanna core was built "
+            "before savanna.models.guo_matta_latency existed (rebuild it with make build)."
         )
     )

@@ -35,12 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from savanna.reproduce import common
 from savanna.reproduce.common import (
     Batch,
     Context,
     Outcome,
+    Report,
     ReproduceError,
+    block,
     ci_frame,
+    ecdf,
     load_scenario,
     override,
     plot_style,
@@ -72,7 +76,9 @@ LONG_WINDOW = (980, 1020)  # Fig. 4 (bottom): "long flows of size [980:1020]"
 SHORT_WINDOW = (9, 11)  # "short flows of size [9:11]"
 START_SPREAD_S = 5.0  # sessions start in the first 5 s (the scenario files)
 
-NAMES = {
+# How the figures and tables label each routing policy and queueing scheme (the paper's
+# configurations, not disciplines: common.NAMES names those), and their colours.
+LABELS = {
     "load_balanced": "load balancing",
     "size_based": "size-based splitting",
     "threshold": "threshold-based splitting",
@@ -86,16 +92,16 @@ NAMES = {
     "share": "sharing",
     "iso": "isolation",
 }
-COLORS = {
+SCHEME_COLORS = {
     "load_balanced": "#3b3b3b",
     "size_based": "#1f5fbf",
     "threshold": "#e07b00",
-    "droptail": "#3b3b3b",
-    "red": "#b42318",
+    "droptail": common.COLORS["droptail"],
+    "red": common.COLORS["red"],
     "iso60": "#1f5fbf",
     "iso40": "#2a9d4b",
-    "droptail-lb": "#3b3b3b",
-    "red-lb": "#b42318",
+    "droptail-lb": common.COLORS["droptail"],
+    "red-lb": common.COLORS["red"],
     "size": "#1f5fbf",
     "share": "#3b3b3b",
     "iso": "#1f5fbf",
@@ -193,7 +199,7 @@ def _claims():
         out += [
             C(
                 f"t2-{k}-p1-avg",
-                f"{NAMES[pol].capitalize()}: average utilisation of path 1",
+                f"{LABELS[pol].capitalize()}: average utilisation of path 1",
                 a1,
                 "",
                 source="§IV-B, Table II",
@@ -201,7 +207,7 @@ def _claims():
             ),
             C(
                 f"t2-{k}-p1-dev",
-                f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 1",
+                f"{LABELS[pol].capitalize()}: deviation of the utilisation of path 1",
                 d1,
                 "",
                 source="§IV-B, Table II",
@@ -209,7 +215,7 @@ def _claims():
             ),
             C(
                 f"t2-{k}-p2-avg",
-                f"{NAMES[pol].capitalize()}: average utilisation of path 2",
+                f"{LABELS[pol].capitalize()}: average utilisation of path 2",
                 a2,
                 "",
                 source="§IV-B, Table II",
@@ -217,7 +223,7 @@ def _claims():
             ),
             C(
                 f"t2-{k}-p2-dev",
-                f"{NAMES[pol].capitalize()}: deviation of the utilisation of path 2",
+                f"{LABELS[pol].capitalize()}: deviation of the utilisation of path 2",
                 d2,
                 "",
                 source="§IV-B, Table II",
@@ -806,7 +812,7 @@ def udp_mean_pkts(sc: dict | None = None) -> float:
     (8 x 125 B) = 4800 packets). Size-based splitting calls a flow short below this;
     threshold-based splitting moves a flow after half of it (section IV-B)."""
     sc = sc if sc is not None else load_scenario(SC_UDP)
-    u = sc["traffic"][_block(sc, "udp")]
+    u = sc["traffic"][block(sc, "udp")]
     return float(u["lifetime_s"]["mean"]) * float(u["rate_kbps"]) * 1000.0 / (8.0 * float(u["packet_bytes"]))
 
 
@@ -876,7 +882,7 @@ def _pipe_common(
 ) -> dict:
     if scheme not in ("share", "iso"):
         raise ReproduceError(f"scheme: must be 'share' or 'iso', got {scheme!r}")
-    telnet = sc["traffic"][_block(sc, "telnet-short")]
+    telnet = sc["traffic"][block(sc, "telnet-short")]
     tel_pkts = duration_s * float(telnet["rate_kbps"]) * 1000.0 / (8.0 * float(telnet["packet_bytes"]))
     if round(tel_pkts) > 999:
         raise ReproduceError(
@@ -887,9 +893,9 @@ def _pipe_common(
         "seed": seed,
         "duration_s": duration_s,
         "topology.pairs": n,
-        f"traffic[{_block(sc, 'long')}].sessions": n,
-        f"traffic[{_block(sc, 'short')}].sessions": n,
-        f"traffic[{_block(sc, 'telnet-short')}].lifetime_s": {"dist": "fixed", "value": duration_s},
+        f"traffic[{block(sc, 'long')}].sessions": n,
+        f"traffic[{block(sc, 'short')}].sessions": n,
+        f"traffic[{block(sc, 'telnet-short')}].lifetime_s": {"dist": "fixed", "value": duration_s},
         "topology.bottleneck_rate_mbps": C_UNIT_MBPS * rate_units,
     }
     if scheme == "share":
@@ -953,13 +959,6 @@ def web_scenario(scheme: str, seed: int, duration_s: float) -> dict:
         pp.update(policy="threshold", threshold_pkts=32)
     ch["path_policies"] = [pp]
     return override(sc, ch)
-
-
-def _block(sc: dict, name: str) -> int:
-    for i, t in enumerate(sc.get("traffic", [])):
-        if t.get("name") == name:
-            return i
-    raise ReproduceError(f"traffic block {name!r} not in scenario {sc.get('name')}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1092,11 +1091,6 @@ def _fairness_table(
 # Plotting
 
 
-def _ecdf(values):
-    v = np.sort(np.asarray(values, dtype=float))
-    return v, (np.arange(1, len(v) + 1) / len(v)) if len(v) else np.array([])
-
-
 # ---------------------------------------------------------------------------------------
 # The reproduction
 
@@ -1106,22 +1100,48 @@ def _jobs(ctx: Context, experiment: str, items) -> list:
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import judge, save_figure
-
-    plt = plot_style(height=3.9, linewidth=1.5)
+    report = Report(CLAIMS, ctx.out_dir, plot_style(height=3.9, linewidth=1.5))
     p = plan(ctx.quick)
+    runs = _runs(ctx, p)
+    table2_fig02_udp(report, p, runs.udp)
+    figs03_04_windows(report, p, runs.iso, runs.matched)
+    figs06_07_pipe(report, p, runs.pipe)
+    fig08_buffer(report, p, runs.buffer)
+    fig10_web(report, p, runs.web)
+    claims = report.claims()
+    with_model = model_available()
+    if with_model:
+        claims += section2_model(report)
+    report.tables.insert(0, _parameters_table(p))
+    return Outcome(
+        TITLE,
+        _intro(p, with_model),
+        report.figures,
+        claims,
+        report.tables,
+        meta={
+            "seeds": f"1-{p.reps} for every scheme of every experiment",
+            "scenarios": ", ".join(SCENARIOS),
+        },
+    )
+
+
+@dataclass
+class Runs:
+    """The batches of the experiments, and the long class's share the "matched" isolation used."""
+
+    web: Batch
+    udp: Batch
+    iso: Batch
+    matched: float
+    pipe: Batch
+    buffer: Batch
+
+
+def _runs(ctx: Context, p: Plan) -> Runs:
+    """Every experiment's runs, the longest first within each batch so both workers stay busy."""
     reps = list(range(1, p.reps + 1))
     seed_of = dict(zip(reps, seeds(p.reps)))
-    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
-    notes: dict[str, str] = {}
-    figures: list = []
-    tables: list = []
-    out = ctx.out_dir
-
-    def fig(fg, id, title, caption):
-        figures.append(save_figure(fg, out, id, title, caption))
-
-    # ---- runs (the longest first within each batch, so both workers stay busy) ----------
     b_web = ctx.run(
         "web",
         _jobs(
@@ -1208,34 +1228,15 @@ def reproduce(ctx: Context) -> Outcome:
         ),
     )
 
-    _udp(p, b_udp, samples, notes, fig, tables, plt)
-    _windows(p, b_iso, matched, samples, notes, fig, tables, plt)
-    _pipe(p, b_pipe, samples, notes, fig, tables, plt)
-    _buffer(p, b_buf, samples, notes, fig, tables, plt)
-    _web(p, b_web, samples, notes, fig, tables, plt)
-
-    claims = [judge(c, samples[c.id], why=notes.get(c.id, "")) for c in CLAIMS]
-    with_model = model_available()
-    if with_model:
-        claims += _model(fig, tables, plt)
-    tables.insert(0, _parameters_table(p))
-    return Outcome(
-        TITLE,
-        _intro(p, with_model),
-        figures,
-        claims,
-        tables,
-        meta={
-            "seeds": f"1-{p.reps} for every scheme of every experiment",
-            "scenarios": ", ".join(SCENARIOS),
-        },
-    )
+    return Runs(b_web, b_udp, b_iso, matched, b_pipe, b_buf)
 
 
 # ---- Table II and Fig. 2: UDP flows over two paths ------------------------------------------
 
 
-def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+def table2_fig02_udp(report: Report, p: Plan, b: Batch) -> None:
+    """Table II and Fig. 2: UDP flows over two paths under the three routing policies."""
+    samples, notes, tables, plt = report.samples, report.notes, report.tables, report.plt
     from savanna.report import Table
 
     st = b.sql(f"""
@@ -1270,7 +1271,7 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     # Table II beside ours, and a bar chart of it
     rows = []
     for pol in POLICIES:
-        row = [NAMES[pol]]
+        row = [LABELS[pol]]
         for path in (1, 2):
             g = st[(st["policy"] == pol) & (st["path"] == path)]
             pa, pd_ = _T2[pol][path - 1]
@@ -1319,10 +1320,10 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         ax.set_xticks(xs, ["load\nbalancing", "size-based\nsplitting", "threshold-based\nsplitting"])
         ax.set(ylabel=label, title=f"Table II: {label}")
     axes[0].plot([], [], "D", color="black", label="paper (both paths)")
-    h, l = axes[0].get_legend_handles_labels()
-    keep = [i for i, s in enumerate(l) if s != "path 1, paper"]
-    axes[0].legend([h[i] for i in keep], [l[i] for i in keep], loc="lower right")
-    fig(
+    h, labels = axes[0].get_legend_handles_labels()
+    keep = [i for i, s in enumerate(labels) if s != "path 1, paper"]
+    axes[0].legend([h[i] for i in keep], [labels[i] for i in keep], loc="lower right")
+    report.figure(
         fg,
         "table2-udp-utilisation",
         "Table II: utilisation of the two paths with UDP flows",
@@ -1336,7 +1337,7 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     fl = b.sql("SELECT policy, start_s, end_s, path FROM flows WHERE {runs} AND rep = 1")
     qs = b.sql("SELECT policy, t_s, queue, utilisation FROM queues WHERE {runs} AND rep = 1 ORDER BY t_s")
     sc = load_scenario(SC_UDP)
-    u = sc["traffic"][_block(sc, "udp")]
+    u = sc["traffic"][block(sc, "udp")]
     pkt_rate = float(u["rate_kbps"]) * 1000.0 / (8.0 * float(u["packet_bytes"]))
     move_s = round(udp_mean_pkts(sc) / 2) / pkt_rate
     grid = np.arange(5.0, p.udp_duration_s + 1e-9, 5.0)
@@ -1345,7 +1346,7 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         a = active_by_path(fl[fl["policy"] == pol], grid, move_after_s=move_s)
         axes[0, j].plot(a["t_s"], a["path1"], color="#e07b00", lw=1.0, label="path 1")
         axes[0, j].plot(a["t_s"], a["path2"], color="#1f5fbf", lw=1.0, label="path 2")
-        axes[0, j].set(title=NAMES[pol])
+        axes[0, j].set(title=LABELS[pol])
         q = qs[qs["policy"] == pol]
         for queue, col, lab in (("n4->n5", "#e07b00", "path 1"), ("n4->n7", "#1f5fbf", "path 2")):
             s = q[q["queue"] == queue].set_index("t_s")["utilisation"]
@@ -1355,7 +1356,7 @@ def _udp(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     axes[0, 0].set(ylabel="active flows")
     axes[1, 0].set(ylabel="path utilisation")
     axes[0, 0].legend(loc="upper left")
-    fig(
+    report.figure(
         fg,
         "fig02-udp-active-flows",
         "Fig. 2: active UDP flows and path utilisation over time",
@@ -1382,7 +1383,9 @@ def _long_share(b, warmup_s: float, scheme: str) -> float:
     return float((t["long"] / (t["long"] + t["short"])).mean())
 
 
-def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> None:
+def figs03_04_windows(report: Report, p: Plan, b: Batch, matched: float) -> None:
+    """Figs. 3, 4 and the fairness table: shared queues against isolation of long and short flows."""
+    samples, notes, tables, plt = report.samples, report.notes, report.tables, report.plt
     from savanna.report import Table
 
     lw, sw = LONG_WINDOW, SHORT_WINDOW
@@ -1400,7 +1403,7 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
     )
     samples["p-fig4-bdp"] = list(10e6 * rtt["rtt"] / (8 * PKT_BYTES))
     schemes = ISO_SCHEMES + ("matched",)
-    names = dict(NAMES, matched=f"isolation, long {100 * matched:.0f}% (our shared split)")
+    names = dict(LABELS, matched=f"isolation, long {100 * matched:.0f}% (our shared split)")
 
     stat = []
     for (s, r, src), g in fl.groupby(["scheme", "rep", "source"]):
@@ -1540,13 +1543,13 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         for c, fid in zip(palette, shorts):
             g = t[t["flow_id"] == fid]
             axes[i, 1].step(g["t_s"] - g["start_s"], g["cwnd_pkts"], where="post", color=c, lw=1.0, label=f"flow {fid}")
-        axes[i, 0].set(ylabel="window (packets)", title=f"Long flows, {NAMES[s]}")
-        axes[i, 1].set(title=f"Short flows, {NAMES[s]}")
+        axes[i, 0].set(ylabel="window (packets)", title=f"Long flows, {LABELS[s]}")
+        axes[i, 1].set(title=f"Short flows, {LABELS[s]}")
         axes[i, 0].legend(loc="upper right", ncol=3)
         axes[i, 1].legend(loc="upper right", ncol=2)
     axes[1, 0].set(xlabel="time (s)")
     axes[1, 1].set(xlabel="time since the flow started (s)")
-    fig(
+    report.figure(
         fg,
         "fig03b-04a-window-dynamics",
         "Figs. 3(b) and 4 (top): congestion windows of selected flows",
@@ -1563,8 +1566,8 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
         for s in schemes:
             v = fl[(fl["scheme"] == s) & (fl["source"] == src)]["fct_s"]
             if len(v):
-                x, y = _ecdf(v)
-                ax.step(x, y, where="post", color=COLORS[s], label=names[s], ls=":" if s == "matched" else "-")
+                x, y = ecdf(v)
+                ax.step(x, y, where="post", color=SCHEME_COLORS[s], label=names[s], ls=":" if s == "matched" else "-")
         ax.set(
             xscale="log",
             xlabel="transmission time (s)",
@@ -1572,7 +1575,7 @@ def _windows(p: Plan, b, matched: float, samples, notes, fig, tables, plt) -> No
             title=f"{src.capitalize()} flows of {lo}-{hi} packets",
         )
     axes[1].legend(loc="lower right")
-    fig(
+    report.figure(
         fg,
         "fig04b-transmission-times",
         "Fig. 4 (bottom): transmission time distributions",
@@ -1601,7 +1604,7 @@ def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=N
     for scheme, ls in (("iso", "-"), ("share", "--")):
         for src, col, mk in (("short", "#e07b00", "o"), ("long", "#1f5fbf", "s")):
             g = m[(m["scheme"] == scheme) & (m["source"] == src)]
-            lab = f"{src}, {NAMES[scheme]}"
+            lab = f"{src}, {LABELS[scheme]}"
             c = ci_frame(g, [x], "jain", keep_empty=True)
             a1.plot(c[x], c["mean"], ls, color=col, marker=mk, label=lab)
             a1.fill_between(c[x], c["lo"].clip(0, 1), c["hi"].clip(0, 1), color=col, alpha=0.12, linewidth=0)
@@ -1610,21 +1613,25 @@ def _pipe_figure(m: pd.DataFrame, x: str, xlabel: str, title: str, plt, xticks=N
             a2.fill_between(c[x], c["lo"], c["hi"], color=col, alpha=0.12, linewidth=0)
         tot = m[m["scheme"] == scheme].groupby([x, "rep"])["goodput_pkts_s"].sum().reset_index()
         c = ci_frame(tot, [x], "goodput_pkts_s", keep_empty=True)
-        a2.plot(c[x], c["mean"], ls, color="#3b3b3b", marker="^", label=f"total, {NAMES[scheme]}")
+        a2.plot(c[x], c["mean"], ls, color="#3b3b3b", marker="^", label=f"total, {LABELS[scheme]}")
     a1.set(xlabel=xlabel, ylabel="Jain's fairness index", title=f"{title}(a) fairness index", ylim=(None, 1.02))
     a2.set(xlabel=xlabel, ylabel="goodput (packets/s)", title=f"{title}(b) throughput")
     if xticks is not None:
         a1.set_xticks(xticks)
         a2.set_xticks(xticks)
     a1.legend(loc="lower left", ncol=2)
-    h, l = a2.get_legend_handles_labels()
+    h, labels = a2.get_legend_handles_labels()
     a2.legend(
-        [x for x, s in zip(h, l) if s.startswith("total")], [s for s in l if s.startswith("total")], loc="upper left"
+        [x for x, s in zip(h, labels) if s.startswith("total")],
+        [s for s in labels if s.startswith("total")],
+        loc="upper left",
     )
     return fg
 
 
-def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+def figs06_07_pipe(report: Report, p: Plan, b: Batch) -> None:
+    """Figs. 6, 7: sharing against isolation as the pipe size grows."""
+    samples, notes, tables, plt = report.samples, report.notes, report.tables, report.plt
     from savanna.report import Table
 
     params = ["nsess", "k", "scheme", "rep"]
@@ -1634,7 +1641,7 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         if g.empty:
             continue
         fg = _pipe_figure(g, "k", "long pipe scale k (sharing: 1 + k)", f"Fig. {figno}", plt, xticks=list(p.pipe_ks))
-        fig(
+        report.figure(
             fg,
             f"fig0{figno}-pipe-n{n}",
             f"Fig. {figno}: performance against pipe size, N = {n}",
@@ -1678,7 +1685,7 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     tot = m.groupby(["nsess", "k", "scheme", "rep"])["goodput_pkts_s"].sum().unstack("scheme")
     samples["f67-goodput-ratio"] = list((tot["iso"] / tot["share"]).groupby("rep").mean())
     r2 = []
-    for r, g in m[(m["scheme"] == "iso") & (m["source"] == "long")].groupby("rep"):
+    for _rep, g in m[(m["scheme"] == "iso") & (m["source"] == "long")].groupby("rep"):
         r2.append(np.nanmean([linear_r2(h["k"], h["goodput_pkts_s"]) for _, h in g.groupby("nsess")]))
     samples["f67-long-linear"] = r2
     sl = m[(m["nsess"] == 30) & (m["scheme"] == "iso") & (m["source"] == "short")]
@@ -1712,7 +1719,7 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     rows = []
     for (n, k), g in m.groupby(["nsess", "k"]):
 
-        def v(src, scheme, col):
+        def v(src, scheme, col, g=g):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
 
         rows.append(
@@ -1748,13 +1755,15 @@ def _pipe(p: Plan, b, samples, notes, fig, tables, plt) -> None:
 # ---- Fig. 8: buffer size -----------------------------------------------------------------------
 
 
-def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+def fig08_buffer(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 8: sharing against isolation as the buffer grows against the pipe."""
+    samples, tables, plt = report.samples, report.tables, report.plt
     from savanna.report import Table
 
     params = ["ratio", "scheme", "rep"]
     m = _pipe_metrics(b, params, p.pipe_duration_s, p.pipe_warmup_s)
     fg = _pipe_figure(m, "ratio", "buffer / pipe ratio k_b / k_c", "Fig. 8", plt, xticks=list(p.buf_ratios))
-    fig(
+    report.figure(
         fg,
         "fig08-buffer",
         "Fig. 8: performance against the buffer/pipe size ratio",
@@ -1778,7 +1787,7 @@ def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     rows = []
     for ratio, g in m.groupby("ratio"):
 
-        def v(src, scheme, col):
+        def v(src, scheme, col, g=g):
             return float(g[(g["source"] == src) & (g["scheme"] == scheme)][col].mean())
 
         rows.append(
@@ -1815,7 +1824,9 @@ def _buffer(p: Plan, b, samples, notes, fig, tables, plt) -> None:
 # ---- Fig. 10: web background on the diamond ---------------------------------------------------------
 
 
-def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
+def fig10_web(report: Report, p: Plan, b: Batch) -> None:
+    """Fig. 10 and Table IV's web experiment: size- and threshold-based splitting of web sessions."""
+    samples, notes, tables, plt = report.samples, report.notes, report.tables, report.plt
     from savanna.report import Table
 
     params = ["scheme", "rep"]
@@ -1884,7 +1895,7 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
             xs,
             c["mean"],
             0.6,
-            color=[COLORS[s] for s in WEB_SCHEMES],
+            color=[SCHEME_COLORS[s] for s in WEB_SCHEMES],
             alpha=0.8,
             yerr=[c["mean"] - c["lo"], c["hi"] - c["mean"]],
             capsize=3,
@@ -1893,7 +1904,7 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
         ax.set(title=f"Fig. 10{title}", ylabel="Jain's index" if val == "jain" else "goodput per session (packets/s)")
         if val == "jain":
             ax.set_ylim(0, 1.05)
-    fig(
+    report.figure(
         fg,
         "fig10-web-background",
         "Fig. 10: foreground connections with web background traffic",
@@ -1907,13 +1918,13 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     for ax, cls in ((axes[0], "fg-short"), (axes[1], "fg-long")):
         for s in WEB_SCHEMES:
             g = w1[(w1["source"] == cls) & (w1["scheme"] == s)]
-            ax.plot(g["t_s"], g["jain"], color=COLORS[s], lw=1.0, marker=".", label=NAMES[s])
+            ax.plot(g["t_s"], g["jain"], color=SCHEME_COLORS[s], lw=1.0, marker=".", label=LABELS[s])
         ax.set(
             xlabel="time (s)", ylim=(0, 1.05), title=f"{'Short' if cls == 'fg-short' else 'Long'} foreground sessions"
         )
     axes[0].set(ylabel="Jain's index (20 s window)")
     axes[1].legend(loc="lower left")
-    fig(
+    report.figure(
         fg,
         "fig10-web-fairness-time",
         "Fig. 10: fairness index over time",
@@ -1922,13 +1933,13 @@ def _web(p: Plan, b, samples, notes, fig, tables, plt) -> None:
     rows = []
     for s in WEB_SCHEMES:
 
-        def v(cls, col):
+        def v(cls, col, s=s):
             g = m[(m["source"] == cls) & (m["scheme"] == s)]
             return float(g[col].mean())
 
         rows.append(
             [
-                NAMES[s],
+                LABELS[s],
                 v("fg-short", "jain"),
                 v("fg-short", "per_session_pkts_s"),
                 v("fg-long", "jain"),
@@ -2000,7 +2011,9 @@ def boundary_alpha(n: int, iterations: int = 40) -> float:
     return (lo + hi) / 2
 
 
-def _model(fig, tables, plt) -> list:
+def section2_model(report: Report) -> list:
+    """Section II's control model, iterated (no simulation): its figures, table and judged claims."""
+    tables, plt = report.tables, report.plt
     from savanna import models
     from savanna.report import Table, judge
 
@@ -2020,7 +2033,7 @@ def _model(fig, tables, plt) -> list:
     axes[0].scatter([], [], s=12, c="#2a9d4b", marker="s", label="stable (iterated)")
     axes[0].scatter([], [], s=12, c="#b42318", marker="s", label="unstable (iterated)")
     axes[0].legend(loc="upper right", fontsize=7.5, frameon=True, framealpha=0.95, facecolor="white")
-    fig(
+    report.figure(
         fg,
         "model-stability",
         "Section II: stability of aggregate control",
@@ -2111,7 +2124,7 @@ def _model(fig, tables, plt) -> list:
         title="Boundary, beta = alpha / 2",
     )
     axes[2].legend(loc="lower right", fontsize=7.5)
-    fig(
+    report.figure(
         fg,
         "model-dynamics",
         "Section II: aggregate against individual control",
@@ -2203,7 +2216,8 @@ def _parameters_table(p: Plan):
                 "Fig. 10",
                 "200 web sessions (exp. 2.4 s, bounded Pareto [4, 200000] 1.2), 5 Mb/s paths, 250-packet "
                 "buffers, RED 20/245/0.2%, 10 + 10 foreground connections",
-                f"the same, 220 ms RTT, foreground as sessions; {p.web_duration_s:g} s, windows after {p.web_warmup_s:g} s",
+                f"the same, 220 ms RTT, foreground as sessions; {p.web_duration_s:g} s, "
+                f"windows after {p.web_warmup_s:g} s",
             ],
             ["replications", "not stated", f"{p.reps}, seeds 1-{p.reps}, the same for every scheme"],
         ],

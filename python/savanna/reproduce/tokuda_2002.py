@@ -32,13 +32,28 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, load_scenario, override, plot_style, seeds
+from savanna.reproduce.common import (
+    Batch,
+    Context,
+    Outcome,
+    Report,
+    band,
+    block,
+    load_scenario,
+    override,
+    plot_style,
+    seeds,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from savanna import models
 
 KEY = "tokuda-2002"
 TITLE = "Fairness between long- and short-lived TCP connections (Tokuda, Hasegawa & Murata 2002): reproduction"
@@ -125,8 +140,9 @@ TABLE4 = {
     TAIL_DROP: 0.9536,
 }
 
-COLORS = {"marking": "#1f5fbf", "sampling": "#e07b00", "hash": "#2a9d4b", TAIL_DROP: "#3b3b3b"}
-MARKERS = {"marking": "o", "sampling": "s", "hash": "^", TAIL_DROP: "D"}
+# Colours and markers of the classifiers (and of tail-drop) in the figures.
+METHOD_COLORS = {"marking": "#1f5fbf", "sampling": "#e07b00", "hash": "#2a9d4b", TAIL_DROP: "#3b3b3b"}
+METHOD_MARKERS = {"marking": "o", "sampling": "s", "hash": "^", TAIL_DROP: "D"}
 LOSS_COLORS = ("#1f5fbf", "#e07b00", "#b42318", "#2a9d4b", "#8e44ad")
 
 
@@ -221,8 +237,8 @@ def fig5_scenario(classifier: str, long_hosts: int, seed: int, duration_s: float
         {
             "seed": seed,
             "duration_s": float(duration_s),
-            f"traffic[{_block(sc, 'short-hosts')}].sessions": hosts - long_hosts,
-            f"traffic[{_block(sc, 'long-hosts')}].sessions": long_hosts,
+            f"traffic[{block(sc, 'short-hosts')}].sessions": hosts - long_hosts,
+            f"traffic[{block(sc, 'long-hosts')}].sessions": long_hosts,
             "classifiers": [CLASSIFIERS[classifier]],
         },
     )
@@ -231,7 +247,7 @@ def fig5_scenario(classifier: str, long_hosts: int, seed: int, duration_s: float
 def scenario2_sizes() -> dict:
     """Scenario 2's document-size table (Table 2), as the scenario file gives it."""
     sc = load_scenario(SC_FIG6)
-    return dict(sc["traffic"][_block(sc, "www")]["size"])
+    return dict(sc["traffic"][block(sc, "www")]["size"])
 
 
 def k_criterion(p_t: float = P_T, with_size: bool = False) -> dict:
@@ -246,7 +262,7 @@ def k_criterion(p_t: float = P_T, with_size: bool = False) -> dict:
 
 
 @functools.cache
-def red_k(p_t: float = P_T):
+def red_k(p_t: float = P_T) -> models.KChoice:
     """The K (with a_l, p_l and F) that the F(K) criterion chooses for scenario 2 at
     ``p_t``: ``savanna.models.tokuda_k`` with the arguments of :func:`k_criterion`."""
     from savanna import models
@@ -278,7 +294,7 @@ def fig6_scenario(method: str, seed: int, duration_s: float, hosts: int | None =
     changes = {"seed": seed, "duration_s": float(duration_s)}
     if hosts is not None:
         changes["topology.pairs"] = int(hosts)
-        changes[f"traffic[{_block(sc, 'www')}].sessions"] = int(hosts)
+        changes[f"traffic[{block(sc, 'www')}].sessions"] = int(hosts)
     if c is None:
         changes["topology.bottleneck_queue"] = {"type": "droptail", "limit_pkts": BUFFER}
     elif d == "RED":
@@ -291,13 +307,6 @@ def fig6_scenario(method: str, seed: int, duration_s: float, hosts: int | None =
     if c is None:
         out.pop("classifiers", None)
     return out
-
-
-def _block(sc: dict, name: str) -> int:
-    for i, t in enumerate(sc.get("traffic", [])):
-        if t.get("name") == name:
-            return i
-    raise KeyError(f"traffic block {name!r} not in scenario {sc.get('name')}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -397,7 +406,7 @@ def scenario2_offered_mbps(hosts: int) -> tuple[float, float]:
     with ``hosts`` hosts: each host sends a mean document per mean thinking time at most
     (transfer times only lower it)."""
     sc = load_scenario(SC_FIG6)
-    t = sc["traffic"][_block(sc, "www")]
+    t = sc["traffic"][block(sc, "www")]
     s = t["size"]
     mean_b = lognormal_pareto_mean(s["mu"], s["sigma"], s["cutoff"], s["shape"])
     return mean_b, hosts * mean_b * 8.0 / pareto_mean(t["think_s"]) / 1e6
@@ -442,7 +451,7 @@ def f_minimum_rise(curve: pd.DataFrame) -> float:
     return 100.0 * (ends / fmin - 1.0) if fmin > 0 else math.nan
 
 
-def red_base_probability(avg_pkts, min_th: float, max_th: float, max_p: float) -> np.ndarray:
+def red_base_probability(avg_pkts: Iterable[float], min_th: float, max_th: float, max_p: float) -> np.ndarray:
     """RED's base (early) drop probability p_b at the average queue ``avg_pkts``, original
     RED: 0 below min_th, max_p (avg - min_th) / (max_th - min_th) between the thresholds,
     and max_p from max_th on (where RED drops every arrival instead, counted apart)."""
@@ -687,13 +696,6 @@ CLAIMS = _claims()
 # Plotting helpers
 
 
-def _band(ax, x, lo, hi, color) -> None:
-    """A 95% CI band on log axes: a bound at or below zero (few replications) is drawn
-    as reaching below the axis rather than dropped."""
-    lo = np.where(np.asarray(lo, dtype=float) > 0, lo, 1e-12)
-    ax.fill_between(x, lo, hi, color=color, alpha=0.13, linewidth=0)
-
-
 def _log_limits(ax, means, pad: float = 2.5) -> None:
     """Fit a log y-axis to the plotted means (bands may run past it)."""
     m = np.asarray([v for v in means if np.isfinite(v) and v > 0], dtype=float)
@@ -709,24 +711,41 @@ def _ci(values) -> tuple[float, float, float]:
 
 
 # ---------------------------------------------------------------------------------------
-# The reproduction
+# The reproduction: the runs, then one function per figure (each adds its claims' samples)
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import Table, judge, save_figure
-
-    plt = plot_style(height=4.0, linewidth=1.6)
+    report = Report(CLAIMS, ctx.out_dir, plot_style(height=4.0, linewidth=1.6))
     p = plan(ctx.quick)
-    samples: dict[str, list[float]] = {c.id: [] for c in CLAIMS}
-    notes: dict[str, str] = {}
-    figures = []
-    tables: list = []
-    out = ctx.out_dir
+    b2, b5, b6 = _runs(ctx, p)
+    fig02_throughput_lossy_link(report, p, b2)
+    fig03_fairness_index(report)
+    fig05_classifier_accuracy(report, p, b5)
+    r6 = {label: _fig06_results(b, p) for label, b in b6.items()}
+    fig06_throughput_by_size(report, p, r6["paper"].flows, 100, "paper")
+    fig06_throughput_by_size(report, p, r6["loaded"].flows, LOADED_HOSTS, "loaded")
+    fig06_table4_claims(report, p, r6)
+    report.tables.append(_red_operating_point(b6["loaded"], p))
+    report.figures.sort(key=lambda f: f.id)
+    report.tables.insert(0, _parameters_table(p))
+    return Outcome(
+        TITLE,
+        _intro(p),
+        report.figures,
+        [_analysis_note(c) for c in report.claims()],
+        report.tables,
+        meta={
+            "seeds": (
+                f"1-{p.fig2_reps} (Fig. 2), 1-{p.fig5_reps} (Fig. 5), 1-{p.fig6_reps} (Fig. 6, Table 4); "
+                "the same for every method"
+            ),
+            "scenarios": ", ".join(SCENARIOS),
+        },
+    )
 
-    def fig(fg, id, title, caption):
-        figures.append(save_figure(fg, out, id, title, caption))
 
-    # ---- runs -----------------------------------------------------------------------------
+def _runs(ctx: Context, p: Plan) -> tuple[Batch, Batch, dict[str, Batch]]:
+    """The runs of Fig. 2, of Fig. 5 and of Fig. 6 (by label: the paper's hosts, loaded)."""
     jobs = []
     for loss in p.fig2_losses:
         for size in p.fig2_sizes:
@@ -751,13 +770,17 @@ def reproduce(ctx: Context) -> Outcome:
                 sc = fig6_scenario(m, seed, p.fig6_duration_s, hosts)
                 jobs.append(ctx.job(f"fig06-scenario2-{label}", sc, {"method": m, "rep": r + 1}))
         batches6[label] = ctx.run(f"fig06-scenario2-{label}", jobs)
+    return b2, b5, batches6
 
-    # ---- Fig. 2: throughput against document size over a lossy link ------------------------
+
+def fig02_throughput_lossy_link(report: Report, p: Plan, b2: Batch) -> None:
+    """Fig. 2: throughput against document size over a lossy link, simulated and modelled."""
+    samples = report.samples
     f2 = b2.query("loss_p, doc_pkts, rep, size_bytes, size_pkts, fct_s, timeouts, fast_retransmits")
     done = f2[f2["fct_s"].notna() & (f2["fct_s"] > 0)].copy()
     done["thr"] = doc_throughput_mbps(done)
     per = done.groupby(["loss_p", "doc_pkts", "rep"])["thr"].mean().rename("thr").reset_index()
-    fg, ax = plt.subplots(figsize=(7.2, 4.4))
+    fg, ax = report.plt.subplots(figsize=(7.2, 4.4))
     means: list[float] = []
     for i, loss in enumerate(p.fig2_losses):
         g = per[per["loss_p"] == loss]
@@ -765,7 +788,7 @@ def reproduce(ctx: Context) -> Outcome:
         x = np.array([r[0] for r in rows], dtype=float)
         col = LOSS_COLORS[i % len(LOSS_COLORS)]
         ax.plot(x, [r[1] for r in rows], "-o", color=col, label=f"p = {loss:g}")
-        _band(ax, x, [r[2] for r in rows], [r[3] for r in rows], col)
+        band(ax, x, [r[2] for r in rows], [r[3] for r in rows], col, alpha=0.13, log=True)
         means += [r[1] for r in rows]
     f_all = np.arange(1, L_PKTS + 1)
     model2 = {loss: fig2_model_mbps(loss, f_all) for loss in p.fig2_losses}
@@ -789,7 +812,7 @@ def reproduce(ctx: Context) -> Outcome:
     )
     _log_limits(ax, means)
     ax.legend(title="loss ratio", ncol=2)
-    fig(
+    report.figure(
         fg,
         "fig02-throughput-lossy-link",
         "Fig. 2: unfairness between long-lived and short-lived connections",
@@ -812,6 +835,11 @@ def reproduce(ctx: Context) -> Outcome:
         fr = done[(done["loss_p"] == FIG2_P_CLAIM) & (done["rep"] == r)]
         samples["fig2-timeouts-small"].append(recovery_shares(fr[fr["size_pkts"] <= 10])[0])
         samples["fig2-fr-large"].append(recovery_shares(fr[fr["size_pkts"] >= 1000])[1])
+    _fig02_table(report, p, per, model2)
+
+
+def _fig02_table(report: Report, p: Plan, per: pd.DataFrame, model2: dict[float, np.ndarray]) -> None:
+    """Fig. 2's table: simulated and modelled throughput by document size and loss ratio."""
     rows = []
     ratios: dict[float, list[float]] = {loss: [] for loss in p.fig2_losses}
     for s in p.fig2_sizes:
@@ -838,22 +866,23 @@ def reproduce(ctx: Context) -> Outcome:
             f"{FIG2_P_CLAIM:g}: the simulated transfer ends when the packet arrives, the model's when "
             "its ACK does."
         )
-    tables.append(
-        Table(
-            "Fig. 2: mean throughput (Mb/s) by document size and loss ratio, simulation and analysis",
-            ["document (packets)"] + [f"p = {x:g}, {w}" for x in p.fig2_losses for w in ("sim.", "model")],
-            rows,
-            "Simulation: means over replications of the mean throughput of the transfers. Model: "
-            "rho(f) (savanna.models.tokuda_throughput), transfer time to the last ACK. " + ratio_text,
-        )
+    report.table(
+        "Fig. 2: mean throughput (Mb/s) by document size and loss ratio, simulation and analysis",
+        ["document (packets)"] + [f"p = {x:g}, {w}" for x in p.fig2_losses for w in ("sim.", "model")],
+        rows,
+        "Simulation: means over replications of the mean throughput of the transfers. Model: "
+        "rho(f) (savanna.models.tokuda_throughput), transfer time to the last ACK. " + ratio_text,
     )
 
-    # ---- Fig. 3: F(K) against K (analysis only) -------------------------------------------------
+
+def fig03_fairness_index(report: Report) -> None:
+    """Fig. 3: F(K) against K (analysis only), and the K that minimises it."""
     curves = fig3_curves()
-    fg, ax = plt.subplots(figsize=(7.2, 4.4))
+    fg, ax = report.plt.subplots(figsize=(7.2, 4.4))
     fvals: list[float] = []
     chosen = red_k()
     rows = []
+    rises = []
     for i, pt in enumerate(FIG3_P_T):
         c = curves[curves["p_t"] == pt].sort_values("k")
         col = LOSS_COLORS[i % len(LOSS_COLORS)]
@@ -887,19 +916,11 @@ def reproduce(ctx: Context) -> Outcome:
                 color=col,
             )
         fvals += [float(c["F"].min()), float(c["F"].max())]
-        samples["fig3-minimum"].append(f_minimum_rise(c))
+        rises.append(f_minimum_rise(c))
         f7 = float(c.loc[c["k"] == K, "F"].iloc[0])
-        rows.append(
-            [
-                f"{pt:g}",
-                int(best["k"]),
-                float(best["a_long"]),
-                float(best["p_long"]),
-                float(best["F"]),
-                f7 / float(best["F"]),
-            ]
-        )
-    samples["fig3-minimum"] = [min(samples["fig3-minimum"])]
+        best_f = float(best["F"])
+        rows.append([f"{pt:g}", int(best["k"]), float(best["a_long"]), float(best["p_long"]), best_f, f7 / best_f])
+    report.samples["fig3-minimum"] = [min(rises)]
     ax.axvline(K, color="#9aa3b2", lw=0.9, ls=":")
     ax.text(K * 1.05, min(fvals) * 1.3, f"K = {K} (RIO, PRQ)", fontsize=8, color="#5b6472")
     ax.set(
@@ -910,7 +931,7 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 3: fairness index F(K), scenario 2 document sizes",
     )
     ax.legend(loc="lower right")
-    fig(
+    report.figure(
         fg,
         "fig03-fairness-index",
         "Fig. 3: sample of change of F(K)",
@@ -920,19 +941,20 @@ def reproduce(ctx: Context) -> Outcome:
         f"curve; the star is the K = {chosen.k} the RED-based runs use (p_t = {P_T:g}). Dotted: the fixed K = {K} of "
         "the RIO- and PRQ-based runs. The paper's own curves are in an image our text copy does not have.",
     )
-    tables.append(
-        Table(
-            "Fig. 3: the K that minimises F(K)",
-            ["p_t", "K", "a_l(K)", "p_l = p_t / a_l", "F(K), (pkt/s)²", f"F({K}) / F(K)"],
-            rows,
-            "Scenario 2's document sizes, L = 10000, RTT 80 ms; a_l counts each connection's packets after "
-            "its K-th (docs/models.md).",
-        )
+    report.table(
+        "Fig. 3: the K that minimises F(K)",
+        ["p_t", "K", "a_l(K)", "p_l = p_t / a_l", "F(K), (pkt/s)²", f"F({K}) / F(K)"],
+        rows,
+        "Scenario 2's document sizes, L = 10000, RTT 80 ms; a_l counts each connection's packets after "
+        "its K-th (docs/models.md).",
     )
 
-    # ---- Fig. 5: accuracy of the classifiers -----------------------------------------------------
+
+def fig05_classifier_accuracy(report: Report, p: Plan, b5: Batch) -> None:
+    """Fig. 5: accuracy of the classifiers (estimated against actual long share), its
+    claims and its table."""
     acc = _fig5_accuracy(b5, p)
-    fg, ax = plt.subplots(figsize=(6.4, 4.6))
+    fg, ax = report.plt.subplots(figsize=(6.4, 4.6))
     truth = acc.groupby("long_hosts")[["actual", "size_truth"]].mean()
     ax.plot([0, 1], [0, 1], color="#9aa3b2", lw=0.9, ls=":", label="estimated = actual")
     ax.plot(
@@ -953,8 +975,8 @@ def reproduce(ctx: Context) -> Outcome:
             xa,
             m,
             yerr=[m - np.array([e[1] for e in est]), np.array([e[2] for e in est]) - m],
-            color=COLORS[c],
-            marker=MARKERS[c],
+            color=METHOD_COLORS[c],
+            marker=METHOD_MARKERS[c],
             capsize=2.5,
             label=c,
         )
@@ -966,7 +988,7 @@ def reproduce(ctx: Context) -> Outcome:
         title="Fig. 5: accuracy of the classifiers (τ = 30 ms)",
     )
     ax.legend(loc="upper left")
-    fig(
+    report.figure(
         fg,
         "fig05-classifier-accuracy",
         "Fig. 5: accuracy of the classification algorithms",
@@ -975,6 +997,23 @@ def reproduce(ctx: Context) -> Outcome:
         "the share of connections active in the same 0.5 s windows that belong to long hosts. Dashed: the share that "
         f"are longer than K = {K} packets. Means over {p.fig5_reps} replications, bars 95% CIs.",
     )
+    _fig05_claims(report, acc, truth)
+    rows = []
+    for lh in sorted(acc["long_hosts"].unique()):
+        g = acc[acc["long_hosts"] == lh]
+        row = [int(lh), float(g["actual"].mean()), float(g["size_truth"].mean())]
+        row += [float(g[g["clf"] == c]["estimated"].mean()) for c in CLS]
+        rows.append(row)
+    report.table(
+        "Fig. 5: estimated and actual ratios of long-lived connections",
+        ["long hosts (of 100)", "actual (long hosts)", f"longer than K = {K}"] + [f"{c}" for c in CLS],
+        rows,
+        "Means over replications.",
+    )
+
+
+def _fig05_claims(report: Report, acc: pd.DataFrame, truth: pd.DataFrame) -> None:
+    samples, notes = report.samples, report.notes
     for r in sorted(acc["rep"].unique()):
         a = acc[acc["rep"] == r]
         bias, err = {}, {}
@@ -1008,43 +1047,35 @@ def reproduce(ctx: Context) -> Outcome:
         f"{held.get('marking', math.nan):.0f}: a connection stays in its table only while one of its packets is "
         "sampled every interval, so connections with few packets drop out and the long share it sees is too high."
     )
-    rows = []
-    for lh in sorted(acc["long_hosts"].unique()):
-        g = acc[acc["long_hosts"] == lh]
-        row = [int(lh), float(g["actual"].mean()), float(g["size_truth"].mean())]
-        row += [float(g[g["clf"] == c]["estimated"].mean()) for c in CLS]
-        rows.append(row)
-    tables.append(
-        Table(
-            "Fig. 5: estimated and actual ratios of long-lived connections",
-            ["long hosts (of 100)", "actual (long hosts)", f"longer than K = {K}"] + [f"{c}" for c in CLS],
-            rows,
-            "Means over replications.",
-        )
-    )
 
-    # ---- Fig. 6 and Table 4 ------------------------------------------------------------------------
-    res6 = {}
-    for label, b in batches6.items():
-        fl = b.query(
-            "method, rep, size_pkts, size_bytes, fct_s",
-            where=f"start_s >= {p.warmup_s} AND fct_s IS NOT NULL AND fct_s > 0",
-        )
-        ut = b.query(
-            "method, rep, avg(utilisation) AS util",
-            table="queues",
-            where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s}",
-            group_by="method, rep",
-        )
-        unfinished = b.query(
-            "method, rep, count(*) AS n", where=f"start_s >= {p.warmup_s} AND fct_s IS NULL", group_by="method, rep"
-        )
-        res6[label] = (fl, ut, unfinished)
-    fl, ut, _ = res6["loaded"]
-    fair = _fairness(fl)
-    for label, (flx, _, _) in res6.items():
-        hosts = LOADED_HOSTS if label == "loaded" else 100
-        _fig6(plt, fig, flx, hosts, p, label)
+
+@dataclass
+class Fig6Results:
+    """What Fig. 6 and Table 4 read from one batch of scenario-2 runs."""
+
+    flows: pd.DataFrame  # finished documents started after the warm-up
+    util: pd.DataFrame  # the bottleneck's mean utilisation per (method, rep)
+    fairness: pd.DataFrame  # short and long documents' throughput and unfairness per (method, rep)
+
+
+def _fig06_results(b: Batch, p: Plan) -> Fig6Results:
+    fl = b.query(
+        "method, rep, size_pkts, size_bytes, fct_s",
+        where=f"start_s >= {p.warmup_s} AND fct_s IS NOT NULL AND fct_s > 0",
+    )
+    ut = b.query(
+        "method, rep, avg(utilisation) AS util",
+        table="queues",
+        where=f"queue = '{BOTTLENECK}' AND t_s > {p.warmup_s}",
+        group_by="method, rep",
+    )
+    return Fig6Results(fl, ut, _fairness(fl))
+
+
+def fig06_table4_claims(report: Report, p: Plan, r6: dict[str, Fig6Results]) -> None:
+    """Table 4 (link utilisation) and the claims on Fig. 6's fairness, with their tables."""
+    samples, notes = report.samples, report.notes
+    ut, fair = r6["loaded"].util, r6["loaded"].fairness
     for r in sorted(ut["rep"].unique()):
         u = ut[ut["rep"] == r].set_index("method")["util"]
         for m in METHODS:
@@ -1065,32 +1096,30 @@ def reproduce(ctx: Context) -> Outcome:
         others = [m for m in NINE if m != "hash-RED" and m in fr_.index]
         if "hash-RED" in fr_.index and others:
             samples["fig6-hash-red"].append(float(fr_.loc["hash-RED", "unfair"] - fr_.loc[others, "unfair"].mean()))
-    ut100 = res6["paper"][1]
+    ut100 = r6["paper"].util
     samples["t4-tail-drop-100-hosts"] = list(100.0 * ut100[ut100["method"] == TAIL_DROP]["util"])
-    fair100 = _fairness(res6["paper"][0])
-    f100 = fair100.groupby("method")["unfair"].mean()
+    f100 = r6["paper"].fairness.groupby("method")["unfair"].mean()
     for m in NINE:
         notes[f"fig6-fairer-{m}"] = (
             f"With the paper's 100 hosts: {f100.get(m, math.nan):.2f} against tail-drop's "
             f"{f100.get(TAIL_DROP, math.nan):.2f}."
         )
-    rows = []
     u_l = ut.groupby("method")["util"].mean()
     u_p = ut100.groupby("method")["util"].mean()
-    for m in METHODS:
-        rows.append([m, f"{TABLE4[m]:.4f}", f"{float(u_l.get(m, math.nan)):.4f}", f"{float(u_p.get(m, math.nan)):.4f}"])
-    tables.append(
-        Table(
-            "Table 4: link utilisation",
-            ["method", "paper", f"ours, {LOADED_HOSTS} hosts", "ours, 100 hosts (the paper's)"],
-            rows,
-            f"Busy fraction of the bottleneck after the first {p.warmup_s:g} s, mean over replications.",
-        )
+    report.table(
+        "Table 4: link utilisation",
+        ["method", "paper", f"ours, {LOADED_HOSTS} hosts", "ours, 100 hosts (the paper's)"],
+        [
+            [m, f"{TABLE4[m]:.4f}", f"{float(u_l.get(m, math.nan)):.4f}", f"{float(u_p.get(m, math.nan)):.4f}"]
+            for m in METHODS
+        ],
+        f"Busy fraction of the bottleneck after the first {p.warmup_s:g} s, mean over replications.",
     )
-    rows = []
     fl_l = fair.groupby("method")[["short", "long", "unfair"]].mean()
-    for m in METHODS:
-        rows.append(
+    report.table(
+        "Fig. 6: short- and long-lived documents' throughput",
+        ["method", f"short-lived (≤ {K} pkts), Mb/s", "long-lived, Mb/s", "unfairness", "unfairness, 100 hosts"],
+        [
             [
                 m,
                 float(fl_l.loc[m, "short"]),
@@ -1098,17 +1127,15 @@ def reproduce(ctx: Context) -> Outcome:
                 float(fl_l.loc[m, "unfair"]),
                 float(f100.get(m, math.nan)),
             ]
-        )
-    tables.append(
-        Table(
-            "Fig. 6: short- and long-lived documents' throughput",
-            ["method", f"short-lived (≤ {K} pkts), Mb/s", "long-lived, Mb/s", "unfairness", "unfairness, 100 hosts"],
-            rows,
-            f"Mean throughput of finished documents started after {p.warmup_s:g} s ({LOADED_HOSTS} hosts "
-            "unless said); unfairness |ln(short / long)|, 0 when both classes get the same mean.",
-        )
+            for m in METHODS
+        ],
+        f"Mean throughput of finished documents started after {p.warmup_s:g} s ({LOADED_HOSTS} hosts "
+        "unless said); unfairness |ln(short / long)|, 0 when both classes get the same mean.",
     )
-    tables.append(_red_operating_point(batches6["loaded"], p))
+    _table4_notes(notes, ut, u_l, fl_l)
+
+
+def _table4_notes(notes: dict[str, str], ut: pd.DataFrame, u_l: pd.Series, fl_l: pd.DataFrame) -> None:
     dt_u = 100.0 * float(u_l.get(TAIL_DROP, math.nan))
     for m in NINE:
         notes[f"t4-{m}"] = (
@@ -1139,25 +1166,6 @@ def reproduce(ctx: Context) -> Outcome:
             f"(unfairness {rr.loc['hash-RED']:.2f}, best {rr.iloc[0]:.2f} with {rr.index[0]}); the PRQ methods, which "
             "push the balance towards short documents, score lower still."
         )
-
-    # ---- the report -------------------------------------------------------------------------------
-    claims = [_analysis_note(judge(c, samples[c.id], why=notes.get(c.id, ""))) for c in CLAIMS]
-    figures.sort(key=lambda f: f.id)
-    tables.insert(0, _parameters_table(p))
-    return Outcome(
-        TITLE,
-        _intro(p),
-        figures,
-        claims,
-        tables,
-        meta={
-            "seeds": (
-                f"1-{p.fig2_reps} (Fig. 2), 1-{p.fig5_reps} (Fig. 5), 1-{p.fig6_reps} (Fig. 6, Table 4); "
-                "the same for every method"
-            ),
-            "scenarios": ", ".join(SCENARIOS),
-        },
-    )
 
 
 def _fig5_accuracy(b5, p: Plan) -> pd.DataFrame:
@@ -1273,7 +1281,9 @@ def _fairness(fl: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
+def fig06_throughput_by_size(report: Report, p: Plan, fl: pd.DataFrame, hosts: int, label: str) -> None:
+    """Fig. 6: throughput against document size, one panel per differentiator."""
+    plt = report.plt
     fl = fl.assign(thr=doc_throughput_mbps(fl))
     edges = size_bin_edges(float(fl["size_pkts"].max()))
     idx = np.digitize(fl["size_pkts"].to_numpy(dtype=float), edges) - 1
@@ -1297,12 +1307,12 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
                 xs,
                 ms,
                 ls,
-                color=COLORS[c],
-                marker=MARKERS[c],
+                color=METHOD_COLORS[c],
+                marker=METHOD_MARKERS[c],
                 ms=3.5,
                 label=TAIL_DROP if c == TAIL_DROP else f"{c}-{d}",
             )
-            _band(ax, xs, los, his, COLORS[c])
+            band(ax, xs, los, his, METHOD_COLORS[c], alpha=0.13, log=True)
             means += ms
         ax.axvline(K + 0.5, color="#b42318", lw=0.8, ls=":")
         if d == "RED":
@@ -1313,7 +1323,7 @@ def _fig6(plt, fig, fl: pd.DataFrame, hosts: int, p: Plan, label: str) -> None:
     _log_limits(axes[0], means)
     which = "the paper's 100 hosts" if label == "paper" else f"{hosts} hosts"
     fid = "fig06-throughput-by-size" if label == "loaded" else "fig06b-throughput-by-size-100-hosts"
-    fig(
+    report.figure(
         fg,
         fid,
         f"Fig. 6: throughput against document size, scenario 2 ({which})",

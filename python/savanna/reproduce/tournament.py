@@ -31,11 +31,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from savanna.reproduce.common import Context, Outcome, load_scenario, override, plot_style, seeds
+from savanna.reproduce import common
+from savanna.reproduce.common import Batch, Context, Outcome, Report, load_scenario, override, plot_style, seeds
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
 
 KEY = "tournament"
 TITLE = "Tournament: every queue discipline on common workloads, the papers' TCP against today's"
@@ -61,21 +67,13 @@ DISCS = [
     "pie",
     "pi",
 ]
+# Discipline names as the tables print them: common's, with the classifier each class-aware
+# discipline runs with (see CLASSIFIER).
 NAMES = {
-    "droptail": "DropTail",
-    "red": "RED",
-    "rio": "RIO-PS",
-    "favorqueue": "FavorQueue",
-    "choke": "CHOKe",
-    "las": "LAS",
-    "run2c": "RuN2C",
+    **common.NAMES,
     "prq": "PRQ + marking",
     "reddiff": "RED-diff + marking",
     "drr": "DRR isolation + oracle",
-    "codel": "CoDel",
-    "fq_codel": "FQ-CoDel",
-    "pie": "PIE",
-    "pi": "PI",
 }
 # The classifier each class-aware discipline runs with (on the edge node before the bottleneck).
 CLASSIFIER = {"rio": "threshold", "prq": "marking", "reddiff": "marking", "drr": "oracle"}
@@ -407,7 +405,7 @@ def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duratio
 # Metrics, one row per run (computed in DuckDB over the results store)
 
 
-def run_metrics(batch, workload: str, duration_s: float, warmup_s: float, packet_bytes: int) -> pd.DataFrame:
+def run_metrics(batch: Batch, workload: str, duration_s: float, warmup_s: float, packet_bytes: int) -> pd.DataFrame:
     """Per run (disc, load, tcp, seed): short flows (<= SHORT_MAX_PKTS packets) started after
     the warm-up and at least a tenth of the run before its end: mean and 99th-percentile FCT
     of those that finished, the share unfinished, and Jain's index of their speed
@@ -496,7 +494,7 @@ def _limits(values: pd.Series, log: bool) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, unit: str):
+def metric_figure(plt: ModuleType, s: pd.DataFrame, workload: str, col: str, label: str, unit: str) -> Figure:
     """Small multiples: one panel per discipline, ``col`` against load for both TCP settings
     (line: mean; band: 95% CI, clipped to the axes, which fit the means); DropTail under the
     papers' TCP in grey in every other panel."""
@@ -544,7 +542,7 @@ def metric_figure(plt, s: pd.DataFrame, workload: str, col: str, label: str, uni
     return fig
 
 
-def overview_figure(plt, s: pd.DataFrame, loads: dict[str, float]):
+def overview_figure(plt: ModuleType, s: pd.DataFrame, loads: dict[str, float]) -> Figure:
     """Short-flow mean FCT of every discipline at each workload's highest load, both TCP
     settings, sorted by the papers' TCP."""
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 5.0), layout="constrained")
@@ -641,14 +639,42 @@ def _jobs(ctx: Context, workload: str, loads: Sequence[float], reps: int, durati
 
 
 def reproduce(ctx: Context) -> Outcome:
-    from savanna.report import Table, judge, save_figure
-
-    plt = plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0)
+    report = Report(CLAIMS, ctx.out_dir, plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0))
     p = plan(ctx.quick)
-    specs = {c.id: c for c in CLAIMS}  # declared before any run
+    w = _workloads(ctx, p)
+    (ctx.out_dir / "metrics.csv").write_text(w.metrics.to_csv(index=False), encoding="utf-8")
+    overview(report, w.summary)
+    metric_figures(report, p, w)
+    ranking_tables(report, w.summary)
+    tcp_table(report, w.summary)
+    workloads_table(report, p, w)
+    report.samples.update(claim_samples(w.metrics))
+    meta = {
+        "paper": PAPER,
+        "disciplines": ", ".join(NAMES[d] for d in DISCS),
+        "seeds": ", ".join(str(x) for x in seeds(p.reps)),
+        "metrics per run": "metrics.csv",
+    }
+    return Outcome(TITLE, _intro(p, w, ctx.quick), report.figures, report.claims(), report.tables, meta)
+
+
+HIGHEST = {"pareto": HI_PARETO, "web": HI_WEB}  # the load the overview and the rankings are taken at
+
+
+@dataclass
+class Workloads:
+    """Both workloads' scenarios, common buffers, per-run metrics and their summary."""
+
+    pareto: dict
+    web: dict
+    buffers: dict[str, int]
+    metrics: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def _workloads(ctx: Context, p: Plan) -> Workloads:
     sc_p, sc_w = load_scenario(SC_PARETO), load_scenario(SC_WEB)
     buf = {"pareto": common_buffer(sc_p), "web": common_buffer(sc_w)}
-
     bp = ctx.run("pareto", _jobs(ctx, "pareto", p.pareto_loads, p.reps, p.pareto_duration_s))
     bw = ctx.run("web", _jobs(ctx, "web", p.web_loads, p.reps, p.web_duration_s))
     m = pd.concat(
@@ -658,41 +684,41 @@ def reproduce(ctx: Context) -> Outcome:
         ],
         ignore_index=True,
     )
-    s = summarise(m)
-    (ctx.out_dir / "metrics.csv").write_text(m.to_csv(index=False), encoding="utf-8")
+    return Workloads(sc_p, sc_w, buf, m, summarise(m))
 
-    figures = []
-    his = {"pareto": HI_PARETO, "web": HI_WEB}
-    figures.append(
-        save_figure(
-            overview_figure(plt, s, his),
-            ctx.out_dir,
-            "overview",
-            "Short-flow mean FCT at the highest load",
-            "Mean flow completion time of short flows (at most 30 packets) under every discipline at the highest "
-            "load of each workload, with the papers' TCP (blue) and today's (red); bars are sorted by the papers' "
-            "TCP, whiskers are 95% CIs over the replications.",
-        )
+
+def overview(report: Report, s: pd.DataFrame) -> None:
+    """The overview figure: short flows' mean FCT at each workload's highest load."""
+    report.figure(
+        overview_figure(report.plt, s, HIGHEST),
+        "overview",
+        "Short-flow mean FCT at the highest load",
+        "Mean flow completion time of short flows (at most 30 packets) under every discipline at the highest "
+        "load of each workload, with the papers' TCP (blue) and today's (red); bars are sorted by the papers' "
+        "TCP, whiskers are 95% CIs over the replications.",
     )
-    for w in WORKLOADS:
+
+
+def metric_figures(report: Report, p: Plan, w: Workloads) -> None:
+    """One figure per workload and metric: the metric against load, a panel per discipline."""
+    for wl in WORKLOADS:
         for col, label, unit, _h in METRICS:
-            figures.append(
-                save_figure(
-                    metric_figure(plt, s, w, col, label, unit),
-                    ctx.out_dir,
-                    f"{w}-{col}",
-                    f"{WORKLOADS[w]['title']}: {label} against load",
-                    f"{label[0].upper() + label[1:]} against offered load, one panel per discipline; solid blue: the "
-                    f"papers' TCP (IW 2, ITO 3 s), dashed red: today's (IW 10, ITO 1 s); grey dotted: DropTail with "
-                    f"the papers' TCP. Common buffer {buf[w]} packets. Mean and 95% CI over {p.reps} replications."
-                    + (" Log scale." if col.startswith("short_") else ""),
-                )
+            report.figure(
+                metric_figure(report.plt, w.summary, wl, col, label, unit),
+                f"{wl}-{col}",
+                f"{WORKLOADS[wl]['title']}: {label} against load",
+                f"{label[0].upper() + label[1:]} against offered load, one panel per discipline; solid blue: the "
+                f"papers' TCP (IW 2, ITO 3 s), dashed red: today's (IW 10, ITO 1 s); grey dotted: DropTail with "
+                f"the papers' TCP. Common buffer {w.buffers[wl]} packets. Mean and 95% CI over {p.reps} "
+                "replications." + (" Log scale." if col.startswith("short_") else ""),
             )
 
-    tables = []
+
+def ranking_tables(report: Report, s: pd.DataFrame) -> None:
+    """The disciplines ranked at each workload's highest load, one table per workload and TCP."""
     for w in WORKLOADS:
         for tcp in TCP:
-            r = ranking(s, w, his[w], tcp)
+            r = ranking(s, w, HIGHEST[w], tcp)
             rows = []
             for i, x in r.iterrows():
                 rows.append(
@@ -708,54 +734,58 @@ def reproduce(ctx: Context) -> Outcome:
                         _fmt(x, "utilisation", 3),
                     ]
                 )
-            tables.append(
-                Table(
-                    f"Ranking: {WORKLOADS[w]['title']}, load {his[w]:g}, {TCP_NAMES[tcp]}",
-                    [
-                        "place",
-                        "discipline",
-                        "mean rank",
-                        "short mean FCT (s)",
-                        "short p99 FCT (s)",
-                        "long goodput (Mb/s)",
-                        "Jain long",
-                        "Jain short",
-                        "utilisation",
-                    ],
-                    rows,
-                    "Disciplines ranked on each of the six metrics (1 = best: lower FCT, higher goodput, Jain's index and "
-                    "utilisation) and sorted by their mean rank. Cells: mean ± half the 95% CI over the replications.",
-                )
+            report.table(
+                f"Ranking: {WORKLOADS[w]['title']}, load {HIGHEST[w]:g}, {TCP_NAMES[tcp]}",
+                [
+                    "place",
+                    "discipline",
+                    "mean rank",
+                    "short mean FCT (s)",
+                    "short p99 FCT (s)",
+                    "long goodput (Mb/s)",
+                    "Jain long",
+                    "Jain short",
+                    "utilisation",
+                ],
+                rows,
+                "Disciplines ranked on each of the six metrics (1 = best: lower FCT, higher goodput, Jain's index "
+                "and utilisation) and sorted by their mean rank. Cells: mean ± half the 95% CI over the replications.",
             )
+
+
+def tcp_table(report: Report, s: pd.DataFrame) -> None:
+    """Today's TCP against the papers': short flows' mean FCT at the highest load."""
     tcp_rows = []
     for d in DISCS:
         row = [NAMES[d]]
         for w in WORKLOADS:
-            g = s[(s["workload"] == w) & np.isclose(s["load"], his[w]) & (s["disc"] == d)].set_index("tcp")
+            g = s[(s["workload"] == w) & np.isclose(s["load"], HIGHEST[w]) & (s["disc"] == d)].set_index("tcp")
             a, b = float(g.loc["papers", "short_mean_s"]), float(g.loc["today", "short_mean_s"])
             row += [round(a, 3), round(b, 3), f"{100.0 * (a - b) / a:+.0f}%"]
         tcp_rows.append(row)
-    tables.append(
-        Table(
-            "Today's TCP against the papers': short-flow mean FCT at the highest load",
-            [
-                "discipline",
-                "Pareto: papers' (s)",
-                "Pareto: today's (s)",
-                "Pareto: reduction",
-                "web: papers' (s)",
-                "web: today's (s)",
-                "web: reduction",
-            ],
-            tcp_rows,
-            "A positive reduction means today's TCP (IW 10, ITO 1 s) finishes short flows faster.",
-        )
+    report.table(
+        "Today's TCP against the papers': short-flow mean FCT at the highest load",
+        [
+            "discipline",
+            "Pareto: papers' (s)",
+            "Pareto: today's (s)",
+            "Pareto: reduction",
+            "web: papers' (s)",
+            "web: today's (s)",
+            "web: reduction",
+        ],
+        tcp_rows,
+        "A positive reduction means today's TCP (IW 10, ITO 1 s) finishes short flows faster.",
     )
+
+
+def workloads_table(report: Report, p: Plan, w: Workloads) -> None:
+    """The two workloads' scenarios, buffers, loads, durations and replications."""
     setup = [
         [
             "Pareto",
             SC_PARETO,
-            f"{buf['pareto']} packets (10 Mb/s x {1000 * mean_base_rtt_s(sc_p):.0f} ms mean RTT)",
+            f"{w.buffers['pareto']} packets (10 Mb/s x {1000 * mean_base_rtt_s(w.pareto):.0f} ms mean RTT)",
             ", ".join(f"{x:g}" for x in p.pareto_loads),
             f"{p.pareto_duration_s:g} s ({p.pareto_warmup_s:g} s warm-up)",
             p.reps,
@@ -763,48 +793,39 @@ def reproduce(ctx: Context) -> Outcome:
         [
             "web",
             SC_WEB,
-            f"{buf['web']} packets (8 Mb/s x {1000 * mean_base_rtt_s(sc_w):.0f} ms RTT)",
-            ", ".join(f"{x:g} ({web_sessions(sc_w, x)} sessions)" for x in p.web_loads),
+            f"{w.buffers['web']} packets (8 Mb/s x {1000 * mean_base_rtt_s(w.web):.0f} ms RTT)",
+            ", ".join(f"{x:g} ({web_sessions(w.web, x)} sessions)" for x in p.web_loads),
             f"{p.web_duration_s:g} s ({p.web_warmup_s:g} s warm-up)",
             p.reps,
         ],
     ]
-    tables.append(
-        Table(
-            "Workloads",
-            ["workload", "scenario", "common buffer", "loads", "duration", "replications"],
-            setup,
-            "Every discipline, load and TCP setting runs the same seeds, hence the same flows.",
-        )
+    report.table(
+        "Workloads",
+        ["workload", "scenario", "common buffer", "loads", "duration", "replications"],
+        setup,
+        "Every discipline, load and TCP setting runs the same seeds, hence the same flows.",
     )
 
-    samples = claim_samples(m)
-    claims = [judge(specs[c.id], samples[c.id]) for c in CLAIMS]
 
+def _intro(p: Plan, w: Workloads, quick: bool) -> str:
     intro = (
         "Every queue discipline Savanna implements, with the edge classifier it needs, on two common workloads: "
         "FavorQueue's Pareto load sweep on the 10 Mb/s dumbbell (Anelli, Diana & Lochin 2013) and Guo & Matta's "
         "web mix (2001, Exp. 1). Each runs with the papers' TCP (initial window 2, initial RTO 3 s) and with "
         "today's (initial window 10, initial RTO 1 s). None of the papers compared their mechanisms with each "
         "other or with CoDel, FQ-CoDel, PIE and PI: this comparison is ours.\n\n"
-        f"All disciplines of a workload share one buffer, a bandwidth-delay product ({buf['pareto']} packets for "
-        f"the Pareto sweep, {buf['web']} for the web mix), with RED-family thresholds scaled to it; ECN is off. "
-        f"Short flows have at most {SHORT_MAX_PKTS} packets, long flows more than {LONG_MIN_PKTS}. The claims "
+        f"All disciplines of a workload share one buffer, a bandwidth-delay product ({w.buffers['pareto']} packets "
+        f"for the Pareto sweep, {w.buffers['web']} for the web mix), with RED-family thresholds scaled to it; ECN is "
+        f"off. Short flows have at most {SHORT_MAX_PKTS} packets, long flows more than {LONG_MIN_PKTS}. The claims "
         "are our own expectations, stated with a direction only and declared before the runs; the verdict "
         "rule is that of the paper reproductions (docs/reproduce.md, section Tournament)."
     )
-    if ctx.quick:
+    if quick:
         intro += (
             "\n\nQuick mode: three Pareto loads and two web loads, short runs, two replications. The CIs "
             "are wide and the web mix's long flows are few."
         )
-    meta = {
-        "paper": PAPER,
-        "disciplines": ", ".join(NAMES[d] for d in DISCS),
-        "seeds": ", ".join(str(x) for x in seeds(p.reps)),
-        "metrics per run": "metrics.csv",
-    }
-    return Outcome(TITLE, intro, figures, claims, tables, meta)
+    return intro
 
 
 def _fmt(x, col: str, digits: int) -> str:
