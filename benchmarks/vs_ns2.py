@@ -198,7 +198,9 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=500.0)
     ap.add_argument("--loads", default="0.5,0.8,0.95")
-    ap.add_argument("--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics")
+    ap.add_argument(
+        "--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics"
+    )
     ap.add_argument(
         "--no-handshake",
         action="store_true",
@@ -259,9 +261,7 @@ def main() -> int:
                 sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
                 sv_fin += s["flows_finished"]
                 sv_flows.append(fl)
-                w2, m2, s2, res = run_ns2(
-                    ns, sc, fl, tmp / f"{tag}-ns2.csv", "reuse", handshake, args.ns2_singledup
-                )
+                w2, m2, s2, res = run_ns2(ns, sc, fl, tmp / f"{tag}-ns2.csv", "reuse", handshake, args.ns2_singledup)
                 acc["ns_w"].append(w2)
                 acc["ns_m"].append(m2)
                 nb = s2["bottleneck"]
@@ -282,8 +282,18 @@ def main() -> int:
             fw = statistics.median(acc["nf_w"]) if acc["nf_w"] else float("nan")
             pk = statistics.median(acc["sv_pk"])
             speed_rows.append(
-                (name, sw, nw, fw, pk, max(acc["sv_m"]), max(acc["ns_m"]), max(acc["nf_m"] or [float("nan")]),
-                 max(acc["ns_created"]), max(acc["nf_created"] or [0]))
+                (
+                    name,
+                    sw,
+                    nw,
+                    fw,
+                    pk,
+                    max(acc["sv_m"]),
+                    max(acc["ns_m"]),
+                    max(acc["nf_m"] or [float("nan")]),
+                    max(acc["ns_created"]),
+                    max(acc["nf_created"] or [0]),
+                )
             )
             svf, nsf = pd.concat(sv_flows), pd.concat(ns_flows)
             tab = fct_table(svf, nsf, args.warmup)

@@ -47,6 +47,8 @@ set ac_waiting [arg access_waiting 1000]
 set pkt [arg packet_bytes 1500]
 set hdr [arg header_bytes 40]
 set agents [arg agents reuse]
+# ndatapack_ counts the SYN too; data_pkts_sent in OUT.csv does not.
+set syn [expr {[arg syn true] ? 1 : 0}]
 # A finished agent pair is reused only after this long, so no packet of its last flow
 # (a late retransmission, a duplicate ACK) can reach the next flow's agents.
 set cooldown [arg cooldown 2.0]
@@ -192,7 +194,7 @@ proc start_flow {k} {
 }
 
 Agent/TCP instproc done {} {
-    global ns busy out pool agents F_id F_start F_size F_pair ack_trip finished
+    global ns busy out pool agents F_id F_start F_size F_pair ack_trip finished syn
     set now [$ns now]
     if {![info exists busy($self)]} { return }
     set k [lindex $busy($self) 0]
@@ -200,7 +202,7 @@ Agent/TCP instproc done {} {
     unset busy($self)
     set end [expr {$now - $ack_trip}]
     puts $out [format "%s,%.9f,%.9f,%.9f,%s,%s,%d,%d,%d,%.9f" $F_id($k) $F_start($k) $end \
-        [expr {$end - $F_start($k)}] $F_size($k) $F_pair($k) [$self set ndatapack_] \
+        [expr {$end - $F_start($k)}] $F_size($k) $F_pair($k) [expr {[$self set ndatapack_] - $syn}] \
         [$self set nrexmitpack_] [$self set nrexmit_] $now]
     incr finished
     set p $F_pair($k)
