@@ -27,7 +27,7 @@ foreach k [array names opts] {
     if {[lsearch {flows out queue duration pairs seed bottleneck_mbps access_mbps
             bottleneck_delay_ms access_delay_ms waiting access_waiting min_th max_th max_p w_q
             syn tick minrto maxrto rtoinit window iw singledup packet_bytes header_bytes
-            agents cooldown variant} $k] < 0} {
+            agents cooldown variant drops trace} $k] < 0} {
         puts stderr "unknown option '$k'"; exit 2
     }
 }
@@ -121,6 +121,21 @@ for {set i 0} {$i < $npairs} {incr i} {
 set bnlink [$ns link $left $right]
 set qmon [new QueueMonitor]
 $bnlink attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $qmon
+# drops=I,J,...: lose the packets with these indices (0 = the first) among those leaving
+# the bottleneck's forward queue (ErrorModel/List on the link), for loss-pattern tests.
+set drops [arg drops ""]
+if {$drops != ""} {
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist [split $drops ,]
+    $ns link-lossmodel $em $left $right
+}
+# trace=FILE: ns-2's packet trace of the bottleneck, both directions (diagnostics).
+if {[arg trace ""] != ""} {
+    set tf [open [arg trace ""] w]
+    $ns trace-queue $left $right $tf
+    $ns trace-queue $right $left $tf
+}
 set rvlink [$ns link $right $left]
 set rmon [new QueueMonitor]
 $rvlink attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $rmon
