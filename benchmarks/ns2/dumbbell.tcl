@@ -195,6 +195,11 @@ proc start_flow {k} {
         if {[lindex $head 2] + $cooldown <= $now} {
             set got [lrange $head 0 1]
             set pool($p) [lrange $pool($p) 1 end]
+            # `reset` restores the agent's state but not windowInit_, which
+            # TcpAgent::timeout lowers to 1 for good when a SYN times out (RFC 5681 3.1,
+            # with bugfix_ss_): without this a reused agent would start every later flow
+            # with an initial window of 1.
+            [lindex $got 0] set windowInit_ [Agent/TCP set windowInit_]
             [lindex $got 0] reset
             [lindex $got 1] reset
         }
