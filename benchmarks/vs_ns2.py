@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""Savanna side by side with ns-2.35, the papers' simulator: speed, memory and fidelity.
+
+For each scenario (the reference dumbbell of ``scenarios/dumbbell-droptail.toml``, 8-packet
+DropTail, and ``dumbbell-red.toml``, 80-packet RED), load and seed, Savanna runs first
+(whole process: ``savanna run``); the flows it generated (start, size, host pair) are
+replayed by ``benchmarks/ns2/dumbbell.tcl`` in ``ns``, once with a pool of finished agents
+reused per pair and once with one agent pair per flow. Both simulators are configured
+alike (one-way NewReno as ns-2's ``Agent/TCP/Newreno``; ``benchmarks/ns2/README.md`` lists
+every setting and its source). The script prints and writes
+(``benchmarks/results/vs_ns2.md``):
+
+- speed: wall seconds of each whole process, the ratio ns-2 / Savanna for both agent modes,
+  packets forwarded per wall second, peak resident memory (``/usr/bin/time``);
+- fidelity: flows finished, bottleneck utilisation and drop rate, median and mean FCT per
+  flow-size bucket (pooled over seeds) with relative differences, and the target: Savanna's
+  median within 5% of ns-2's in every bucket holding at least 100 flows.
+
+``ns`` is installed with ``apt-get install -y ns2`` when missing and the script runs as root.
+
+Usage: python3 benchmarks/vs_ns2.py [--quick] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
+    [--no-handshake] [--ns2-singledup]
+``--quick`` (20 s, one seed, load 0.8) is what the CI smoke test runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import native
+
+ROOT = Path(__file__).resolve().parent.parent
+NS2_SCRIPT = ROOT / "benchmarks" / "ns2" / "dumbbell.tcl"
+RESULTS = ROOT / "benchmarks" / "results"
+SAVANNA = ROOT / ".venv" / "bin" / "savanna"
+BUCKETS = [(1, 3), (4, 10), (11, 30), (31, 100), (101, 1000), (1001, float("inf"))]
+TARGET = 0.05
+MIN_FLOWS = 100
+# ns-2 ticks the RTT clock in tcpTick_ steps; Savanna's G plays the same part. 1 ms for
+# both keeps the comparison about everything else (the papers' values are in README.md).
+TICK = 0.001
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+
+def ensure_ns() -> str:
+    """Path of `ns`; installs Debian's ns2 when it is missing and we are root."""
+    path = shutil.which("ns")
+    if path:
+        return path
+    if os.geteuid() != 0:
+        raise SystemExit("ns (ns-2.35) is not installed and this is not root: apt-get install -y ns2")
+    subprocess.run(["apt-get", "install", "-y", "ns2"], check=True, stdout=subprocess.DEVNULL)
+    path = shutil.which("ns")
+    if not path:
+        raise SystemExit("apt-get install ns2 did not provide `ns`")
+    return path
+
+
+def bucket_name(lo, hi):
+    return f">{lo - 1}" if hi == float("inf") else f"{lo}-{int(hi)}"
+
+
+def scenario(base: str, load: float, seed: int, duration: float, handshake: bool) -> dict:
+    sc = copy.deepcopy(tomllib.loads((ROOT / "scenarios" / base).read_text()))
+    sc["seed"] = seed
+    sc["duration_s"] = duration
+    sc["traffic"][0]["load"] = load
+    sc.pop("sampling", None)  # ns-2 samples nothing either
+    tcp = sc.setdefault("tcp", {})
+    tcp.update(
+        {
+            # ns-2's one-way TCP with syn_ true sends a 40-byte SYN and starts its window
+            # on that SYN's ACK; without it, data from the first packet, timed with the ITO.
+            "handshake": handshake,
+            "teardown": False,  # ns-2 has no FIN
+            "rtt_sampling": "once_per_rtt",  # ns-2 times one segment at a time (rtt_seq_)
+            "granularity_s": TICK,  # tcpTick_
+            "restart_rto_on_fast_retransmit": True,  # reset_rtx_timer(1,0) in dupack_action
+            "variant": "newreno",
+            "ito_s": 3.0,  # rtxcur_init_
+            "min_rto_s": 0.2,  # minrto_
+            "max_rto_s": 60.0,  # maxrto_
+            "init_cwnd": 2,  # windowInit_
+            "max_window": 128,  # window_ and maxcwnd_
+            "delayed_ack": False,  # Agent/TCPSink
+        }
+    )
+    return sc
+
+
+def run_savanna(sc: dict, out: Path):
+    path = out.with_suffix(".json")
+    path.write_text(json.dumps(sc))
+    wall, rss = native.run_measured([str(SAVANNA), "run", str(path), "--out", str(out), "--quiet"])
+    summary = json.loads((out / "summary.json").read_text())
+    import pandas as pd
+
+    flows = pd.read_parquet(out / "flows.parquet")
+    return wall, rss, summary, flows
+
+
+def run_ns2(ns: str, sc: dict, flows, out_csv: Path, agents: str, handshake: bool, singledup: bool, extra=()):
+    import pandas as pd
+
+    flist = out_csv.with_name(out_csv.stem + "-flows.csv")
+    f = flows[flows["size_pkts"].notna()].sort_values("flow_id")
+    pd.DataFrame(
+        {
+            "flow_id": f["flow_id"],
+            "start_s": f["start_s"].map(lambda x: f"{x:.9f}"),
+            "size_pkts": f["size_pkts"].astype("int64"),
+            "pair": f["src"].str.replace("src", "", regex=False).astype(int),
+        }
+    ).to_csv(flist, index=False)
+    topo = sc["topology"]
+    q = topo["bottleneck_queue"]
+    cmd = [
+        ns,
+        str(NS2_SCRIPT),
+        f"flows={flist}",
+        f"out={out_csv}",
+        f"queue={q['type']}",
+        f"duration={sc['duration_s']}",
+        f"pairs={topo['pairs']}",
+        f"seed={sc['seed']}",
+        f"bottleneck_mbps={topo['bottleneck_rate_mbps']}",
+        f"access_mbps={topo['access_rate_mbps']}",
+        f"bottleneck_delay_ms={topo['bottleneck_delay_ms']}",
+        f"access_delay_ms={topo['access_delay_ms']}",
+        f"waiting={q['limit_pkts']}",
+        f"access_waiting={topo['access_queue']['limit_pkts']}",
+        f"packet_bytes={sc['packet_bytes']}",
+        f"header_bytes={sc['header_bytes']}",
+        f"window={sc['tcp']['max_window']}",
+        f"iw={sc['tcp']['init_cwnd']}",
+        f"minrto={sc['tcp']['min_rto_s']}",
+        f"maxrto={sc['tcp']['max_rto_s']}",
+        f"rtoinit={sc['tcp']['ito_s']}",
+        f"tick={sc['tcp']['granularity_s']}",
+        f"syn={'true' if handshake else 'false'}",
+        f"singledup={1 if singledup else 0}",
+        f"agents={agents}",
+    ]
+    if q["type"] == "red":
+        cmd += [f"min_th={q['min_th']}", f"max_th={q['max_th']}", f"max_p={q['max_p']}", f"w_q={q['w_q']}"]
+    wall, rss = native.run_measured(cmd + list(extra))
+    res = pd.read_csv(out_csv)
+    summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
+    return wall, rss, summ, res
+
+
+def fct_table(flows_sv, flows_ns, warmup):
+    """Per bucket: counts, median and mean FCT of each, relative differences."""
+    rows = []
+    for lo, hi in BUCKETS:
+
+        def pick(df, lo=lo, hi=hi):
+            d = df[(df["start_s"] >= warmup) & (df["size_pkts"] >= lo) & (df["size_pkts"] <= hi)]
+            return d["fct_s"].dropna()
+
+        a, b = pick(flows_sv), pick(flows_ns)
+        row = {"bucket": bucket_name(lo, hi), "n_sv": len(a), "n_ns": len(b)}
+        for stat in ("median", "mean"):
+            sa = getattr(a, stat)() if len(a) else float("nan")
+            sb = getattr(b, stat)() if len(b) else float("nan")
+            row[f"{stat}_sv"], row[f"{stat}_ns"] = sa, sb
+            row[f"{stat}_diff"] = (sa - sb) / sb if sb == sb and sb > 0 else float("nan")
+        row["judged"] = min(len(a), len(b)) >= MIN_FLOWS
+        row["ok"] = (not row["judged"]) or abs(row["median_diff"]) <= TARGET
+        if not row["ok"]:
+            # Where the medians part: each CDF between them, and the 40th-60th percentiles.
+            # Short flows finish a whole number of round trips (and timeouts) after they
+            # start, so their FCT distribution is a staircase and a median on a riser moves
+            # a whole step for a small change in the share of flows below it.
+            mid = (row["median_sv"] + row["median_ns"]) / 2
+            row["cdf_mid"] = (mid, (a <= mid).mean(), (b <= mid).mean())
+            row["pcts"] = [(q, a.quantile(q), b.quantile(q)) for q in (0.25, 0.4, 0.45, 0.55, 0.6, 0.75)]
+        rows.append(row)
+    return rows
+
+
+# Single-flow loss patterns: (flow size, data packets whose first transmission is lost,
+# numbered from 0). One flow alone on the dumbbell is deterministic in both simulators, so
+# any difference in completion time or retransmissions is a difference of the TCP models.
+PATTERNS = [
+    (20, [0]),
+    (20, [3]),
+    (20, [19]),
+    (20, [5, 6]),
+    (20, [5, 8]),
+    (30, [10]),
+    (100, [40]),
+    (100, [40, 41, 42]),
+    (100, [40, 45, 50, 55]),
+    (100, [2, 3]),
+    (100, [20, 21, 22, 23, 24, 25]),
+]
+
+
+def loss_patterns(ns: str, tmp: Path, handshake: bool, singledup: bool) -> list[str]:
+    """FCT, retransmissions and timeouts of one flow with chosen first transmissions lost,
+    in both simulators (Savanna: `[[faults]]` on the bottleneck; ns-2: ErrorModel/List on
+    the bottleneck link, counting packets from the SYN, or from data packet 0 without it).
+    The buffer is large, so nothing else is lost, and every pattern loses only packets sent
+    before the first retransmission, so the n-th packet on the link is data packet n - 1."""
+    import pandas as pd
+
+    lines = [
+        "## Loss patterns: one flow alone, chosen packets lost",
+        "",
+        "| size | lost (data packet numbers, from 0) | FCT Savanna | FCT ns-2 | diff | retransmits Savanna / ns-2 "
+        "| timeouts Savanna / ns-2 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for size, lost in PATTERNS:
+        sc = scenario("dumbbell-droptail.toml", 0.5, 1, 60.0, handshake)
+        sc["traffic"] = [
+            {
+                "type": "flows",
+                "name": "one",
+                "flows": [{"start_s": 1.0, "size_pkts": size, "src": "src0", "dst": "dst0"}],
+            }
+        ]
+        sc["faults"] = [{"link": "bottleneck", "flow": 0, "kind": "data", "seq": k} for k in lost]
+        # A buffer no slow start fills: the chosen packets are the only losses, so ns-2's
+        # list error model, which counts packets leaving the queue, hits the same ones.
+        sc["topology"]["bottleneck_queue"] = {"type": "droptail", "limit_pkts": 1000}
+        tag = f"loss-{size}-{'-'.join(map(str, lost))}"
+        _, _, _, fl = run_savanna(sc, tmp / tag)
+        offset = 1 if handshake else 0
+        _, _, _, res = run_ns2(
+            ns,
+            sc,
+            fl.assign(src="src0"),
+            tmp / f"{tag}-ns2.csv",
+            "reuse",
+            handshake,
+            singledup,
+            extra=[f"drops={','.join(str(k + offset) for k in lost)}"],
+        )
+        a = fl.iloc[0]
+        b = res.iloc[0] if len(res) else pd.Series({"fct_s": float("nan"), "retransmits": -1, "timeouts": -1})
+        lines.append(
+            f"| {size} | {', '.join(map(str, lost))} | {fmt(a['fct_s'])} | {fmt(b['fct_s'])} | "
+            f"{pct((a['fct_s'] - b['fct_s']) / b['fct_s'])} | {int(a['retransmits'])} / {int(b['retransmits'])} | "
+            f"{int(a['timeouts'])} / {int(b['timeouts'])} |"
+        )
+    return lines
+
+
+def guo_matta_fig2b(ns: str, tmp: Path, count: int) -> list[str]:
+    """Guo & Matta 2001 Fig. 2(b): mean and C.O.V. of the transfer time of FS packets over a
+    link losing each packet with probability p, one connection after another, in Savanna
+    (scenarios/guo-matta-2001-fig02b.toml) and ns-2 (benchmarks/ns2/transfers.tcl) with the
+    paper's 0.1 s tick, and ns-2 with a 1 ms tick (isolates the tick rounding, gap 3c)."""
+    import statistics as st
+
+    import pandas as pd
+
+    base = tomllib.loads((ROOT / "scenarios" / "guo-matta-2001-fig02b.toml").read_text())
+    t = base["tcp"]
+    lines = [
+        "## Guo & Matta 2001, Fig. 2(b): transfer time over a lossy link",
+        "",
+        f"{count} transfers per cell, one after another, seed 1 (C.O.V. ± its bootstrap standard error). "
+        "Savanna: the scenario as it is "
+        f"(G = {t['granularity_s']} s in RTO = SRTT + max(G, 4 RTTVAR), samples not rounded). ns-2: "
+        "the same settings with samples and the RTO in ticks of `tcpTick_` (0.1 s, the paper's Table III; "
+        "and 1 ms).",
+        "",
+        "| FS (pkts) | p | mean Savanna | mean ns-2 tick 0.1 | mean ns-2 tick 0.001 | C.O.V. Savanna | "
+        "C.O.V. ns-2 tick 0.1 | C.O.V. ns-2 tick 0.001 | timeouts per transfer (Savanna / 0.1 / 0.001) |",
+        "|---" * 9 + "|",
+    ]
+
+    import numpy as np
+
+    def cov(x):
+        return st.pstdev(x) / st.mean(x)
+
+    def cov_se(x, reps=200):
+        # Bootstrap standard error: a transfer that loses its SYN takes 3 s or more, so a
+        # C.O.V. rests on a few rare transfers and moves a lot between samples.
+        x = np.asarray(x, dtype=float)
+        rng = np.random.default_rng(1)
+        vals = [cov(list(rng.choice(x, len(x)))) for _ in range(reps)]
+        return float(np.std(vals))
+
+    def cell(x):
+        return f"{cov(x):.3f} ± {cov_se(x):.3f}"
+
+    for fs in (10, 100, 1000):
+        for loss in (0.01, 0.05, 0.1):
+            sc = copy.deepcopy(base)
+            sc["topology"]["bottleneck_loss"] = loss
+            sc["traffic"][0]["size"] = {"dist": "fixed", "value": fs}
+            sc["traffic"][0]["connections"] = count
+            sc.pop("sampling", None)
+            tag = f"gm2b-{fs}-{loss}"
+            _, _, _, fl = run_savanna(sc, tmp / tag)
+            a = fl["fct_s"].dropna()
+            res = {}
+            for tick in (0.1, 0.001):
+                out = tmp / f"{tag}-ns2-{tick}.csv"
+                cmd = [
+                    ns,
+                    str(ROOT / "benchmarks" / "ns2" / "transfers.tcl"),
+                    f"out={out}",
+                    f"size={fs}",
+                    f"loss={loss}",
+                    f"count={count}",
+                    f"tick={tick}",
+                    f"minrto={t['min_rto_s']}",
+                    f"rtoinit={t['ito_s']}",
+                    f"iw={t['init_cwnd']}",
+                    f"window={t['max_window']}",
+                    f"packet_bytes={base['packet_bytes']}",
+                    f"header_bytes={base['header_bytes']}",
+                    f"syn={'true' if t['handshake'] else 'false'}",
+                ]
+                native.run_measured(cmd)
+                res[tick] = pd.read_csv(out)
+            b, c = res[0.1]["fct_s"], res[0.001]["fct_s"]
+            lines.append(
+                f"| {fs} | {loss} | {a.mean():.3f} | {b.mean():.3f} | {c.mean():.3f} | {cell(a)} | {cell(b)} | "
+                f"{cell(c)} | {fl['timeouts'].mean():.2f} / {res[0.1]['timeouts'].mean():.2f} / "
+                f"{res[0.001]['timeouts'].mean():.2f} |"
+            )
+            print(lines[-1], flush=True)
+    return lines
+
+
+def fmt(x, nd=3):
+    return "-" if x != x else f"{x:.{nd}f}"
+
+
+def pct(x):
+    return "-" if x != x else f"{100 * x:+.1f}%"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=500.0)
+    ap.add_argument("--loads", default="0.5,0.8,0.95")
+    ap.add_argument(
+        "--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics"
+    )
+    ap.add_argument(
+        "--no-handshake",
+        action="store_true",
+        help="one-way TCP without the SYN in both (ns-2 syn_ false, Savanna handshake = false)",
+    )
+    ap.add_argument(
+        "--ns2-singledup",
+        action="store_true",
+        help="leave ns-2's limited transmit on (singledup_ 1, its default since 2001); Savanna has none",
+    )
+    ap.add_argument("--no-fresh", action="store_true", help="skip the one-agent-per-flow ns-2 runs (speed only)")
+    ap.add_argument(
+        "--papers",
+        action="store_true",
+        help="also run the paper experiments ns-2 runs here (Guo & Matta 2001 Fig. 2(b))",
+    )
+    ap.add_argument(
+        "--loss-patterns-only",
+        action="store_true",
+        help="run only the single-flow loss-pattern table (seconds; it is part of every run)",
+    )
+    ap.add_argument("--out", default=str(RESULTS / "vs_ns2.md"))
+    args = ap.parse_args()
+    if args.quick:
+        args.seeds, args.duration, args.loads, args.warmup = 1, 20.0, "0.8", 2.0
+    loads = [float(x) for x in args.loads.split(",")]
+    handshake = not args.no_handshake
+    ns = ensure_ns()
+    if not SAVANNA.exists():
+        raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
+    import pandas as pd
+
+    tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns2-"))
+    flags = " ".join(
+        x
+        for x, on in (
+            ("--quick", args.quick),
+            ("--no-handshake", args.no_handshake),
+            ("--ns2-singledup", args.ns2_singledup),
+        )
+        if on
+    )
+    report = [
+        "# Savanna vs ns-2.35",
+        "",
+        f"Command: `python3 benchmarks/vs_ns2.py{' ' + flags if flags else ''}` ({args.duration:g} s simulated, "
+        f"{args.seeds} seed(s), loads {args.loads}; FCT statistics over flows starting after {args.warmup:g} s, "
+        f"pooled over seeds). Same flows in both: ns-2 replays the flow list Savanna generated. "
+        f"TCP: one-way NewReno, {'with' if handshake else 'without'} the SYN exchange, ns-2 limited transmit "
+        f"{'on' if args.ns2_singledup else 'off'}; settings in benchmarks/ns2/README.md.",
+        "",
+    ]
+    patterns = loss_patterns(ns, tmp, handshake, args.ns2_singledup)
+    print("\n".join(patterns), flush=True)
+    if args.papers:
+        patterns += [""] + guo_matta_fig2b(ns, tmp, 60 if args.quick else 1000)
+    speed_rows, sections, misses = [], [], []
+    for base in ("dumbbell-droptail.toml", "dumbbell-red.toml"):
+        for load in [] if args.loss_patterns_only else loads:
+            acc = {k: [] for k in ("sv_w", "sv_m", "sv_pk", "ns_w", "ns_m", "nf_w", "nf_m", "nf_created")}
+            sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop = [], [], [], [], [], []
+            sv_fin = ns_fin = 0
+            for seed in range(1, args.seeds + 1):
+                sc = scenario(base, load, seed, args.duration, handshake)
+                tag = f"{Path(base).stem}-{load}-{seed}"
+                w, m, s, fl = run_savanna(sc, tmp / tag)
+                acc["sv_w"].append(w)
+                acc["sv_m"].append(m)
+                acc["sv_pk"].append(s["packets_forwarded"])
+                bq = [q for q in s["queues"] if q["name"] == "left->right"][0]
+                sv_util.append(bq["utilisation"])
+                sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
+                sv_fin += s["flows_finished"]
+                sv_flows.append(fl)
+                w2, m2, s2, res = run_ns2(ns, sc, fl, tmp / f"{tag}-ns2.csv", "reuse", handshake, args.ns2_singledup)
+                acc["ns_w"].append(w2)
+                acc["ns_m"].append(m2)
+                nb = s2["bottleneck"]
+                ns_util.append(nb["utilisation"])
+                ns_drop.append(nb["dropped"] / max(1, nb["arrivals"]))
+                ns_fin += s2["flows_finished"]
+                ns_flows.append(res)
+                if not args.no_fresh:
+                    w3, m3, s3, _ = run_ns2(
+                        ns, sc, fl, tmp / f"{tag}-ns2fresh.csv", "fresh", handshake, args.ns2_singledup
+                    )
+                    acc["nf_w"].append(w3)
+                    acc["nf_m"].append(m3)
+                    acc["nf_created"].append(s3["agent_pairs_created"])
+                acc.setdefault("ns_created", []).append(s2["agent_pairs_created"])
+            name = f"{Path(base).stem} load {load}"
+            sw, nw = statistics.median(acc["sv_w"]), statistics.median(acc["ns_w"])
+            fw = statistics.median(acc["nf_w"]) if acc["nf_w"] else float("nan")
+            pk = statistics.median(acc["sv_pk"])
+            speed_rows.append(
+                (
+                    name,
+                    sw,
+                    nw,
+                    fw,
+                    pk,
+                    max(acc["sv_m"]),
+                    max(acc["ns_m"]),
+                    max(acc["nf_m"] or [float("nan")]),
+                    max(acc["ns_created"]),
+                    max(acc["nf_created"] or [0]),
+                )
+            )
+            svf, nsf = pd.concat(sv_flows), pd.concat(ns_flows)
+            tab = fct_table(svf, nsf, args.warmup)
+            mu = statistics.mean
+            lines = [
+                f"### {name}",
+                "",
+                "| | Savanna | ns-2 | difference |",
+                "|---|---|---|---|",
+                f"| flows finished | {sv_fin} | {ns_fin} | {pct((sv_fin - ns_fin) / max(1, ns_fin))} |",
+                f"| bottleneck utilisation | {mu(sv_util):.4f} | {mu(ns_util):.4f} | "
+                f"{100 * (mu(sv_util) - mu(ns_util)):+.2f} points |",
+                f"| bottleneck drop rate | {mu(sv_drop):.4f} | {mu(ns_drop):.4f} | "
+                f"{pct((mu(sv_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} |",
+                "",
+                "| size (pkts) | flows (Savanna / ns-2) | median Savanna | median ns-2 | diff | mean Savanna | "
+                "mean ns-2 | diff | within 5% |",
+                "|---|---|---|---|---|---|---|---|---|",
+            ]
+            for r in tab:
+                verdict = ("yes" if r["ok"] else "**no**") if r["judged"] else f"(< {MIN_FLOWS} flows)"
+                if not r["ok"]:
+                    misses.append(f"{name}, {r['bucket']} packets: {pct(r['median_diff'])}")
+                lines.append(
+                    f"| {r['bucket']} | {r['n_sv']} / {r['n_ns']} | {fmt(r['median_sv'])} | {fmt(r['median_ns'])} | "
+                    f"{pct(r['median_diff'])} | {fmt(r['mean_sv'])} | {fmt(r['mean_ns'])} | {pct(r['mean_diff'])} | "
+                    f"{verdict} |"
+                )
+            for r in tab:
+                if "cdf_mid" in r:
+                    mid, ca, cb = r["cdf_mid"]
+                    lines += [
+                        "",
+                        f"{r['bucket']} packets: share of flows done by {mid:.3f} s (between the medians): "
+                        f"Savanna {ca:.3f}, ns-2 {cb:.3f}. Percentiles (Savanna / ns-2): "
+                        + ", ".join(f"{int(100 * q)}th {x:.3f} / {y:.3f}" for q, x, y in r["pcts"])
+                        + ".",
+                    ]
+            sections.append("\n".join(lines) + "\n")
+            print("\n".join(lines), flush=True)
+
+    head = [
+        "## Speed and memory",
+        "",
+        "| scenario | Savanna wall s | ns-2 reused agents wall s | ratio | ns-2 agent per flow wall s | ratio | "
+        "Savanna packets/s | ns-2 packets/s (reused) | Savanna peak MiB | ns-2 peak MiB (reused) | "
+        "ns-2 peak MiB (per flow) | agent pairs (reused / per flow) |",
+        "|---" * 12 + "|",
+    ]
+    for r in speed_rows:
+        name, sw, nw, fw, pk, sm, nm, fm, nc, fc = r
+        head.append(
+            f"| {name} | {sw:.2f} | {nw:.2f} | {nw / sw:.1f}x | {fmt(fw, 2)} | "
+            f"{'-' if fw != fw else f'{fw / sw:.1f}x'} | {pk / sw / 1e6:.2f} M | {pk / nw / 1e6:.3f} M | "
+            f"{sm:.1f} | {nm:.1f} | {fmt(fm, 1)} | {nc} / {fc} |"
+        )
+    head += [
+        "",
+        "Wall time is the whole process, median over seeds: `savanna run` (Python start-up, the core, "
+        "Parquet output) and `ns dumbbell.tcl` (Tcl start-up, reading the flow list, the run, the "
+        "per-flow CSV). Packets/s is Savanna's count of packets forwarded over every link divided by each "
+        "one's wall time (both carry the same workload). Peak MiB: peak resident set (`/usr/bin/time`), "
+        "largest over seeds.",
+        "",
+        "## Fidelity target",
+        "",
+        f"Savanna's median FCT within {100 * TARGET:.0f}% of ns-2's in every bucket with at least "
+        f"{MIN_FLOWS} flows: " + ("met everywhere." if not misses else "missed in " + "; ".join(misses) + "."),
+        "",
+    ]
+    print("\n".join(head))
+    report += head + ["## Fidelity", ""] + sections + [""] + patterns
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(report) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
