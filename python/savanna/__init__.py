@@ -8,5 +8,6 @@ a shell. See README.md and docs/.
 
 from savanna._core import ScenarioError, __version__
 from savanna.runner import Result, run, validate
+from savanna.emulate import emulate
 
-__all__ = ["run", "validate", "Result", "ScenarioError", "__version__"]
+__all__ = ["run", "emulate", "validate", "Result", "ScenarioError", "__version__"]

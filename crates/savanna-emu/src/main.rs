@@ -3,7 +3,7 @@
 //!
 //! `savanna-router plan SCENARIO [--seed N] [--duration S]` prints the plan as JSON.
 //! `savanna-router run SCENARIO --report FILE [--seed N] [--duration S] [--prefix P]
-//! [--spin-us U]` opens one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`,
+//! [--spin-us U] [--base-dir D] [--format toml|json]` opens one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`,
 //! waits for a `go` line on stdin, prints `{"t0_ns": T}` (CLOCK_MONOTONIC), routes until the
 //! duration, a `stop` line, EOF on stdin or a signal, then writes its report to FILE.
 //! Bad input: one line `error: FIELD: message` on stderr, exit 2.
@@ -41,6 +41,7 @@ fn main() {
     let (cmd, path) = (args[1].as_str(), Path::new(&args[2]));
     let mut opts = RunOptions::default();
     let (mut report, mut prefix, mut spin_us) = (None, "svh".to_string(), 0u64);
+    let (mut base, mut fmt) = (None, None);
     let mut i = 3;
     while i < args.len() {
         let v = args.get(i + 1).cloned().unwrap_or_else(|| usage());
@@ -49,14 +50,18 @@ fn main() {
             "--duration" => opts.duration_s = Some(parse(&v, "--duration")),
             "--report" => report = Some(v),
             "--prefix" => prefix = v,
+            "--base-dir" => base = Some(std::path::PathBuf::from(v)),
+            "--format" => fmt = Some(v),
             "--spin-us" => spin_us = parse(&v, "--spin-us"),
             _ => usage(),
         }
         i += 2;
     }
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&Error::io(path.display().to_string(), e)));
-    let format = if path.extension().is_some_and(|e| e == "json") { Format::Json } else { Format::Toml };
-    let base = path.parent().unwrap_or(Path::new("."));
+    let json = fmt.map_or(path.extension().is_some_and(|e| e == "json"), |f| f == "json");
+    let format = if json { Format::Json } else { Format::Toml };
+    let base = base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(".")).to_path_buf());
+    let base = base.as_path();
     let sc = api::load(&text, format, base, &opts).unwrap_or_else(|e| fail(&e));
     let plan = resolve(&sc).unwrap_or_else(|e| fail(&e));
     plan::check_supported(&plan).unwrap_or_else(|e| fail(&e));

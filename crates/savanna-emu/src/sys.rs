@@ -103,7 +103,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Route SIGINT, SIGTERM and SIGHUP to `STOP` (the router then writes its records and exits).
+/// Route SIGINT, SIGTERM and SIGHUP to `STOP` (the router then writes its records and exits),
+/// and ask for SIGTERM when the parent process dies.
 pub fn catch_signals() {
     // SAFETY: installing an async-signal-safe handler (one atomic store).
     unsafe {
@@ -113,5 +114,7 @@ pub fn catch_signals() {
         for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             libc::sigaction(s, &sa, std::ptr::null_mut());
         }
+        // The orchestrator's death (even by SIGKILL) stops the router too.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
     }
 }
