@@ -41,8 +41,11 @@ NS_PREFIX = "sve"
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
 TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
 CHUNK = 1 << 16
 _ZEROS = memoryview(bytes(CHUNK))
+# Writes are whole multiples of the MSS, so that every data packet is full size, as in the
+# simulator (a 64 KiB write would end in a short segment every 44 packets).
 
 # Kernel TCP settings every namespace gets, whatever the scenario: fresh metrics for every
 # connection (no cached ssthresh/RTT between flows, as in the simulator) and IPv6 off (no
@@ -220,9 +223,6 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         cannot("max_rto_s", "Linux's tcp_rto_max_ms takes 1 to 120 s")
     else:
         sysctls["net/ipv4/tcp_rto_max_ms"] = str(max_rto_ms)
-    # Receive buffers large enough that the window clamp, not the buffer, caps the window.
-    rmem = max(131072, 4 * base["max_window"] * mss)
-    sysctls["net/ipv4/tcp_rmem"] = f"4096 {rmem} {max(rmem, 6291456)}"
 
     variant = base["variant"]
     if cc is None:
@@ -391,6 +391,15 @@ class Flow:
     socks: list = field(default_factory=list)
 
 
+def receiver_window(sock: socket.socket, clamp: int) -> None:
+    """Cap the window a data receiver advertises at ``clamp`` bytes (the scenario's
+    max_window). A fixed receive buffer (4 x clamp, set as root past rmem_max) stops the
+    kernel's autotuning, which would otherwise raise the clamp; set before listen/connect
+    so the window scale fits."""
+    sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 4 * clamp)
+    sock.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, clamp)
+
+
 def tcp_info(sock: socket.socket) -> dict:
     """Counters from TCP_INFO (linux/tcp.h): total_retrans, srtt, data_segs_out and, on
     kernels that have it (6.7+), total_rto."""
@@ -404,6 +413,9 @@ def tcp_info(sock: socket.socket) -> dict:
         out["rtt_us"] = struct.unpack_from("I", b, 68)[0]
     if len(b) >= 160:
         out["data_segs_out"] = struct.unpack_from("I", b, 156)[0]
+    if len(b) >= 236:
+        out["snd_wnd"], out["rcv_wnd"] = struct.unpack_from("II", b, 228)
+        out["snd_cwnd"] = struct.unpack_from("I", b, 80)[0]
     if len(b) >= 244:
         out["total_rto"] = struct.unpack_from("H", b, 240)[0]
     return out
@@ -426,6 +438,12 @@ class Traffic:
         self.progress = progress
         self.finished = 0
         self.buf = bytearray(1 << 18)
+        self.chunk = (CHUNK // self.mss) * self.mss
+        sampling = plan.get("sampling") or {}
+        self.gp_ns = int(sampling.get("interval_s", 0) * 1e9)
+        self.gp_next = self.gp_ns
+        self.gp_seen: dict[int, int] = {}
+        self.goodput: list[tuple[float, int, int]] = []
         self.sessions = plan["sessions"]
 
     def now(self) -> int:
@@ -441,6 +459,7 @@ class Traffic:
             try:
                 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                receiver_window(s, self.ks.window_clamp)
                 s.bind((self.ip[name], PORT))
                 s.listen(4096)
             finally:
@@ -474,7 +493,7 @@ class Traffic:
         s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ks.cc.encode())
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         if mode != "bulk":
-            s.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, self.ks.window_clamp)
+            receiver_window(s, self.ks.window_clamp)
         s.setblocking(False)
         f.t_syn = self.now()
         e = s.connect_ex((self.ip[responder], PORT))
@@ -525,7 +544,7 @@ class Traffic:
         if ev & selectors.EVENT_WRITE and (total is None or f.sent < total):
             try:
                 while total is None or f.sent < total:
-                    n = CHUNK if total is None else min(CHUNK, total - f.sent)
+                    n = self.chunk if total is None else min(self.chunk, total - f.sent)
                     k = s.send(_ZEROS[:n])
                     f.sent += k
                     if k < n:
@@ -622,9 +641,22 @@ class Traffic:
                     self.on_cli(key.fileobj, f, ev)
                 else:
                     self.on_srv(key.fileobj, f, ev)
+            if self.gp_ns and now >= self.gp_next:
+                self.goodput_sample(self.gp_next)
+                self.gp_next += self.gp_ns
             if self.progress and now - last_progress > 500_000_000:
                 last_progress = now
                 self.progress(now / 1e9, self.duration_ns / 1e9, len(self.flows), self.finished)
+
+    def goodput_sample(self, t_ns: int) -> None:
+        """Data packets each flow's receiving application read since the last window (rows
+        only for flows that read something), as goodput.parquet."""
+        for f in self.flows:
+            pk = f.got // self.mss
+            prev = self.gp_seen.get(f.fid, 0)
+            if pk > prev:
+                self.goodput.append((t_ns / 1e9, f.fid, pk - prev))
+                self.gp_seen[f.fid] = pk
 
     def finish(self) -> None:
         """Read TCP_INFO of every socket still open, then close them all."""
@@ -744,12 +776,24 @@ def _write_outputs(out_dir: Path, plan: dict, traffic: Traffic, report: dict, su
     staging = Path(tempfile.mkdtemp(prefix=".emulate-", dir=out_dir))
     try:
         pq.write_table(_flows_table(plan, traffic, report), staging / "flows.parquet")
+        if traffic.gp_ns:
+            import pyarrow as pa
+
+            t, fid, n = zip(*traffic.goodput) if traffic.goodput else ((), (), ())
+            gp = pa.table(
+                {
+                    "t_s": pa.array(t, pa.float64()),
+                    "flow_id": pa.array(fid, pa.int64()),
+                    "delivered_pkts": pa.array(n, pa.int64()),
+                }
+            )
+            pq.write_table(gp, staging / "goodput.parquet")
         q = _queues_table(report)
         if q is not None:
             pq.write_table(q, staging / "queues.parquet")
         (staging / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
         (out_dir / "summary.json").unlink(missing_ok=True)
-        for name in ("flows.parquet", "queues.parquet"):
+        for name in ("flows.parquet", "queues.parquet", "goodput.parquet"):
             if (staging / name).exists():
                 os.replace(staging / name, out_dir / name)
             else:
@@ -780,6 +824,7 @@ def emulate(
     sack: bool = False,
     approx: bool = False,
     spin_us: int = 0,
+    rt: int = 50,
     progress: bool | None = None,
     base_dir: str | os.PathLike[str] | None = None,
 ):
@@ -806,7 +851,7 @@ def emulate(
     try:
         plan = load_plan(router, scen, sc.base_dir, sc.fmt, seed, duration_s)
         ks = kernel_settings(plan, cc=cc, sack=sack, approx=approx)
-        summary = _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, progress)
+        summary = _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress)
         result = load_result(out_dir)
         if not keep_out:
             result.out_dir = None
@@ -816,7 +861,7 @@ def emulate(
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, progress) -> dict:
+def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress) -> dict:
     cleanup_stale()
     ns = Namespaces(plan["hosts"])
     proc = None
@@ -836,7 +881,7 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         ns.write_sysctls(ns.router, BASE_SYSCTLS)
         cmd = _router_cmd(router, scen, sc.base_dir, sc.fmt, seed, duration_s)
         cmd[1] = "run"
-        cmd += ["--report", str(report_path), "--prefix", "sv", "--spin-us", str(spin_us)]
+        cmd += ["--report", str(report_path), "--prefix", "sv", "--spin-us", str(spin_us), "--rt", str(rt)]
         proc = subprocess.Popen(
             ["ip", "netns", "exec", ns.router, *cmd],
             stdin=subprocess.PIPE,
@@ -866,6 +911,8 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         run_s = plan["duration_s"]
         traffic = Traffic(plan, ns, ks, t0, run_s, _progress_bar if progress else None)
         traffic.run()
+        if traffic.gp_ns:
+            traffic.goodput_sample(traffic.now())
         traffic.finish()
         if progress:
             sys.stderr.write("\n")

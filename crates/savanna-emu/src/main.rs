@@ -3,7 +3,7 @@
 //!
 //! `savanna-router plan SCENARIO [--seed N] [--duration S]` prints the plan as JSON.
 //! `savanna-router run SCENARIO --report FILE [--seed N] [--duration S] [--prefix P]
-//! [--spin-us U] [--base-dir D] [--format toml|json]` opens one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`,
+//! [--spin-us U] [--rt PRIO] [--base-dir D] [--format toml|json]` opens one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`,
 //! waits for a `go` line on stdin, prints `{"t0_ns": T}` (CLOCK_MONOTONIC), routes until the
 //! duration, a `stop` line, EOF on stdin or a signal, then writes its report to FILE.
 //! Bad input: one line `error: FIELD: message` on stderr, exit 2.
@@ -41,7 +41,7 @@ fn main() {
     let (cmd, path) = (args[1].as_str(), Path::new(&args[2]));
     let mut opts = RunOptions::default();
     let (mut report, mut prefix, mut spin_us) = (None, "svh".to_string(), 0u64);
-    let (mut base, mut fmt) = (None, None);
+    let (mut base, mut fmt, mut rt) = (None, None, 0i32);
     let mut i = 3;
     while i < args.len() {
         let v = args.get(i + 1).cloned().unwrap_or_else(|| usage());
@@ -52,6 +52,7 @@ fn main() {
             "--prefix" => prefix = v,
             "--base-dir" => base = Some(std::path::PathBuf::from(v)),
             "--format" => fmt = Some(v),
+            "--rt" => rt = parse(&v, "--rt"),
             "--spin-us" => spin_us = parse(&v, "--spin-us"),
             _ => usage(),
         }
@@ -71,6 +72,7 @@ fn main() {
             let report = report.unwrap_or_else(|| usage());
             sys::catch_signals();
             sys::precise_timers();
+            let realtime = rt > 0 && sys::realtime(rt);
             let n = plan::host_nodes(&plan).len();
             let mut fds = Vec::with_capacity(n);
             let mut names = Vec::with_capacity(n);
@@ -90,10 +92,11 @@ fn main() {
             if std::io::stdin().lock().read_line(&mut line).is_err() || line.trim() != "go" {
                 std::process::exit(1);
             }
-            let out = r.run_with(duration, spin_us * 1000, |t0| {
+            let mut out = r.run_with(duration, spin_us * 1000, |t0| {
                 println!("{}", serde_json::json!({ "t0_ns": t0 }));
                 std::io::stdout().flush().ok();
             });
+            out["accuracy"]["realtime_priority"] = serde_json::json!(if realtime { Some(rt) } else { None });
             let tmp = format!("{report}.tmp");
             let text = serde_json::to_string(&out).expect("report serialises");
             if let Err(e) = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &report)) {

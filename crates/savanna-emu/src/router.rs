@@ -181,6 +181,7 @@ pub struct Router {
     bp_pkts: u64,
     bp_real_ns: u64,
     bp_real_ns_total: u64,
+    pkts_size_at_tx: u32,
     bp_sum_bits: f64,
     bp_sum_ideal_ns: u64,
     bp_ideal_start: Time,
@@ -318,6 +319,7 @@ impl Router {
             bp_pkts: 0,
             bp_real_ns: 0,
             bp_real_ns_total: 0,
+            pkts_size_at_tx: 0,
             bp_sum_bits: 0.0,
             bp_sum_ideal_ns: 0,
             bp_ideal_start: 0,
@@ -608,7 +610,7 @@ impl Router {
             if l == self.bn {
                 self.close_busy_period(false);
                 self.bp_open = true;
-                self.bp_start = sys::mono_ns();
+                self.bp_start = self.t0 + now;
                 self.bp_ideal_start = now;
                 self.bp_bits = 0.0;
                 self.bp_pkts = 0;
@@ -651,18 +653,14 @@ impl Router {
             link.tx_pkt = id;
             link.busy_ns += tx;
             self.forwarded += 1;
-            if l == self.bn {
-                self.bp_bits += p.size as f64 * 8.0;
-                self.bp_pkts += 1;
-            }
             self.at(now + tx, EV_TX | (l as u32) << 2);
         }
     }
 
-    /// Close the bottleneck's busy period: its bits over the real time from its start to
-    /// the handling of its last transmission's end count towards the achieved rate (periods
-    /// of at least 10 packets; shorter ones are dominated by the wake-up latency at their
-    /// ends).
+    /// Close the bottleneck's busy period: the bits of its finished transmissions over the
+    /// real time from its ideal start to the moment the router handled the end of its last
+    /// transmission count towards the achieved rate (periods of at least 10 packets; in
+    /// shorter ones the wake-up latency at the end dominates).
     fn close_busy_period(&mut self, at_end: bool) {
         if self.bp_open && (at_end || !self.links[self.bn].busy) {
             self.bp_open = false;
@@ -678,6 +676,7 @@ impl Router {
         let link = &mut self.links[l];
         link.busy = false;
         let id = link.tx_pkt;
+        self.pkts_size_at_tx = self.pkts.get(id).size;
         if link.loss > 0.0 && link.loss_rng.bernoulli(link.loss) {
             self.link_losses += 1;
             let c = self.pkts.get(id).class.index();
@@ -689,6 +688,10 @@ impl Router {
                 self.at(at, EV_ARRIVE | (l as u32) << 2);
             }
             self.links[l].line.push_back((at, id));
+        }
+        if l == self.bn {
+            self.bp_bits += self.pkts_size_at_tx as f64 * 8.0;
+            self.bp_pkts += 1;
         }
         self.start_tx(l, now);
         if l == self.bn {

@@ -118,3 +118,12 @@ pub fn catch_signals() {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
     }
 }
+
+/// Run the router under SCHED_FIFO at `prio` so that it wakes on time on a busy machine
+/// (the kernel's RT throttling still leaves 5% of each CPU to others). Returns false when
+/// the kernel refused.
+pub fn realtime(prio: i32) -> bool {
+    let p = libc::sched_param { sched_priority: prio };
+    // SAFETY: sched_setscheduler on this process with a valid param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
