@@ -445,6 +445,7 @@ class Traffic:
         self.gp_seen: dict[int, int] = {}
         self.goodput: list[tuple[float, int, int]] = []
         self.sessions = plan["sessions"]
+        self.closed = False
 
     def now(self) -> int:
         return time.monotonic_ns() - self.t0
@@ -469,10 +470,15 @@ class Traffic:
             self.listeners.append(s)
 
     def schedule(self) -> None:
-        for f in self.plan["flows"]:
-            self.at(int(f["t"] * 1e9), self.start, f["block"], f["src"], f["dst"], f["size_pkts"], f["base_rtt_s"], None)
-        for k, s in enumerate(self.sessions):
-            self.at(int(s["start_s"] * 1e9), self.session_next, k, 0)
+        # Starts at the same instant go in block order, as the simulator numbers them.
+        todo = [(int(f["t"] * 1e9), f["block"], i, 0) for i, f in enumerate(self.plan["flows"])]
+        todo += [(int(s["start_s"] * 1e9), s["block"], k, 1) for k, s in enumerate(self.sessions)]
+        for t, _, i, is_session in sorted(todo):
+            if is_session:
+                self.at(t, self.session_next, i, 0)
+            else:
+                f = self.plan["flows"][i]
+                self.at(t, self.start, f["block"], f["src"], f["dst"], f["size_pkts"], f["base_rtt_s"], None)
 
     def session_next(self, k: int, n: int) -> None:
         s = self.sessions[k]
@@ -619,7 +625,10 @@ class Traffic:
             f.socks.append(s)
             self.sel.register(s, selectors.EVENT_READ, ("srv", f))
 
-    def run(self) -> None:
+    def run(self, router_out=None) -> None:
+        if router_out is not None:
+            os.set_blocking(router_out.fileno(), False)
+            self.sel.register(router_out, selectors.EVENT_READ, ("router", None))
         self.listen()
         self.schedule()
         last_progress = 0
@@ -635,7 +644,16 @@ class Traffic:
                 wait = min(wait, self.timers[0][0] - now)
             for key, ev in self.sel.select(max(0, wait) / 1e9):
                 role, f = key.data
-                if role == "accept":
+                if role == "router":
+                    try:
+                        eof = os.read(key.fileobj.fileno(), 4096) == b""
+                    except BlockingIOError:
+                        eof = False
+                    if eof:
+                        if self.now() >= self.duration_ns - 100_000_000:
+                            return
+                        raise RuntimeError("savanna-router exited before the end of the run")
+                elif role == "accept":
                     self.accept(key.fileobj)
                 elif role == "cli":
                     self.on_cli(key.fileobj, f, ev)
@@ -660,8 +678,14 @@ class Traffic:
 
     def finish(self) -> None:
         """Read TCP_INFO of every socket still open, then close them all."""
+        if self.closed:
+            return
+        self.closed = True
         for key in list(self.sel.get_map().values()):
             s, (role, f) = key.fileobj, key.data
+            if role == "router":
+                self.sel.unregister(s)
+                continue
             if f is not None:
                 sender = (role == "cli") == (f.mode == "bulk")
                 f.info.setdefault("sender" if sender else "receiver", tcp_info(s))
@@ -871,7 +895,9 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
     def on_term(signum, frame):
         raise KeyboardInterrupt
 
+    old_hup = signal.getsignal(signal.SIGHUP)
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, on_term)
     report_path = tmpdir / "router.json"
     wall0 = time.monotonic()
     try:
@@ -910,7 +936,7 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         t0 = json.loads(proc.stdout.readline())["t0_ns"]
         run_s = plan["duration_s"]
         traffic = Traffic(plan, ns, ks, t0, run_s, _progress_bar if progress else None)
-        traffic.run()
+        traffic.run(proc.stdout)
         if traffic.gp_ns:
             traffic.goodput_sample(traffic.now())
         traffic.finish()
@@ -946,6 +972,7 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
                 proc.wait()
         ns.close()
         signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGHUP, old_hup)
 
 
 def _summary(plan: dict, ks: KernelSettings, traffic: Traffic, report: dict, wall: float, ns: Namespaces) -> dict:
