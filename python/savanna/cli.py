@@ -54,6 +54,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_emulate(args: argparse.Namespace) -> int:
+    from savanna.emulate import main_args
+
+    return main_args(args)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from savanna.analysis import compare_dirs
 
@@ -218,9 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cc", metavar="NAME", help="kernel congestion control (default: reno for variant newreno)")
     p.add_argument("--sack", action="store_true", help="turn SACK on (the simulator has none)")
     p.add_argument("--approx", action="store_true", help="run settings Linux cannot honour with Linux's behaviour")
-    p.add_argument("--spin-us", type=int, default=0, metavar="U", help="router: poll without sleeping U us before each deadline")
+    p.add_argument(
+        "--spin-us", type=int, default=0, metavar="U", help="router: poll without sleeping U us before each deadline"
+    )
+    p.add_argument("--rt", type=int, default=50, metavar="PRIO", help="router's SCHED_FIFO priority (0: normal)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    p.set_defaults(func=lambda a: __import__("savanna.emulate", fromlist=["main_args"]).main_args(a))
+    p.set_defaults(func=cmd_emulate)
 
     p = sub.add_parser(
         "validate",

@@ -14,6 +14,7 @@ docs/emulate.md has the mapping table and the limits.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import heapq
@@ -204,7 +205,8 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     else:
         raise _err(
             "header_bytes",
-            f"emulate needs 40 (IPv4 + TCP, timestamps off) or 52 (timestamps on); Linux cannot make {hdr}-byte headers",
+            f"emulate needs 40 (IPv4 + TCP, timestamps off) or 52 (timestamps on); "
+            f"Linux cannot make {hdr}-byte headers",
         )
     if not 576 <= pkt <= 2000:
         raise _err("packet_bytes", f"emulate sets it as the devices' MTU: 576 to 2000, not {pkt}")
@@ -227,7 +229,9 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     variant = base["variant"]
     if cc is None:
         if variant != "newreno":
-            cannot("variant", f"Linux has no '{variant}' loss recovery; its 'reno' is NewReno (use variant = 'newreno')")
+            cannot(
+                "variant", f"Linux has no '{variant}' loss recovery; its 'reno' is NewReno (use variant = 'newreno')"
+            )
         cc = "reno"
     available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     if cc not in available:
@@ -257,7 +261,8 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         if abs(base["delack_timeout_s"] - 0.2) > 1e-9:
             cannot("delack_timeout_s", "Linux's delayed-ACK timer adapts between 40 and 200 ms; it cannot be set")
         approximations.append(
-            "tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) stand for RFC 1122's"
+            "tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) "
+            "stand for RFC 1122's"
         )
     else:
         route += ["quickack", "1"]
@@ -353,10 +358,8 @@ class Namespaces:
             self.leave()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.leave()
-        except OSError:
-            pass
         for fd in self.fds.values():
             os.close(fd)
         self.fds.clear()
@@ -602,10 +605,8 @@ class Traffic:
                     return
 
     def close(self, s: socket.socket, f: Flow | None) -> None:
-        try:
+        with contextlib.suppress(KeyError, ValueError):
             self.sel.unregister(s)
-        except (KeyError, ValueError):
-            pass
         s.close()
 
     def accept(self, ls: socket.socket) -> None:
@@ -697,19 +698,46 @@ class Traffic:
 # Records
 
 
+# flows.parquet: the simulator's columns in its order, then srtt_s (TCP_INFO's smoothed RTT
+# of the data sender at its last reading), which only emulated runs have.
+FLOW_COLUMNS = (
+    "flow_id",
+    "src",
+    "dst",
+    "kind",
+    "source",
+    "tag",
+    "start_s",
+    "end_s",
+    "size_bytes",
+    "size_pkts",
+    "fct_s",
+    "data_pkts_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "drops",
+    "ecn_marks",
+    "syn_drops",
+    "first_data_drop",
+    "favored_pkts",
+    "class_at_end",
+    "path",
+    "base_rtt_s",
+    "delivered_pkts",
+    "syn_sent",
+    "synack_drops",
+    "pushed_out",
+    "srtt_s",
+)
+
+
 def _flows_table(plan: dict, traffic: Traffic, report: dict):
     import pyarrow as pa
 
     conns = {(c["client"], c["cport"]): c for c in report["conns"]}
     mss = traffic.mss
-    cols: dict[str, list] = {
-        k: []
-        for k in (
-            "flow_id src dst kind source tag start_s end_s size_bytes size_pkts fct_s data_pkts_sent retransmits "
-            "timeouts fast_retransmits drops ecn_marks syn_drops first_data_drop favored_pkts class_at_end path "
-            "base_rtt_s delivered_pkts syn_sent synack_drops pushed_out srtt_s"
-        ).split()
-    }
+    cols: dict[str, list] = {k: [] for k in FLOW_COLUMNS}
     for f in traffic.flows:
         blk = plan["blocks"][f.block]
         c = conns.get(f.key, {})
@@ -767,7 +795,15 @@ def _flows_table(plan: dict, traffic: Traffic, report: dict):
     str_cols = {"src", "dst", "kind", "source", "tag", "class_at_end", "path"}
     arrays = {}
     for k, v in cols.items():
-        t = pa.int64() if k in int_cols else pa.string() if k in str_cols else pa.bool_() if k == "first_data_drop" else pa.float64()
+        t = (
+            pa.int64()
+            if k in int_cols
+            else pa.string()
+            if k in str_cols
+            else pa.bool_()
+            if k == "first_data_drop"
+            else pa.float64()
+        )
         arrays[k] = pa.array(v, type=t)
     return pa.table(arrays)
 
@@ -782,13 +818,7 @@ def _queues_table(report: dict):
     arrays = {}
     for k in names:
         vals = [r[k] for r in rows]
-        t = (
-            pa.string()
-            if k == "queue"
-            else pa.float64()
-            if k in ("t_s", "avg_pkts", "utilisation")
-            else pa.int64()
-        )
+        t = pa.string() if k == "queue" else pa.float64() if k in ("t_s", "avg_pkts", "utilisation") else pa.int64()
         arrays[k] = pa.array(vals, type=t)
     return pa.table(arrays)
 
@@ -959,10 +989,8 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         return summary
     finally:
         if traffic is not None:
-            try:
+            with contextlib.suppress(Exception):  # teardown must go on
                 traffic.finish()
-            except Exception:  # noqa: BLE001 - teardown must go on
-                pass
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
@@ -1031,6 +1059,7 @@ def main_args(args: Any) -> int:
         sack=args.sack,
         approx=args.approx,
         spin_us=args.spin_us,
+        rt=args.rt,
         progress=None if not args.quiet else False,
     )
     if not args.quiet:

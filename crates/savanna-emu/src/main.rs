@@ -29,7 +29,9 @@ fn parse<T: std::str::FromStr>(v: &str, what: &str) -> T {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: savanna-router plan|run SCENARIO [--seed N] [--duration S] [--report FILE] [--prefix P] [--spin-us U]");
+    eprintln!(
+        "usage: savanna-router plan|run SCENARIO [--seed N] [--duration S] [--report FILE] [--prefix P] [--spin-us U]"
+    );
     std::process::exit(2);
 }
 
@@ -80,7 +82,10 @@ fn main() {
                 let name = format!("{prefix}{k}");
                 match sys::open_tun(&name) {
                     Ok(fd) => fds.push(fd),
-                    Err(e) => fail(&Error::input("tun", format!("cannot open TUN device {name}: {e} (needs root and /dev/net/tun)"))),
+                    Err(e) => fail(&Error::input(
+                        "tun",
+                        format!("cannot open TUN device {name}: {e} (needs root and /dev/net/tun)"),
+                    )),
                 }
                 names.push(name);
             }

@@ -70,7 +70,10 @@ pub fn bottleneck(plan: &Plan) -> usize {
 /// Refuse what the emulator does not do, naming the field.
 pub fn check_supported(plan: &Plan) -> Result<()> {
     if !plan.faults.is_empty() {
-        return Err(Error::input("faults", "not supported by emulate: real TCP gives no packet numbering to aim a fault at"));
+        return Err(Error::input(
+            "faults",
+            "not supported by emulate: real TCP gives no packet numbering to aim a fault at",
+        ));
     }
     if !plan.policies.is_empty() {
         return Err(Error::input("path_policies", "not supported by emulate"));
@@ -204,8 +207,10 @@ pub fn to_json(plan: &Plan) -> Value {
                         sizes.push(size.sample(&mut srng));
                         thinks.push(think.as_ref().map_or(0.0, |d| ns_to_secs(secs_to_ns(d.draw(&mut srng)))));
                     }
-                    sessions.push(json!({"block": b, "session": i, "start_s": ns_to_secs(at), "src": name(s), "dst": name(d),
-                        "stop_s": ns_to_secs(*stop), "sizes": sizes, "thinks": thinks, "base_rtt_s": rtt(s, d)}));
+                    sessions.push(
+                        json!({"block": b, "session": i, "start_s": ns_to_secs(at), "src": name(s), "dst": name(d),
+                        "stop_s": ns_to_secs(*stop), "sizes": sizes, "thinks": thinks, "base_rtt_s": rtt(s, d)}),
+                    );
                 }
             }
             TrafficKind::Web { .. } | TrafficKind::Udp { .. } => {}

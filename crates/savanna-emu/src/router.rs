@@ -9,8 +9,8 @@
 //! how far real time strays from it: per-packet lateness of deliveries, the bottleneck's
 //! achieved rate over its busy periods in real time, and its own CPU use.
 
-use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use savanna_core::aqm::{DropReason, QCtx, QOut, Qdisc};
 use savanna_core::classify::Classifier;
@@ -143,6 +143,8 @@ pub struct Router {
     routes: Vec<u32>,
     links: Vec<Link>,
     pkts: PacketPool,
+    /// Packet bytes by packet id. Boxed so that a read buffer is swapped in, not copied.
+    #[allow(clippy::vec_box)]
     bufs: Vec<Box<[u8; BUF]>>,
     /// Per packet id: 1 when it is the first transmission of a direction's data packet 0.
     first: Vec<u8>,
@@ -273,7 +275,9 @@ impl Router {
         let (sample_ns, sampled) = match &plan.sampling {
             Some((iv, qs)) if qs.is_empty() => (
                 *iv,
-                (0..topo.links.len()).filter(|&l| topo.node_kinds[topo.links[l].from as usize] == NodeKind::Router).collect(),
+                (0..topo.links.len())
+                    .filter(|&l| topo.node_kinds[topo.links[l].from as usize] == NodeKind::Router)
+                    .collect(),
             ),
             Some((iv, qs)) => (*iv, qs.iter().map(|&q| q as usize).collect()),
             None => (0, Vec::new()),
@@ -386,8 +390,8 @@ impl Router {
             if sys::wait(&mut pfds, t) == 0 {
                 continue;
             }
-            for h in 0..self.fds.len() {
-                if pfds[h].revents & libc::POLLIN != 0 {
+            for (h, pfd) in pfds.iter().enumerate().take(self.fds.len()) {
+                if pfd.revents & libc::POLLIN != 0 {
                     for _ in 0..64 {
                         let fd = self.fds[h];
                         match sys::read_pkt(fd, &mut self.scratch[..]) {
@@ -490,7 +494,14 @@ impl Router {
                         Some(&c) if self.conns[c as usize].isn[1] == tseq => c,
                         _ => {
                             let c = self.conns.len() as u32;
-                            self.conns.push(Conn { client: src, cport: sport, server: dst, sport: dport, isn: [0, tseq], ..Conn::default() });
+                            self.conns.push(Conn {
+                                client: src,
+                                cport: sport,
+                                server: dst,
+                                sport: dport,
+                                isn: [0, tseq],
+                                ..Conn::default()
+                            });
                             self.conn_of.insert(fwd, c);
                             c
                         }
@@ -506,7 +517,13 @@ impl Router {
                         c
                     } else {
                         let c = self.conns.len() as u32;
-                        self.conns.push(Conn { client: src, cport: sport, server: dst, sport: dport, ..Conn::default() });
+                        self.conns.push(Conn {
+                            client: src,
+                            cport: sport,
+                            server: dst,
+                            sport: dport,
+                            ..Conn::default()
+                        });
                         self.conn_of.insert(fwd, c);
                         c
                     }
@@ -593,7 +610,8 @@ impl Router {
         };
         link.stats.arrivals[class] += 1;
         self.qout.clear();
-        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let mut cx =
+            QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let accepted = link.qdisc.enqueue(id, &mut cx);
         if accepted {
             link.stats.enqueued[class] += 1;
@@ -639,7 +657,8 @@ impl Router {
     fn start_tx(&mut self, l: usize, now: Time) {
         let link = &mut self.links[l];
         self.qout.clear();
-        let mut cx = QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
+        let mut cx =
+            QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let next = link.qdisc.dequeue(&mut cx);
         self.account_qout(l, None);
         if let Some(id) = next {
