@@ -185,6 +185,102 @@ def test_favorqueue_pushes_out_standard_packets_for_new_flows_on_real_packets(tm
     assert fl.pushed_out.sum() == sum(x["pushed_out"] for x in res.summary["queues"])
 
 
+@needs_root
+def test_edge_classifier_marks_real_packets_and_class_aware_queue_reads_them(tmp_path):
+    # Tokuda et al.'s marking classifier on `left` (K = 7) in front of strict-priority
+    # queues: a 4-packet flow's packets stay short; a 40-packet flow's data turns long.
+    flows = (
+        '{ start_s = 0.2, size_pkts = 4, src = "src0", dst = "dst0" }, '
+        '{ start_s = 0.2, size_pkts = 40, src = "src1", dst = "dst1" }'
+    )
+    body = dumbbell(
+        pairs=2,
+        queue='{ type = "prq", limit_pkts = 50 }',
+        tcp="ito_s = 1.0\ninit_cwnd = 10",
+        traffic=f'[[traffic]]\ntype = "flows"\nflows = [{flows}]\n'
+        '[[classifiers]]\ntype = "marking"\nnode = "left"\nk = 7',
+        duration=2.0,
+    )
+    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    fl = res.flows.set_index("size_pkts")
+    assert fl.loc[4, "class_at_end"] == "short"
+    assert fl.loc[40, "class_at_end"] == "long"
+    q = next(q for q in res.summary["queues"] if q["name"] == "left->right")
+    assert q["discipline"] == "prq"
+    assert q["by_class"]["short"]["arrivals"] > 0 and q["by_class"]["long"]["arrivals"] > 0
+    # Only what `left` sends on to `right` is marked: the reverse queue sees none.
+    rev = next(q for q in res.summary["queues"] if q["name"] == "right->left")
+    assert set(rev["by_class"]) == {"none"}
+
+
+DSCP_LONG = 12  # AF12, the router's mark for `long` (crates/savanna-emu/src/router.rs)
+CAPTURE = """
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(3))
+s.bind((sys.argv[1], 0))
+seen = set()
+for _ in range(300):
+    b, a = s.recvfrom(2048)
+    if a[2] == 0 and len(b) > 100:  # data arriving at this host
+        seen.add(b[1] >> 2)
+print(sorted(seen))
+"""
+
+
+@needs_root
+def test_class_marks_reach_the_receiver_in_the_dscp_bits(tmp_path):
+    # A persistent flow through the marking classifier: past its 7th packet its data is
+    # long, and the receiving host sees DSCP 12 (AF12) on it.
+    body = dumbbell(
+        queue='{ type = "prq", limit_pkts = 50 }',
+        traffic='[[traffic]]\ntype = "persistent"\n[[classifiers]]\ntype = "marking"\nnode = "left"\nk = 7',
+        duration=30.0,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "savanna", "emulate", str(scenario(tmp_path, body)), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        end = time.monotonic() + 30
+        while len(leftovers(proc.pid)["namespaces"]) < 3 or not leftovers(proc.pid)["routers"]:
+            assert time.monotonic() < end and proc.poll() is None
+            time.sleep(0.1)
+        time.sleep(1.0)
+        # Host slot 1 is dst0 (hosts in node order: src0, dst0); its device is sv1.
+        cap = subprocess.run(
+            ["ip", "netns", "exec", f"{em.NS_PREFIX}{proc.pid}-1", sys.executable, "-c", CAPTURE, "sv1"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+        assert cap.returncode == 0, cap.stderr
+        assert json.loads(cap.stdout) == [DSCP_LONG]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    assert leftovers(proc.pid) == NOTHING
+
+
+@needs_root
+def test_vs_linux_benchmark_smoke(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "vs.md"
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "vs_linux.py"), "--seeds", "1", "--duration", "8"]
+        + ["--loads", "0.8", "--queues", "droptail8,favorqueue8", "--warmup", "1", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = out.read_text()
+    assert "## load 0.8, favorqueue8" in text and "| 0.8 | favorqueue8 | 4-10 |" in text
+    raw = json.loads(out.with_suffix(".json").read_text())
+    assert raw["0.8/droptail8/1"]["emu"]["flows"] == raw["0.8/droptail8/1"]["sim"]["flows"] > 50
+
+
 # ---------------------------------------------------------------------------------------
 # Teardown
 

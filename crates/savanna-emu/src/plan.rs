@@ -92,6 +92,14 @@ pub fn check_supported(plan: &Plan) -> Result<()> {
             _ => {}
         }
     }
+    for (i, (_, c)) in plan.classifiers.iter().enumerate() {
+        if matches!(c, savanna_core::scenario::schema::ClassifierSpec::Oracle(_)) {
+            return Err(Error::input(
+                format!("classifiers[{i}].type"),
+                "'oracle' is not supported by emulate: the router cannot see a flow's true size",
+            ));
+        }
+    }
     let hosts = host_nodes(plan).len();
     if hosts > 256 * 100 {
         return Err(Error::input("topology", "too many hosts for emulate (at most 25600)"));
