@@ -23,6 +23,12 @@ Writes ``benchmarks/results/vs_linux.md`` (or ``--out``).
 
 Usage (root): python3 benchmarks/vs_linux.py [--quick] [--seeds N] [--duration S]
 ``--quick``: 40 s, one seed, load 0.8, DropTail and FavorQueue.
+
+``--accuracy [S]`` instead measures the router alone: one saturating flow (window cap above
+the bandwidth-delay product, buffer holding the excess) for S seconds (default 20) at 10 and
+100 Mb/s, with and without SCHED_FIFO, and the reference dumbbell at load 0.8; it prints
+the router's achieved rate over the configured one, delivery lateness p50/p99/p99.9/max,
+its CPU share, and the machine's load average.
 """
 
 from __future__ import annotations
@@ -175,6 +181,52 @@ def report(results: dict, args) -> str:
     return "\n".join(lines) + "\n"
 
 
+def saturating(rate: float, duration: float) -> dict:
+    window, buffer = (150, 200) if rate <= 10 else (1200, 1000)
+    return {
+        "name": f"accuracy-{rate:g}",
+        "duration_s": duration,
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 1,
+            "access_rate_mbps": 1000.0,
+            "access_delay_ms": 5.0,
+            "bottleneck_rate_mbps": rate,
+            "bottleneck_delay_ms": 40.0,
+            "bottleneck_queue": {"type": "droptail", "limit_pkts": buffer},
+        },
+        "tcp": {"ito_s": 1.0, "init_cwnd": 10, "max_window": window, "init_ssthresh": float(window)},
+        "traffic": [{"type": "persistent", "count": 1}],
+        "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]},
+    }
+
+
+def accuracy(duration: float) -> str:
+    import os
+
+    runs = [
+        ("saturating flow, 10 Mb/s", saturating(10.0, duration), 50),
+        ("saturating flow, 10 Mb/s, no SCHED_FIFO", saturating(10.0, duration), 0),
+        ("saturating flow, 100 Mb/s", saturating(100.0, duration), 50),
+        ("reference dumbbell, load 0.8, DropTail 8", scenario(0.8, "droptail8", duration, 1, False), 50),
+    ]
+    lines = [
+        "| run | load avg before | achieved / configured | p50 us | p99 us | p99.9 us | max us | router CPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, sc, rt in runs:
+        load = os.getloadavg()[0]
+        res = savanna.emulate(sc, rt=rt, progress=False)
+        a = res.summary["accuracy"]
+        d = a["delivery_lateness"]
+        ratio = a["achieved_over_configured"]
+        lines.append(
+            f"| {label} | {load:.1f} | {'-' if ratio is None else f'{ratio:.4f}'} | {d['p50_us']} | {d['p99_us']} "
+            f"| {d['p999_us']} | {d['max_us']:.0f} | {100 * a['cpu_fraction']:.0f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -185,7 +237,11 @@ def main() -> int:
     ap.add_argument("--warmup", type=float, default=10.0)
     ap.add_argument("--delack", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vs_linux.md")
+    ap.add_argument("--accuracy", type=float, nargs="?", const=20.0, metavar="S")
     args = ap.parse_args()
+    if args.accuracy:
+        print(accuracy(args.accuracy))
+        return 0
     if args.quick:
         args.seeds, args.duration, args.loads, args.queues, args.warmup = 1, 40.0, "0.8", "droptail8,favorqueue8", 5.0
     loads = [float(x) for x in args.loads.split(",")]
