@@ -7,6 +7,7 @@ a shell. See README.md and docs/.
 """
 
 from savanna._core import ScenarioError, __version__
+from savanna.emulate import emulate
 from savanna.runner import Result, run, validate
 
-__all__ = ["run", "validate", "Result", "ScenarioError", "__version__"]
+__all__ = ["run", "emulate", "validate", "Result", "ScenarioError", "__version__"]

@@ -54,6 +54,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_emulate(args: argparse.Namespace) -> int:
+    from savanna.emulate import main_args
+
+    return main_args(args)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from savanna.analysis import compare_dirs
 
@@ -205,6 +211,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.add_argument("--verbose", "-v", action="store_true", help="list every queue in the summary")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "emulate",
+        help="run a scenario on real Linux TCP through Savanna's disciplines (root)",
+        description="Emulate a scenario: hosts in network namespaces, real kernel TCP, a userspace "
+        "router running Savanna's queue disciplines; writes the same records as `run` (docs/emulate.md).",
+    )
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>-emulated)")
+    _add_overrides(p)
+    p.add_argument("--cc", metavar="NAME", help="kernel congestion control (default: reno for variant newreno)")
+    p.add_argument("--sack", action="store_true", help="turn SACK on (the simulator has none)")
+    p.add_argument("--approx", action="store_true", help="run settings Linux cannot honour with Linux's behaviour")
+    p.add_argument(
+        "--spin-us", type=int, default=0, metavar="U", help="router: poll without sleeping U us before each deadline"
+    )
+    p.add_argument("--rt", type=int, default=50, metavar="PRIO", help="router's SCHED_FIFO priority (0: normal)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.set_defaults(func=cmd_emulate)
 
     p = sub.add_parser(
         "validate",

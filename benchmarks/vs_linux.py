@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Savanna's simulated NewReno side by side with Linux's TCP through ``savanna emulate``.
+
+The reference dumbbell (``scenarios/dumbbell-droptail.toml``: 20 pairs, 10 Mb/s, base RTT
+100 ms, Poisson arrivals of Pareto flows, shape 1.3, mean 30 packets) at loads 0.5 and 0.8
+with three bottlenecks (DropTail 8, RED 80 as in ``dumbbell-red.toml``, FavorQueue 8), run
+twice on the same flows (same scenario, same seed):
+
+- emulated: Linux ``reno`` without SACK (RACK, TLP and F-RTO off), route ``initcwnd`` and
+  ``rto_min`` from the scenario, ACK on every segment (``quickack``), 1 s initial RTO;
+- simulated: Savanna NewReno without SACK with the same initial window, minimum RTO,
+  ``ito_s = 1.0``, ``delayed_ack = false``.
+
+``--delack`` runs Linux's own delayed ACKs against the simulator's ``delayed_ack = true``
+(they differ: Linux quick-acks the start of a connection and adapts its timer between 40
+and 200 ms; the simulator acks every second segment with a 200 ms timer).
+
+Per run: flows, bottleneck utilisation and drop rate; per size bucket: median and mean FCT
+emulated and simulated with the relative gap (flagged when a bucket of >= 100 flows per
+side differs by more than 10% in median); and the effect of FavorQueue and RED against
+DropTail (mean FCT per bucket, relative change) with the same sign or not.
+Writes ``benchmarks/results/vs_linux.md`` (or ``--out``).
+
+Usage (root): python3 benchmarks/vs_linux.py [--quick] [--seeds N] [--duration S]
+``--quick``: 40 s, one seed, load 0.8, DropTail and FavorQueue.
+
+``--accuracy [S]`` instead measures the router alone: one saturating flow (window cap above
+the bandwidth-delay product, buffer holding the excess) for S seconds (default 20) at 10 and
+100 Mb/s, with and without SCHED_FIFO, and the reference dumbbell at load 0.8; it prints
+the router's achieved rate over the configured one, delivery lateness p50/p99/p99.9/max,
+its CPU share, and the machine's load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+import savanna  # noqa: E402
+from savanna.analysis import SIZE_BUCKETS, bucket_label, fct_by_size  # noqa: E402
+
+tomllib = importlib.import_module("tomllib")
+
+QUEUES = {
+    "droptail8": {"type": "droptail", "limit_pkts": 8},
+    "red80": {
+        "type": "red",
+        "limit_pkts": 80,
+        "min_th": 12.0,
+        "max_th": 40.0,
+        "max_p": 0.1,
+        "w_q": 0.001953125,
+        "gentle": True,
+        "wait": True,
+    },
+    "favorqueue8": {"type": "favorqueue", "limit_pkts": 8},
+}
+
+
+def scenario(load: float, queue: str, duration: float, seed: int, delack: bool) -> dict:
+    sc = tomllib.loads((ROOT / "scenarios" / "dumbbell-droptail.toml").read_text())
+    sc["name"] = f"vs-linux-{queue}-{load:g}"
+    sc["seed"] = seed
+    sc["duration_s"] = duration
+    sc["topology"]["bottleneck_queue"] = QUEUES[queue]
+    sc["tcp"].update({"ito_s": 1.0, "delayed_ack": delack})
+    sc["traffic"][0]["load"] = load
+    sc["sampling"] = {"interval_s": 1.0, "queues": ["bottleneck"]}
+    return sc
+
+
+def bottleneck(summary: dict) -> dict:
+    return next(q for q in summary["queues"] if q["name"] == "left->right")
+
+
+def run_pair(sc: dict, out: Path, warmup: float) -> dict:
+    sim = savanna.run(sc, out=out / "sim")
+    t = time.monotonic()
+    emu = savanna.emulate(sc, out / "emu", progress=sys.stderr.isatty())
+    wall = time.monotonic() - t
+    r = {}
+    for side, res in (("sim", sim), ("emu", emu)):
+        q = bottleneck(res.summary)
+        r[side] = {
+            "flows": len(res.flows),
+            "finished": int(res.flows.fct_s.notna().sum()),
+            "utilisation": q["utilisation"],
+            "drop_rate": q["dropped"] / max(1, q["arrivals"]),
+            "table": fct_by_size(res.flows, warmup_s=warmup),
+        }
+    r["accuracy"] = emu.summary["accuracy"]
+    r["emu_wall_s"] = wall
+    return r
+
+
+def pct(a: float, b: float) -> str:
+    if not (math.isfinite(a) and math.isfinite(b)) or b == 0:
+        return "-"
+    return f"{100 * (a - b) / b:+.0f}%"
+
+
+def f3(x) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
+def report(results: dict, args) -> str:
+    lines = [
+        "# Linux TCP (savanna emulate) against Savanna's NewReno",
+        "",
+        f"Reference dumbbell, {args.duration:g} s per run, seeds {args.seeds}, flows started in the first "
+        f"{args.warmup:g} s left out; Linux {'delayed ACKs' if args.delack else 'ACK per segment (quickack)'}. "
+        "Emulated on a shared 2-core machine (see the accuracy lines).",
+        "",
+    ]
+    pooled: dict = {}
+    for (load, queue), runs in sorted(results.items()):
+        lines += [f"## load {load:g}, {queue}", ""]
+        for seed, r in runs.items():
+            a = r["accuracy"]
+            lines.append(
+                f"- seed {seed}: flows {r['sim']['flows']} (finished sim {r['sim']['finished']}, emu "
+                f"{r['emu']['finished']}); utilisation sim {r['sim']['utilisation']:.3f}, emu "
+                f"{r['emu']['utilisation']:.3f}; drop rate sim {r['sim']['drop_rate']:.4f}, emu "
+                f"{r['emu']['drop_rate']:.4f}; router: rate {a['achieved_over_configured'] or float('nan'):.4f} "
+                f"of configured, lateness p99 {a['delivery_lateness']['p99_us']} us, CPU {100 * a['cpu_fraction']:.0f}%"
+            )
+        lines += [
+            "",
+            "| bucket (pkts) | flows sim | flows emu | median sim | median emu | gap | mean sim | mean emu | gap |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        # Pool the seeds' flows by taking the median of per-seed medians/means (flows per seed summed).
+        for i, (lo, hi) in enumerate(SIZE_BUCKETS):
+            row = {}
+            for side in ("sim", "emu"):
+                tabs = [r[side]["table"].iloc[i] for r in runs.values()]
+                n = sum(int(t["finished"]) for t in tabs)
+                med = [t["median_fct_s"] for t in tabs if t["finished"] > 0]
+                mean = [t["mean_fct_s"] for t in tabs if t["finished"] > 0]
+                row[side] = (
+                    n,
+                    sorted(med)[len(med) // 2] if med else float("nan"),
+                    sum(mean) / len(mean) if mean else float("nan"),
+                )
+            (ns, ms, as_), (ne, me, ae) = row["sim"], row["emu"]
+            pooled[(load, queue, i)] = (as_, ae)
+            flag = " **>10%**" if ns >= 100 and ne >= 100 and abs(me - ms) > 0.1 * ms else ""
+            lines.append(
+                f"| {bucket_label(lo, hi)} | {ns} | {ne} | {f3(ms)} | {f3(me)} | {pct(me, ms)}{flag} "
+                f"| {f3(as_)} | {f3(ae)} | {pct(ae, as_)} |"
+            )
+        lines.append("")
+    lines += [
+        "## Mechanism effects against DropTail 8 (mean FCT, relative change)",
+        "",
+        "| load | mechanism | bucket | sim | emu | same sign |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (load, queue, i), (s, e) in sorted(pooled.items()):
+        if queue == "droptail8" or (load, "droptail8", i) not in pooled:
+            continue
+        s0, e0 = pooled[(load, "droptail8", i)]
+        ds = (s - s0) / s0 if s0 and math.isfinite(s) else float("nan")
+        de = (e - e0) / e0 if e0 and math.isfinite(e) else float("nan")
+        same = "-" if not (math.isfinite(ds) and math.isfinite(de)) else ("yes" if (ds > 0) == (de > 0) else "NO")
+        lo, hi = SIZE_BUCKETS[i]
+        lines.append(
+            f"| {load:g} | {queue} | {bucket_label(lo, hi)} | "
+            f"{'-' if not math.isfinite(ds) else f'{100 * ds:+.0f}%'} | "
+            f"{'-' if not math.isfinite(de) else f'{100 * de:+.0f}%'} | {same} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def saturating(rate: float, duration: float) -> dict:
+    window, buffer = (150, 200) if rate <= 10 else (1200, 1000)
+    return {
+        "name": f"accuracy-{rate:g}",
+        "duration_s": duration,
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 1,
+            "access_rate_mbps": 1000.0,
+            "access_delay_ms": 5.0,
+            "bottleneck_rate_mbps": rate,
+            "bottleneck_delay_ms": 40.0,
+            "bottleneck_queue": {"type": "droptail", "limit_pkts": buffer},
+        },
+        "tcp": {"ito_s": 1.0, "init_cwnd": 10, "max_window": window, "init_ssthresh": float(window)},
+        "traffic": [{"type": "persistent", "count": 1}],
+        "sampling": {"interval_s": 1.0, "queues": ["bottleneck"]},
+    }
+
+
+def accuracy(duration: float) -> str:
+    import os
+
+    runs = [
+        ("saturating flow, 10 Mb/s", saturating(10.0, duration), 50),
+        ("saturating flow, 10 Mb/s, no SCHED_FIFO", saturating(10.0, duration), 0),
+        ("saturating flow, 100 Mb/s", saturating(100.0, duration), 50),
+        ("reference dumbbell, load 0.8, DropTail 8", scenario(0.8, "droptail8", duration, 1, False), 50),
+    ]
+    lines = [
+        "| run | load avg before | achieved / configured | p50 us | p99 us | p99.9 us | max us | router CPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, sc, rt in runs:
+        load = os.getloadavg()[0]
+        res = savanna.emulate(sc, rt=rt, progress=False)
+        a = res.summary["accuracy"]
+        d = a["delivery_lateness"]
+        ratio = a["achieved_over_configured"]
+        lines.append(
+            f"| {label} | {load:.1f} | {'-' if ratio is None else f'{ratio:.4f}'} | {d['p50_us']} | {d['p99_us']} "
+            f"| {d['p999_us']} | {d['max_us']:.0f} | {100 * a['cpu_fraction']:.0f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=300.0)
+    ap.add_argument("--loads", default="0.5,0.8")
+    ap.add_argument("--queues", default="droptail8,red80,favorqueue8")
+    ap.add_argument("--warmup", type=float, default=10.0)
+    ap.add_argument("--delack", action="store_true")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vs_linux.md")
+    ap.add_argument("--accuracy", type=float, nargs="?", const=20.0, metavar="S")
+    args = ap.parse_args()
+    if args.accuracy:
+        print(accuracy(args.accuracy))
+        return 0
+    if args.quick:
+        args.seeds, args.duration, args.loads, args.queues, args.warmup = 1, 40.0, "0.8", "droptail8,favorqueue8", 5.0
+    loads = [float(x) for x in args.loads.split(",")]
+    queues = args.queues.split(",")
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="vs-linux-") as tmp:
+        for load in loads:
+            for queue in queues:
+                for seed in range(1, args.seeds + 1):
+                    sc = scenario(load, queue, args.duration, seed, args.delack)
+                    print(f"load {load:g} {queue} seed {seed} ...", file=sys.stderr, flush=True)
+                    r = run_pair(sc, Path(tmp) / f"{load}-{queue}-{seed}", args.warmup)
+                    results.setdefault((load, queue), {})[seed] = r
+    text = report(results, args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    raw = {
+        f"{k[0]}/{k[1]}/{s}": {side: {kk: vv for kk, vv in r[side].items() if kk != "table"} for side in ("sim", "emu")}
+        | {"accuracy": r["accuracy"]}
+        for k, runs in results.items()
+        for s, r in runs.items()
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(raw, indent=1))
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
