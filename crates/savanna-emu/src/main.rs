@@ -66,10 +66,10 @@ fn main() {
     let base = base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(".")).to_path_buf());
     let base = base.as_path();
     let sc = api::load(&text, format, base, &opts).unwrap_or_else(|e| fail(&e));
-    let plan = resolve(&sc).unwrap_or_else(|e| fail(&e));
-    plan::check_supported(&plan).unwrap_or_else(|e| fail(&e));
+    let mut plan = resolve(&sc).unwrap_or_else(|e| fail(&e));
+    plan::check_supported(&sc, &plan).unwrap_or_else(|e| fail(&e));
     match cmd {
-        "plan" => println!("{}", plan::to_json(&plan)),
+        "plan" => println!("{}", plan::to_json(&sc, &mut plan).unwrap_or_else(|e| fail(&e))),
         "run" => {
             let report = report.unwrap_or_else(|| usage());
             sys::catch_signals();

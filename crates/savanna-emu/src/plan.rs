@@ -1,17 +1,23 @@
 //! What `savanna emulate` needs from a scenario, resolved by the core (`scenario::resolve`)
 //! and handed to the Python orchestrator as JSON: hosts and their addresses, links, the TCP
-//! settings of each traffic block, and the flows themselves. Open-loop flows (Poisson, flow
-//! lists, persistent, periodic) are drawn here from the same random streams and in the same
-//! draw order as the simulator (`traffic/<block>`: pair, size, gap), so an emulated run
-//! carries the flows `savanna run` simulates; closed-loop sessions get their sizes and think
-//! times from their `traffic/<block>/session<i>` streams, drawn in the simulator's order
-//! (size at each start, think time at each end).
+//! settings of each traffic block, and the flows themselves. The flows come from the core's
+//! own generators (`traffic/<block>.rs`), driven here without a network: open-loop blocks
+//! (Poisson, flow lists, persistent, periodic) ask for the same flows at the same instants as
+//! in `savanna run`; a closed-loop session is told each connection is done the moment it
+//! starts, so its generator draws sizes and think times from its own stream in the
+//! simulator's order (size at each start, think time at each end), and the orchestrator
+//! replays them against real completion times.
 
-use savanna_core::engine::{ns_to_secs, secs_to_ns, Rng, Time};
+use savanna_core::engine::{ns_to_secs, secs_to_ns, Time};
 use savanna_core::net::topology::NodeKind;
-use savanna_core::scenario::build::{Plan, TrafficKind};
-use savanna_core::scenario::schema::Mode;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use savanna_core::scenario::build::Plan;
+use savanna_core::scenario::schema::{Mode, TrafficSpec};
+use savanna_core::scenario::Scenario;
 use savanna_core::tcp::{RttSampling, Variant};
+use savanna_core::traffic::{Action, Actions, NO_SESSION};
 use savanna_core::{Error, Result};
 use serde_json::{json, Value};
 
@@ -68,7 +74,7 @@ pub fn bottleneck(plan: &Plan) -> usize {
 }
 
 /// Refuse what the emulator does not do, naming the field.
-pub fn check_supported(plan: &Plan) -> Result<()> {
+pub fn check_supported(sc: &Scenario, plan: &Plan) -> Result<()> {
     if !plan.faults.is_empty() {
         return Err(Error::input(
             "faults",
@@ -81,16 +87,13 @@ pub fn check_supported(plan: &Plan) -> Result<()> {
     if !plan.trace_flows.is_empty() {
         return Err(Error::input("trace", "not supported by emulate (use tcpdump on a host's TUN device)"));
     }
-    for (i, t) in plan.traffic.iter().enumerate() {
-        match t.kind {
-            TrafficKind::Web { .. } => {
-                return Err(Error::input(format!("traffic[{i}].type"), "'web' is not supported by emulate yet"))
-            }
-            TrafficKind::Udp { .. } => {
-                return Err(Error::input(format!("traffic[{i}].type"), "'udp' is not supported by emulate yet"))
-            }
-            _ => {}
-        }
+    for (i, t) in sc.file.traffic.iter().enumerate() {
+        let kind = match t {
+            TrafficSpec::Web(_) => "web",
+            TrafficSpec::Udp(_) => "udp",
+            _ => continue,
+        };
+        return Err(Error::input(format!("traffic[{i}].type"), format!("'{kind}' is not supported by emulate yet")));
     }
     for (i, (_, c)) in plan.classifiers.iter().enumerate() {
         if matches!(c, savanna_core::scenario::schema::ClassifierSpec::Oracle(_)) {
@@ -130,10 +133,111 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
 }
 
 /// Closed-loop connections drawn ahead per session (more than any run will start).
-const SESSION_DRAWS: u32 = 20_000;
+const SESSION_DRAWS: usize = 20_000;
 
-/// The plan as JSON for the orchestrator.
-pub fn to_json(plan: &Plan) -> Value {
+/// Generator requests carried out per block before the plan is refused as too large.
+const MAX_REQUESTS: usize = 50_000_000;
+
+/// One closed-loop session as its generator drew it.
+struct Session {
+    start: Time,
+    src: u32,
+    dst: u32,
+    sizes: Vec<u64>,
+    thinks: Vec<f64>,
+}
+
+/// What one traffic block asks for over the run: open-loop flows (start, src, dst, size) and
+/// closed-loop sessions by index, and the mode of its connections.
+#[derive(Default)]
+struct Drawn {
+    flows: Vec<(Time, u32, u32, Option<u64>)>,
+    sessions: BTreeMap<u32, Session>,
+    mode: Option<Mode>,
+}
+
+/// Drive block `b`'s generator as the simulator would, without a network (see the header).
+fn draw_block(plan: &mut Plan, b: usize) -> Result<Drawn> {
+    let (duration, stop_sessions) = (plan.duration_ns, SESSION_DRAWS);
+    let gen = &mut plan.traffic[b].gen;
+    let mut acts = Actions::default();
+    let mut wakes: BinaryHeap<Reverse<(Time, u64, u32)>> = BinaryHeap::new();
+    let mut out = Drawn::default();
+    let (mut order, mut requests, mut next_id) = (0u64, 0usize, 0u32);
+    acts.begin(0, next_id);
+    gen.start(&mut acts);
+    let mut pending: Vec<Action> = acts.list().to_vec();
+    loop {
+        let now = acts.now();
+        let mut done: Vec<u32> = Vec::new();
+        for a in pending.drain(..) {
+            requests += 1;
+            match a {
+                Action::Wake { at, arg } => {
+                    if at < duration {
+                        wakes.push(Reverse((at, order, arg)));
+                        order += 1;
+                    }
+                }
+                Action::StartTcp { id, src, dst, size, mode, session } => {
+                    next_id = next_id.max(id + 1);
+                    out.mode.get_or_insert(mode);
+                    if session == NO_SESSION {
+                        out.flows.push((now, src, dst, size));
+                        continue;
+                    }
+                    let s = out.sessions.entry(session).or_insert_with(|| Session {
+                        start: now,
+                        src,
+                        dst,
+                        sizes: Vec::new(),
+                        thinks: Vec::new(),
+                    });
+                    s.sizes.push(size.unwrap_or(0));
+                    if s.sizes.len() < stop_sessions {
+                        done.push(session);
+                    } else {
+                        s.thinks.push(0.0);
+                    }
+                }
+                Action::StartUdp { .. } | Action::SendUdp { .. } | Action::EndUdp { .. } => {}
+            }
+        }
+        if requests > MAX_REQUESTS {
+            return Err(Error::input(
+                format!("traffic[{b}]"),
+                format!("asks for more than {MAX_REQUESTS} flows and wake-ups, more than emulate can run"),
+            ));
+        }
+        // A session's connection is "done" at once: its think time is the next wake-up's
+        // distance (none: the session ends before its stop time, or its count is reached).
+        for session in done {
+            acts.begin(now, next_id);
+            gen.flow_done(session, &mut acts);
+            let s = out.sessions.get_mut(&session).expect("session started");
+            let think = acts.list().iter().find_map(|a| match *a {
+                Action::Wake { at, arg } if arg == session => Some(ns_to_secs(at - now)),
+                _ => None,
+            });
+            s.thinks.push(think.unwrap_or(0.0));
+            pending.extend_from_slice(acts.list());
+        }
+        if !pending.is_empty() {
+            continue;
+        }
+        let Some(Reverse((at, _, arg))) = wakes.pop() else { break };
+        acts.begin(at, next_id);
+        gen.step(arg, &mut acts);
+        pending.extend_from_slice(acts.list());
+    }
+    Ok(out)
+}
+
+/// The plan as JSON for the orchestrator (drives the plan's generators, so it takes the
+/// plan by `mut`; the plan's generators are spent afterwards).
+pub fn to_json(sc: &Scenario, plan: &mut Plan) -> Result<Value> {
+    let drawn: Vec<Drawn> = (0..plan.traffic.len()).map(|b| draw_block(plan, b)).collect::<Result<_>>()?;
+    let plan = &*plan;
     let topo = &plan.topo;
     let routes = topo.routes();
     let hosts = host_nodes(plan);
@@ -154,86 +258,34 @@ pub fn to_json(plan: &Plan) -> Value {
     let rtt = |s: u32, d: u32| ns_to_secs(path_delay(plan, &routes, s, d) + path_delay(plan, &routes, d, s));
     let mut flows: Vec<(Time, usize, Value)> = Vec::new();
     let mut sessions: Vec<Value> = Vec::new();
-    for (b, t) in plan.traffic.iter().enumerate() {
-        let mut rng = Rng::stream(plan.seed, &format!("traffic/{}", t.name));
-        let mut push = |at: Time, s: u32, d: u32, size: Option<u64>| {
-            let seq = flows.len();
-            flows.push((at, seq, json!({"t": ns_to_secs(at), "block": b, "src": name(s), "dst": name(d), "size_pkts": size, "base_rtt_s": rtt(s, d)})));
+    for (b, d) in drawn.iter().enumerate() {
+        // A session starts no connection at or after its block's stop time.
+        let stop = match &sc.file.traffic[b] {
+            TrafficSpec::ClosedLoop(c) => secs_to_ns(c.stop_s.unwrap_or(sc.duration_s)).min(plan.duration_ns),
+            _ => plan.duration_ns,
         };
-        match &t.kind {
-            TrafficKind::Poisson { mean_gap_s, size, ends, start, stop } => {
-                let mut now = *start;
-                while now < *stop && now < plan.duration_ns {
-                    let (s, d) = ends.draw(&mut rng);
-                    let n = size.sample(&mut rng);
-                    let gap = secs_to_ns(rng.exp(*mean_gap_s));
-                    push(now, s, d, Some(n));
-                    now += gap.max(1);
-                }
-            }
-            TrafficKind::Persistent { count, start, stagger, ends } => {
-                for k in 0..*count {
-                    let at = *start + k as Time * *stagger;
-                    if at < plan.duration_ns {
-                        let (s, d) = ends.nth(k as usize);
-                        push(at, s, d, None);
-                    }
-                }
-            }
-            TrafficKind::List { flows: l } => {
-                for &(at, size, s, d) in l {
-                    if at < plan.duration_ns {
-                        push(at, s, d, size);
-                    }
-                }
-            }
-            TrafficKind::Periodic { count, size, period, ends, start, stop } => {
-                let mut now = *start;
-                while now < *stop && now < plan.duration_ns {
-                    for _ in 0..*count {
-                        let (s, d) = ends.draw(&mut rng);
-                        let n = size.sample(&mut rng);
-                        push(now, s, d, Some(n));
-                    }
-                    match period {
-                        Some(p) => now += *p,
-                        None => break,
-                    }
-                }
-            }
-            TrafficKind::Closed { sessions: n, size, think, connections, ends, start, spread, stop } => {
-                for i in 0..*n {
-                    let at = *start + (*spread as f64 * rng.uniform()) as Time;
-                    let (s, d) = match ends {
-                        savanna_core::scenario::build::Ends::Pairs(_) => ends.nth(i as usize),
-                        savanna_core::scenario::build::Ends::Cross(..) => ends.draw(&mut rng),
-                    };
-                    let mut srng = Rng::stream(plan.seed, &format!("traffic/{}/session{i}", t.name));
-                    let k = connections.unwrap_or(SESSION_DRAWS).min(SESSION_DRAWS);
-                    let (mut sizes, mut thinks) = (Vec::with_capacity(k as usize), Vec::with_capacity(k as usize));
-                    for _ in 0..k {
-                        sizes.push(size.sample(&mut srng));
-                        thinks.push(think.as_ref().map_or(0.0, |d| ns_to_secs(secs_to_ns(d.draw(&mut srng)))));
-                    }
-                    sessions.push(
-                        json!({"block": b, "session": i, "start_s": ns_to_secs(at), "src": name(s), "dst": name(d),
-                        "stop_s": ns_to_secs(*stop), "sizes": sizes, "thinks": thinks, "base_rtt_s": rtt(s, d)}),
-                    );
-                }
-            }
-            TrafficKind::Web { .. } | TrafficKind::Udp { .. } => {}
+        for &(at, s, t, size) in &d.flows {
+            let seq = flows.len();
+            flows.push((at, seq, json!({"t": ns_to_secs(at), "block": b, "src": name(s), "dst": name(t), "size_pkts": size, "base_rtt_s": rtt(s, t)})));
+        }
+        for (&i, s) in &d.sessions {
+            sessions.push(
+                json!({"block": b, "session": i, "start_s": ns_to_secs(s.start), "src": name(s.src), "dst": name(s.dst),
+                "stop_s": ns_to_secs(stop), "sizes": s.sizes, "thinks": s.thinks, "base_rtt_s": rtt(s.src, s.dst)}),
+            );
         }
     }
     flows.sort_by_key(|f| (f.0, f.1));
     let blocks: Vec<Value> = plan
         .traffic
         .iter()
-        .map(|t| json!({"name": t.name, "tag": t.tag, "tcp": t.tcp, "mode": match t.mode { Mode::Bulk => "bulk", _ => "request_response" }}))
+        .zip(&drawn)
+        .map(|(t, d)| json!({"name": t.name, "tag": t.tag, "tcp": t.tcp, "mode": match d.mode { Some(Mode::RequestResponse) => "request_response", _ => "bulk" }}))
         .collect();
     let sampling = plan.sampling.as_ref().map(|(iv, qs)| {
         json!({"interval_s": ns_to_secs(*iv), "queues": qs.iter().map(|&l| topo.links[l as usize].name.clone()).collect::<Vec<_>>()})
     });
-    json!({
+    Ok(json!({
         "name": plan.name,
         "seed": plan.seed,
         "duration_s": ns_to_secs(plan.duration_ns),
@@ -247,5 +299,5 @@ pub fn to_json(plan: &Plan) -> Value {
         "flows": flows.into_iter().map(|f| f.2).collect::<Vec<_>>(),
         "sessions": sessions,
         "sampling": sampling,
-    })
+    }))
 }
