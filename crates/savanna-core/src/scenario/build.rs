@@ -106,7 +106,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         let h = t.header();
         let tcp_idx = match h.tcp {
             Some(o) => {
-                tcp.push(crate::tcp::spec::build(&format!("{field}.tcp"), &f.tcp, &o, f.packet_bytes, f.header_bytes)?);
+                tcp.push(crate::tcp::spec::build(&format!("{field}.tcp"), &f.tcp, o, f.packet_bytes, f.header_bytes)?);
                 (tcp.len() - 1) as u16
             }
             None => 0,
