@@ -39,6 +39,7 @@ build: | $(VENV)/.deps-installed
 # Formatter and linter, Rust and Python: any difference or warning fails.
 lint: setup
 	cargo fmt --all --check
+	@! grep -rn --include='*.rs' '.\{121,\}' crates || (echo "Rust lines over 120 columns (above)"; exit 1)
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests benchmarks tools
 	$(VENV)/bin/ruff format --check python tests benchmarks tools

@@ -61,6 +61,10 @@ fn bottleneck(o: &RunOutput) -> &savanna_core::metrics::QueueTotals {
     o.summary.queues.iter().find(|q| q.name == "left->right").unwrap()
 }
 
+/// The RIO queue of the RIO tests: 80 packets, thresholds 12/28 (short) and 12/40 (long).
+const RIO80: &str = "{ type = \"rio\", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, \
+    min_th_long = 12.0, max_th_long = 40.0 }";
+
 #[test]
 fn droptail_and_red() {
     check(r#"{ type = "droptail", limit_pkts = 20 }"#, "");
@@ -85,10 +89,7 @@ fn favorqueue_favours_and_pushes_out() {
 #[test]
 fn rio_with_the_threshold_classifier_is_rio_ps() {
     let extra = "[[classifiers]]\ntype = \"threshold\"\nnode = \"left\"\n";
-    let o = check(
-        r#"{ type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }"#,
-        extra,
-    );
+    let o = check(RIO80, extra);
     let q = bottleneck(&o);
     assert!(q.by_class.contains_key("short") && q.by_class.contains_key("long"), "{:?}", q.by_class.keys());
     // Long packets see the total average, short ones only their own: long ones lose more.
@@ -107,17 +108,14 @@ fn a_classifier_needs_a_queue_that_reads_its_marks() {
     let err = load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.is_input());
     assert!(err.to_string().starts_with("classifiers:"), "{err}");
-    let toml = scenario(
-        r#"{ type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }"#,
-        "[[classifiers]]\ntype = \"threshold\"\nnode = \"nowhere\"\n",
-    );
+    let toml = scenario(RIO80, "[[classifiers]]\ntype = \"threshold\"\nnode = \"nowhere\"\n");
     let err = load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().starts_with("classifiers[0].node:"), "{err}");
 }
 
 #[test]
 fn tokuda_classifiers_feed_rio() {
-    let rio = r#"{ type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }"#;
+    let rio = RIO80;
     for c in [
         "type = \"marking\"",
         "type = \"sampling\"",
@@ -173,7 +171,8 @@ fn favorqueue_baselines() {
 #[test]
 fn tokuda_nine_combinations() {
     for q in [
-        r#"{ type = "rio", limit_pkts = 300, min_th_short = 45.0, max_th_short = 105.0, min_th_long = 45.0, max_th_long = 150.0 }"#,
+        "{ type = \"rio\", limit_pkts = 300, min_th_short = 45.0, max_th_short = 105.0, \
+         min_th_long = 45.0, max_th_long = 150.0 }",
         r#"{ type = "reddiff", limit_pkts = 300 }"#,
         r#"{ type = "prq", limit_pkts = 300 }"#,
     ] {
@@ -194,7 +193,7 @@ duration_s = 20.0
 [topology]
 type = "dumbbell"
 pairs = 3
-bottleneck_queue = { type = "rio", limit_pkts = 80, min_th_short = 12.0, max_th_short = 28.0, min_th_long = 12.0, max_th_long = 40.0 }
+bottleneck_queue = RIO80
 [[classifiers]]
 type = "threshold"
 node = "left"
@@ -204,8 +203,9 @@ count = 3
 [sampling]
 interval_s = 1.0
 queues = ["bottleneck"]
-"#;
-    let o = go(toml);
+"#
+    .replace("RIO80", RIO80);
+    let o = go(&toml);
     let last = o.classifiers.last().unwrap();
     assert_eq!(last.flows_short + last.flows_long, 3, "{last:?}");
     let q = bottleneck(&o);

@@ -128,7 +128,8 @@ fn two_losses(variant: &str) -> FlowRecord {
     let tcp = format!("variant = \"{variant}\"\ninit_cwnd = 2\nmax_window = 1000");
     // Slow start from 2 sends rounds of 2, 4, 8, 16, 32 ...: seqs 30..61 form the fifth
     // round; losing 40 and 44 puts two losses in one window.
-    let faults = "[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 40\n\n[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 44\n";
+    let faults = "[[faults]]\nlink = \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 40\n\n[[faults]]\nlink = \
+        \"left->right\"\nflow = 0\nkind = \"data\"\nseq = 44\n";
     one_flow(100.0, 200, &tcp, faults)
 }
 
@@ -312,7 +313,10 @@ pairs = 1
 init_cwnd = 2
 [[traffic]]
 type = "flows"
-flows = [{ start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" }, { start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" }]
+flows = [
+    { start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" },
+    { start_s = 0.0, size_pkts = 20, src = "src0", dst = "dst0" },
+]
 [trace]
 flows = [0]
 [[faults]]

@@ -90,28 +90,48 @@ fn criterion_k_reaches_the_classifier() {
 fn errors_name_the_field() {
     let size = r#"{ dist = "fixed", value = 10 }"#;
     let q = |from: &str| format!(r#"{{ type = "reddiff", a_long_from = {from} }}"#);
+    // `f10`: ten-packet flows; `crit`: the Tokuda-F criterion with its RTT.
+    let f10 = r#"size = { dist = "fixed", value = 10 }"#;
+    let crit = |rest: &str| format!(r#"k = {{ criterion = "tokuda-f", p_t = 0.05, rtt_s = {rest} }}"#);
+    let (marking, reddiff) = ("type = \"marking\"".to_string(), r#"{ type = "reddiff" }"#.to_string());
     let cases = [
-        (q(r#"{ size = { dist = "fixed", value = -1 }, k = 7 }"#), "type = \"marking\"".to_string(), "topology.bottleneck_queue.a_long_from.size.value: "),
-        (q(r#"{ size = { dist = "fixed", value = 10 }, k = 0 }"#), "type = \"marking\"".to_string(), "topology.bottleneck_queue.a_long_from.k: "),
-        (q(r#"{ size = { dist = "fixed", value = 10 }, k = 12 }"#), "type = \"marking\"".to_string(), "topology.bottleneck_queue.a_long_from.k: K = 12"),
+        (
+            q(r#"{ size = { dist = "fixed", value = -1 }, k = 7 }"#),
+            marking.clone(),
+            "topology.bottleneck_queue.a_long_from.size.value: ",
+        ),
+        (q(&format!("{{ {f10}, k = 0 }}")), marking.clone(), "topology.bottleneck_queue.a_long_from.k: "),
+        (q(&format!("{{ {f10}, k = 12 }}")), marking.clone(), "topology.bottleneck_queue.a_long_from.k: K = 12"),
         // In bytes the packet count needs the scenario's packet size: found when resolved,
         // naming the queue by its link.
-        (q(r#"{ size = { dist = "fixed", value = 14600, unit = "bytes" }, k = 12 }"#), "type = \"marking\"".to_string(), "queue of left->right.a_long_from.k: K = 12"),
         (
-            q(r#"{ size = { dist = "fixed", value = 10 }, k = { criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1, size = { dist = "fixed", value = 10 } } }"#),
-            "type = \"marking\"".to_string(),
+            q(r#"{ size = { dist = "fixed", value = 14600, unit = "bytes" }, k = 12 }"#),
+            marking.clone(),
+            "queue of left->right.a_long_from.k: K = 12",
+        ),
+        (
+            q(&format!(r#"{{ {f10}, k = {{ criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1, {f10} }} }}"#)),
+            marking.clone(),
             "topology.bottleneck_queue.a_long_from.k.size: not allowed",
         ),
-        (q(r#"{ size = { dist = "fixed", value = 10 } }"#), "type = \"marking\"".to_string(), "topology.bottleneck_queue.a_long_from: missing field `k`"),
+        (q(&format!("{{ {f10} }}")), marking.clone(), "topology.bottleneck_queue.a_long_from: missing field `k`"),
         (
-            q(r#"{ size = { dist = "fixed", value = 10 }, k = { criterion = "tokuda-f", p_t = 2.0, rtt_s = 0.1 } }"#),
-            "type = \"marking\"".to_string(),
+            q(&format!(r#"{{ {f10}, k = {{ criterion = "tokuda-f", p_t = 2.0, rtt_s = 0.1 }} }}"#)),
+            marking.clone(),
             "topology.bottleneck_queue.a_long_from.k.p_t: ",
         ),
-        (r#"{ type = "reddiff", a_long = 0.3, a_long_from = { size = { dist = "fixed", value = 10 }, k = 7 } }"#.to_string(), "type = \"marking\"".to_string(), "topology.bottleneck_queue.a_long_from: give either"),
-        (r#"{ type = "reddiff" }"#.to_string(), "type = \"hashing\"\nk = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.1 }".to_string(), "classifiers[0].k.size: required"),
-        (r#"{ type = "reddiff" }"#.to_string(), "type = \"marking\"\nk = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = -1, size = { dist = \"fixed\", value = 10 } }".to_string(), "classifiers[0].k.rtt_s: "),
-        (r#"{ type = "reddiff" }"#.to_string(), "type = \"marking\"\nk = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.1, size = { dist = \"pareto\", shape = 0.8, min = 1 } }".to_string(), "classifiers[0].k.size: the size distribution has an infinite mean"),
+        (
+            format!(r#"{{ type = "reddiff", a_long = 0.3, a_long_from = {{ {f10}, k = 7 }} }}"#),
+            marking.clone(),
+            "topology.bottleneck_queue.a_long_from: give either",
+        ),
+        (reddiff.clone(), format!("type = \"hashing\"\n{}", crit("0.1")), "classifiers[0].k.size: required"),
+        (reddiff.clone(), format!("{marking}\n{}", crit(&format!("-1, {f10}"))), "classifiers[0].k.rtt_s: "),
+        (
+            reddiff.clone(),
+            format!("{marking}\n{}", crit(r#"0.1, size = { dist = "pareto", shape = 0.8, min = 1 }"#)),
+            "classifiers[0].k.size: the size distribution has an infinite mean",
+        ),
     ];
     for (queue, classifier, want) in cases {
         let e = error(&scenario(&queue, &classifier, size));

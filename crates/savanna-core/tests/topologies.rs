@@ -82,7 +82,10 @@ fn graph_input_errors_name_the_field() {
         "{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nsize = {{ dist = \"fixed\", value = 3 }}\n"
     ));
     assert!(e.contains("traffic[1].from") && e.contains("hosts"), "{e}");
-    let e = err(&format!("{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nfrom = \"nobody\"\nto = \"h1\"\nsize = {{ dist = \"fixed\", value = 3 }}\n"));
+    let e = err(&format!(
+        "{GRAPH}\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nfrom = \"nobody\"\nto = \
+        \"h1\"\nsize = {{ dist = \"fixed\", value = 3 }}\n"
+    ));
     assert!(e.contains("traffic[1].from") && e.contains("'nobody'"), "{e}");
 }
 
@@ -173,7 +176,10 @@ fn threshold_policy_moves_a_flow_after_exactly_n_packets() {
           { start_s = 1.5, size_pkts = 76, src = "s1", dst = "c0" } ]"#,
         r#"flows = [ { start_s = 0.0, size_pkts = 200, src = "s0", dst = "c0" } ]"#,
     );
-    let o = go(&format!("{one}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = 32\nnext_hops = [\"n5\", \"n7\"]\n"));
+    let o = go(&format!(
+        "{one}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = \
+        32\nnext_hops = [\"n5\", \"n7\"]\n"
+    ));
     assert_eq!(&*o.flows[0].path, "n5>n7");
     // Every packet of the flow towards the client crosses n4: the first 32 (SYN included)
     // on path 1, all later ones on path 2.
@@ -189,7 +195,9 @@ fn threshold_policy_moves_a_flow_after_exactly_n_packets() {
 #[test]
 fn load_balanced_policy_spreads_flows_evenly_and_keeps_each_on_one_path() {
     let mut toml = String::from(
-        "duration_s = 200.0\nseed = 3\n[topology]\ntype = \"diamond\"\nservers = 4\nclients = 4\n[[traffic]]\ntype = \"poisson\"\nrate_per_s = 2.0\nstop_s = 150.0\nfrom = \"servers\"\nto = \"clients\"\nsize = { dist = \"fixed\", value = 5 }\n",
+        "duration_s = 200.0\nseed = 3\n[topology]\ntype = \"diamond\"\nservers = 4\nclients = 4\n[[traffic]]\ntype = \
+            \"poisson\"\nrate_per_s = 2.0\nstop_s = 150.0\nfrom = \"servers\"\nto = \"clients\"\nsize = { dist = \
+                \"fixed\", value = 5 }\n",
     );
     toml.push_str("[[path_policies]]\nnode = \"n4\"\npolicy = \"load_balanced\"\n");
     let o = go(&toml);
@@ -207,7 +215,10 @@ fn policy_errors_name_the_field() {
     assert!(e.contains("path_policies[0].node") && e.contains("only one path"), "{e}");
     let e = err(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"size_based\"\n"));
     assert!(e.contains("path_policies[0].threshold_pkts"), "{e}");
-    let e = err(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = 3\nnext_hops = [\"n5\", \"n6\"]\n"));
+    let e = err(&format!(
+        "{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"threshold\"\nthreshold_pkts = \
+        3\nnext_hops = [\"n5\", \"n6\"]\n"
+    ));
     assert!(e.contains("path_policies[0].next_hops[1]") && e.contains("not a neighbour"), "{e}");
     let e = err(&format!("{DIAMOND}\n[[path_policies]]\nnode = \"n4\"\npolicy = \"sideways\"\n"));
     assert!(e.contains("path_policies[0].policy") || e.contains("path_policies[0]"), "{e}");

@@ -23,7 +23,9 @@ fn err(toml: &str) -> String {
 /// A fast, uncongested dumbbell so workload timing is not disturbed by the network.
 fn fast(duration: f64, traffic: &str) -> String {
     format!(
-        "duration_s = {duration}\nseed = 11\n[topology]\ntype = \"dumbbell\"\npairs = 4\nbottleneck_rate_mbps = 1000.0\naccess_rate_mbps = 1000.0\nbottleneck_queue = {{ type = \"droptail\", limit_pkts = 10000 }}\n{traffic}"
+        "duration_s = {duration}\nseed = 11\n[topology]\ntype = \"dumbbell\"\npairs = 4\nbottleneck_rate_mbps = \
+            1000.0\naccess_rate_mbps = 1000.0\nbottleneck_queue = {{ type = \"droptail\", limit_pkts = 10000 \
+                }}\n{traffic}"
     )
 }
 
@@ -262,7 +264,8 @@ lifetime_s = { dist = "pareto", shape = 1.25, mean = 30.0 }
 fn lossy_link_back_to_back_connections() {
     // Guo & Matta Fig. 2b / Tokuda Fig. 2: one connection after another over a lossy link.
     let o = go(
-        "duration_s = 600.0\n[topology]\ntype = \"dumbbell\"\npairs = 1\nbottleneck_loss = 0.05\n[[traffic]]\ntype = \"closed_loop\"\nsessions = 1\nsize = { dist = \"fixed\", value = 30 }\n",
+        "duration_s = 600.0\n[topology]\ntype = \"dumbbell\"\npairs = 1\nbottleneck_loss = 0.05\n[[traffic]]\ntype = \
+            \"closed_loop\"\nsessions = 1\nsize = { dist = \"fixed\", value = 30 }\n",
     );
     assert!(o.flows.len() > 50);
     assert!(o.flows.iter().map(|f| f.retransmits).sum::<u64>() > 0);
@@ -272,15 +275,22 @@ fn lossy_link_back_to_back_connections() {
 #[test]
 fn workload_input_errors_name_the_field() {
     let base = "duration_s = 10.0\n[topology]\ntype = \"dumbbell\"\n[[traffic]]\n";
-    let e = err(&format!("{base}type = \"web\"\nsessions = 0\ninter_page_s = {{ dist = \"exponential\", mean = 1.0 }}\nobject_size = {{ dist = \"fixed\", value = 1 }}\n"));
+    let e = err(&format!(
+        "{base}type = \"web\"\nsessions = 0\ninter_page_s = {{ dist = \"exponential\", mean = 1.0 \
+        }}\nobject_size = {{ dist = \"fixed\", value = 1 }}\n"
+    ));
     assert!(e.contains("traffic[0].sessions"), "{e}");
     let e = err(&format!(
-        "{base}type = \"web\"\nsessions = 1\nobjects_per_page = {{ min = 5, max = 2 }}\ninter_page_s = {{ dist = \"exponential\", mean = 1.0 }}\nobject_size = {{ dist = \"fixed\", value = 1 }}\n"
+        "{base}type = \"web\"\nsessions = 1\nobjects_per_page = {{ min = 5, max = 2 }}\ninter_page_s = {{ dist = \
+            \"exponential\", mean = 1.0 }}\nobject_size = {{ dist = \"fixed\", value = 1 }}\n"
     ));
     assert!(e.contains("traffic[0].objects_per_page"), "{e}");
     let e = err(&format!("{base}type = \"udp\"\nrate_kbps = 16.0\n"));
     assert!(e.contains("traffic[0]") && e.contains("initial"), "{e}");
-    let e = err(&format!("{base}type = \"closed_loop\"\nsessions = 1\nsize = {{ dist = \"fixed\", value = 1 }}\nthink_s = {{ dist = \"exponential\", mean = -1.0 }}\n"));
+    let e = err(&format!(
+        "{base}type = \"closed_loop\"\nsessions = 1\nsize = {{ dist = \"fixed\", value = 1 \
+        }}\nthink_s = {{ dist = \"exponential\", mean = -1.0 }}\n"
+    ));
     assert!(e.contains("traffic[0].think_s.mean"), "{e}");
     let e = err(&format!("{base}type = \"periodic\"\nsize = {{ dist = \"fixed\", value = 1 }}\nperiod_s = 0.0\n"));
     assert!(e.contains("traffic[0].period_s"), "{e}");
@@ -296,7 +306,9 @@ fn closed_loop_sessions_draw_from_their_own_streams() {
     // sessions' connections end, so two disciplines carry the same documents per session.
     let sc = |q: &str| {
         format!(
-            "duration_s = 200.0\nseed = 9\n[topology]\ntype = \"dumbbell\"\npairs = 4\nbottleneck_queue = {q}\n[[traffic]]\ntype = \"closed_loop\"\nname = \"hosts\"\nsessions = 4\nsize = {{ dist = \"pareto\", shape = 1.3, mean = 30.0 }}\nthink_s = {{ dist = \"exponential\", mean = 0.5 }}\n"
+            "duration_s = 200.0\nseed = 9\n[topology]\ntype = \"dumbbell\"\npairs = 4\nbottleneck_queue = \
+                {q}\n[[traffic]]\ntype = \"closed_loop\"\nname = \"hosts\"\nsessions = 4\nsize = {{ dist = \
+                    \"pareto\", shape = 1.3, mean = 30.0 }}\nthink_s = {{ dist = \"exponential\", mean = 0.5 }}\n"
         )
     };
     let a = go(&sc(r#"{ type = "droptail", limit_pkts = 8 }"#));

@@ -3,9 +3,10 @@
 //!
 //! `savanna-router plan SCENARIO [--seed N] [--duration S]` prints the plan as JSON.
 //! `savanna-router run SCENARIO --report FILE [--seed N] [--duration S] [--prefix P]
-//! [--spin-us U] [--rt PRIO] [--base-dir D] [--format toml|json]` opens one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`,
-//! waits for a `go` line on stdin, prints `{"t0_ns": T}` (CLOCK_MONOTONIC), routes until the
-//! duration, a `stop` line, EOF on stdin or a signal, then writes its report to FILE.
+//! [--spin-us U] [--rt PRIO] [--base-dir D] [--format toml|json]` opens one TUN device per
+//! host (P0, P1, ...), prints `{"tuns": [...]}`, waits for a `go` line on stdin, prints
+//! `{"t0_ns": T}` (CLOCK_MONOTONIC), routes until the duration, a `stop` line, EOF on stdin
+//! or a signal, then writes its report to FILE.
 //! Bad input: one line `error: FIELD: message` on stderr, exit 2.
 
 mod plan;
@@ -109,7 +110,8 @@ fn main() {
             }
             let acc = &out["accuracy"];
             eprintln!(
-                "savanna-router: bottleneck {} achieved {:.4} of configured rate; delivery lateness p50 {} us, p99 {} us; CPU {:.1}%",
+                "savanna-router: bottleneck {} achieved {:.4} of configured rate; delivery lateness p50 {} us, p99 {} \
+                    us; CPU {:.1}%",
                 acc["bottleneck"].as_str().unwrap_or(""),
                 acc["achieved_over_configured"].as_f64().unwrap_or(f64::NAN),
                 acc["delivery_lateness"]["p50_us"],

@@ -112,7 +112,11 @@ pub fn check_supported(sc: &Scenario, plan: &Plan) -> Result<()> {
 
 fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
     json!({
-        "variant": match c.variant { Variant::NewReno => "newreno", Variant::Reno => "reno", Variant::Tahoe => "tahoe" },
+        "variant": match c.variant {
+            Variant::NewReno => "newreno",
+            Variant::Reno => "reno",
+            Variant::Tahoe => "tahoe",
+        },
         "handshake": c.handshake,
         "ito_s": c.ito_s,
         "min_rto_s": c.min_rto_s,
@@ -125,7 +129,10 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
         "delack_timeout_s": c.delack_timeout_s,
         "ecn": c.ecn,
         "dupack_threshold": c.dupack_threshold,
-        "rtt_sampling": match c.rtt_sampling { RttSampling::EveryAck => "every_ack", RttSampling::OncePerRtt => "once_per_rtt" },
+        "rtt_sampling": match c.rtt_sampling {
+            RttSampling::EveryAck => "every_ack",
+            RttSampling::OncePerRtt => "once_per_rtt",
+        },
         "restart_rto_on_fast_retransmit": c.restart_rto_on_fast_retransmit,
         "teardown": c.teardown,
         "request_bytes": c.request_bytes,
@@ -246,13 +253,18 @@ pub fn to_json(sc: &Scenario, plan: &mut Plan) -> Result<Value> {
         .enumerate()
         .map(|(k, &n)| {
             let ip = host_ip(k);
-            json!({"node": n, "name": topo.node_names[n as usize], "ip": format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])})
+            let ip = format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+            json!({"node": n, "name": topo.node_names[n as usize], "ip": ip})
         })
         .collect();
     let links: Vec<Value> = topo
         .links
         .iter()
-        .map(|l| json!({"name": l.name, "from": topo.node_names[l.from as usize], "to": topo.node_names[l.to as usize], "rate_bps": l.rate_bps, "delay_s": ns_to_secs(l.delay_ns), "loss": l.loss}))
+        .map(|l| {
+            let (from, to) = (&topo.node_names[l.from as usize], &topo.node_names[l.to as usize]);
+            json!({"name": l.name, "from": from, "to": to, "rate_bps": l.rate_bps,
+                   "delay_s": ns_to_secs(l.delay_ns), "loss": l.loss})
+        })
         .collect();
     let name = |n: u32| topo.node_names[n as usize].clone();
     let rtt = |s: u32, d: u32| ns_to_secs(path_delay(plan, &routes, s, d) + path_delay(plan, &routes, d, s));
@@ -266,7 +278,9 @@ pub fn to_json(sc: &Scenario, plan: &mut Plan) -> Result<Value> {
         };
         for &(at, s, t, size) in &d.flows {
             let seq = flows.len();
-            flows.push((at, seq, json!({"t": ns_to_secs(at), "block": b, "src": name(s), "dst": name(t), "size_pkts": size, "base_rtt_s": rtt(s, t)})));
+            let f = json!({"t": ns_to_secs(at), "block": b, "src": name(s), "dst": name(t), "size_pkts": size,
+                           "base_rtt_s": rtt(s, t)});
+            flows.push((at, seq, f));
         }
         for (&i, s) in &d.sessions {
             sessions.push(
@@ -280,10 +294,17 @@ pub fn to_json(sc: &Scenario, plan: &mut Plan) -> Result<Value> {
         .traffic
         .iter()
         .zip(&drawn)
-        .map(|(t, d)| json!({"name": t.name, "tag": t.tag, "tcp": t.tcp, "mode": match d.mode { Some(Mode::RequestResponse) => "request_response", _ => "bulk" }}))
+        .map(|(t, d)| {
+            let mode = match d.mode {
+                Some(Mode::RequestResponse) => "request_response",
+                _ => "bulk",
+            };
+            json!({"name": t.name, "tag": t.tag, "tcp": t.tcp, "mode": mode})
+        })
         .collect();
     let sampling = plan.sampling.as_ref().map(|(iv, qs)| {
-        json!({"interval_s": ns_to_secs(*iv), "queues": qs.iter().map(|&l| topo.links[l as usize].name.clone()).collect::<Vec<_>>()})
+        let queues: Vec<String> = qs.iter().map(|&l| topo.links[l as usize].name.clone()).collect();
+        json!({"interval_s": ns_to_secs(*iv), "queues": queues})
     });
     Ok(json!({
         "name": plan.name,

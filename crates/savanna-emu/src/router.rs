@@ -836,12 +836,14 @@ impl Router {
                     by_class.insert(
                         c.as_str().into(),
                         json!({"arrivals": s.arrivals[i], "enqueued": s.enqueued[i], "departed": s.departed[i],
-                               "dropped": s.dropped(i), "marked": s.marks[i], "pushed_out": s.drops[DropReason::PushOut as usize][i]}),
+                               "dropped": s.dropped(i), "marked": s.marks[i],
+                               "pushed_out": s.drops[DropReason::PushOut as usize][i]}),
                     );
                 }
             }
             queues.push(json!({
-                "name": l.name, "discipline": l.qdisc.kind(), "arrivals": tot(&s.arrivals), "enqueued": tot(&s.enqueued),
+                "name": l.name, "discipline": l.qdisc.kind(),
+                "arrivals": tot(&s.arrivals), "enqueued": tot(&s.enqueued),
                 "departed": tot(&s.departed), "dropped": dropped, "marked": tot(&s.marks), "pushed_out": pushed,
                 "utilisation": if end > 0 { (l.busy_ns as f64 / end as f64).min(1.0) } else { 0.0 },
                 "occupancy_at_end": l.qdisc.len_pkts(), "dropped_by_reason": reasons, "by_class": by_class,
@@ -853,10 +855,12 @@ impl Router {
             .map(|c| {
                 let ip = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
                 json!({"client": ip(c.client), "cport": c.cport, "server": ip(c.server), "sport": c.sport,
-                       "syn_sent": c.syn_sent, "synack_sent": c.synack_sent, "syn_drops": c.syn_drops, "synack_drops": c.synack_drops,
-                       "data_sent": c.data_sent, "drops": c.drops, "first_data_drop": c.first_data_drop, "ecn_marks": c.ecn_marks,
-                       "class_last": c.class_last.map(|x| ClassMark::ALL[x as usize].as_str()), "delivered_bytes": c.delivered_bytes,
-                       "favored": c.favored, "pushed_out": c.pushed_out})
+                       "syn_sent": c.syn_sent, "synack_sent": c.synack_sent,
+                       "syn_drops": c.syn_drops, "synack_drops": c.synack_drops,
+                       "data_sent": c.data_sent, "drops": c.drops,
+                       "first_data_drop": c.first_data_drop, "ecn_marks": c.ecn_marks,
+                       "class_last": c.class_last.map(|x| ClassMark::ALL[x as usize].as_str()),
+                       "delivered_bytes": c.delivered_bytes, "favored": c.favored, "pushed_out": c.pushed_out})
             })
             .collect();
         let bn = &self.links[self.bn];
@@ -868,7 +872,8 @@ impl Router {
             "samples": self.samples,
             "conns": conns,
             "packets": {"created": self.created, "delivered": self.delivered, "dropped": self.dropped,
-                        "in_network_at_end": self.pkts.live(), "forwarded": self.forwarded, "link_losses": self.link_losses,
+                        "in_network_at_end": self.pkts.live(), "forwarded": self.forwarded,
+                        "link_losses": self.link_losses,
                         "ignored_not_ours": self.ignored, "write_failures": self.write_fail},
             "accuracy": {
                 "bottleneck": bn.name,

@@ -191,7 +191,10 @@ fn tokuda_tcp(
 /// Tokuda et al. 2002's rho(f) for each f of `sizes`, packets/s, with loss probability
 /// `p_s` for packets 1..=k and `p_l` after.
 #[pyfunction]
-#[pyo3(signature = (sizes, k, p_s, p_l, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false))]
+#[pyo3(signature = (
+    sizes, k, p_s, p_l, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0,
+    max_window=f64::INFINITY, handshake=false
+))]
 #[allow(clippy::too_many_arguments)]
 fn tokuda_throughput(
     py: Python<'_>,
@@ -274,7 +277,11 @@ fn criterion(p_t: f64, l_pkts: u64, k_max: u64, counting_name: &str, extra_pkts:
 
 /// F(K) points (k, a_long, p_long, f): for each K of `ks`, or the whole range 1..=k_max.
 #[pyfunction]
-#[pyo3(signature = (size_json, mss_bytes, p_t, rtt_s, ks=None, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000, counting_name="beyond-k".to_string(), extra_pkts=0))]
+#[pyo3(signature = (
+    size_json, mss_bytes, p_t, rtt_s, ks=None, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0,
+    max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000,
+    counting_name="beyond-k".to_string(), extra_pkts=0
+))]
 #[allow(clippy::too_many_arguments)]
 fn tokuda_f(
     py: Python<'_>,
@@ -311,7 +318,11 @@ fn tokuda_f(
 
 /// The K minimising F(K): (k, a_long, p_long, f).
 #[pyfunction]
-#[pyo3(signature = (size_json, mss_bytes, p_t, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0, max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000, counting_name="beyond-k".to_string(), extra_pkts=0))]
+#[pyo3(signature = (
+    size_json, mss_bytes, p_t, rtt_s, rto_s=None, ito_s=3.0, b=1.0, init_cwnd=1.0,
+    max_window=f64::INFINITY, handshake=false, l_pkts=10_000, k_max=1000,
+    counting_name="beyond-k".to_string(), extra_pkts=0
+))]
 #[allow(clippy::too_many_arguments)]
 fn tokuda_k(
     py: Python<'_>,

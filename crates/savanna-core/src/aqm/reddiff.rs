@@ -593,7 +593,8 @@ mod tests {
             toml::from_str("a_long_from = { size = { dist = \"pareto\", shape = 0.9, min = 1 }, k = 7 }").unwrap();
         assert!(s.resolved("q", &sizes).unwrap_err().to_string().contains("infinite mean"));
         // K by the criterion: the same K as model::tokuda::choose_k on these sizes.
-        let text = "a_long_from = { size = { dist = \"pareto\", shape = 1.5, min = 3 }, k = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, k_max = 100, l_pkts = 2000 } }";
+        let text = "a_long_from = { size = { dist = \"pareto\", shape = 1.5, min = 3 }, k = { criterion = \
+            \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, k_max = 100, l_pkts = 2000 } }";
         let s: RedDiffSpec = toml::from_str(text).unwrap();
         let (a, k) = s.resolved("q", &sizes).unwrap().derived.unwrap();
         let ps = PacketSizes::new(crate::traffic::SizeDist::Pareto { shape: 1.5, min: 3.0 }).unwrap();
@@ -604,7 +605,8 @@ mod tests {
         assert!((a - best.a_long).abs() < 1e-12);
         assert!(k > 1 && k < 100, "K = {k}");
         // The criterion inside a queue takes its sizes from a_long_from.
-        let text = "a_long_from = { size = { dist = \"fixed\", value = 10 }, k = { criterion = \"tokuda-f\", p_t = 0.05, rtt_s = 0.08, size = { dist = \"fixed\", value = 10 } } }";
+        let text = "a_long_from = { size = { dist = \"fixed\", value = 10 }, k = { criterion = \"tokuda-f\", p_t = \
+            0.05, rtt_s = 0.08, size = { dist = \"fixed\", value = 10 } } }";
         let s: RedDiffSpec = toml::from_str(text).unwrap();
         let e = s.resolved("q", &sizes).unwrap_err().to_string();
         assert!(e.starts_with("q.a_long_from.k.size: not allowed"), "{e}");

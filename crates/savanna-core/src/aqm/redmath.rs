@@ -236,8 +236,9 @@ impl RedCount {
 /// RED's verdict on one arrival whose average sits in `region` (F&J section 7): below
 /// min_th the count stops (the next early-region arrival restarts it); in the forced region
 /// the packet is dropped; in the early region the count-spread decision drops it, or marks
-/// it when `ecn` is on and the packet is ECT (RFC 3168). `pb_scale` multiplies p_b (byte mode: size / mean size; else 1). Returns
-/// false when the packet was dropped (the drop is reported through `cx`).
+/// it when `ecn` is on and the packet is ECT (RFC 3168). `pb_scale` multiplies p_b (byte
+/// mode: size / mean size; else 1). Returns false when the packet was dropped (the drop is
+/// reported through `cx`).
 #[inline]
 pub fn red_verdict(region: Region, pb_scale: f64, count: &mut RedCount, ecn: bool, id: PktId, cx: &mut QCtx) -> bool {
     match region {

@@ -249,7 +249,9 @@ impl PacketSizes {
         let mut s = PacketSizes { law, mean: 0.0 };
         let m = s.tail_sum(1);
         if !m.is_finite() {
-            return Err("the size distribution has an infinite mean (a Pareto needs shape > 1), so every K makes almost all packets long".into());
+            return Err("the size distribution has an infinite mean (a Pareto needs shape > 1), so every K makes \
+                almost all packets long"
+                .into());
         }
         s.mean = m;
         Ok(s)
@@ -532,7 +534,15 @@ mod tests {
         }
         // Tokuda et al. Table 2 in bytes: the tail starts at 133 KB = 91.1 packets of 1460 B,
         // spliced continuously, and its mass is the lognormal's above the cutoff.
-        let d = dist_from_json(r#"{"dist": "lognormal_pareto", "mu": 9.357, "sigma": 1.318, "cutoff": 133000, "shape": 1.5, "unit": "bytes"}"#, 1460.0, base).unwrap();
+        let d = dist_from_json(
+            concat!(
+                r#"{"dist": "lognormal_pareto", "mu": 9.357, "sigma": 1.318, "cutoff": 133000, "#,
+                r#""shape": 1.5, "unit": "bytes"}"#
+            ),
+            1460.0,
+            base,
+        )
+        .unwrap();
         let cut = 133_000.0 / 1460.0;
         assert!((dist_survival(&d, cut) - normal_sf((133_000f64.ln() - 9.357) / 1.318)).abs() < 1e-12);
         assert!((dist_survival(&d, cut - 1e-9) - dist_survival(&d, cut)).abs() < 1e-9, "continuous splice");

@@ -778,7 +778,10 @@ mod tests {
         }
         let w: W = toml::from_str("k = 7").unwrap();
         assert_eq!(w.k.pkts(), Some(7));
-        let text = r#"k = { criterion = "tokuda-f", p_t = 0.05, rtt_s = 0.08, k_max = 200, size = { dist = "lognormal", mu = 1.6, sigma = 1.3 } }"#;
+        let text = concat!(
+            r#"k = { criterion = "tokuda-f", p_t = 0.05, rtt_s = 0.08, k_max = 200, size = { dist = "#,
+            r#""lognormal", mu = 1.6, sigma = 1.3 } }"#
+        );
         let w: W = toml::from_str(text).unwrap();
         let sizes = |_: &str, s: &SizeSpec| match s {
             SizeSpec::Lognormal(l) => Ok(SizeDist::Lognormal { mu: l.mu, sigma: l.sigma }),

@@ -214,7 +214,8 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         return bad(
             "classifiers",
             format!(
-                "no queue reads the class marks a classifier writes; use a class-aware discipline ({}) on the queue it should act on",
+                "no queue reads the class marks a classifier writes; use a class-aware discipline ({}) on the queue \
+                    it should act on",
                 QueueSpec::class_readers().join(", ")
             ),
         );

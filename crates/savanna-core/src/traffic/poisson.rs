@@ -98,15 +98,15 @@ impl TrafficBlock for PoissonSpec {
                         )
                     }
                 };
-                let mean = match size.mean() {
-                    Some(m) if m.is_finite() && m > 0.0 => m,
-                    _ => {
-                        return bad(
+                let mean =
+                    match size.mean() {
+                        Some(m) if m.is_finite() && m > 0.0 => m,
+                        _ => return bad(
                             format!("{field}.size"),
-                            "this size distribution has no finite mean, so no arrival rate gives a load (Pareto needs shape > 1)",
-                        )
-                    }
-                };
+                            "this size distribution has no finite mean, so no arrival rate gives a load (Pareto needs \
+                                shape > 1)",
+                        ),
+                    };
                 load * cap * 1e6 / (mean * env.packet_bytes as f64 * 8.0)
             }
         };

@@ -168,7 +168,13 @@ pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result
                 (Some(m), None) => {
                     positive(&format!("{field}.mean"), *m)?;
                     if *shape <= 1.0 {
-                        return bad(format!("{field}.shape"), format!("a Pareto with shape {shape} <= 1 has no finite mean; give `min` instead of `mean`, or a shape > 1"));
+                        return bad(
+                            format!("{field}.shape"),
+                            format!(
+                                "a Pareto with shape {shape} <= 1 has no finite \
+                            mean; give `min` instead of `mean`, or a shape > 1"
+                            ),
+                        );
                     }
                     SizeDist::Pareto { shape: *shape, min: m * k * (shape - 1.0) / shape }
                 }
