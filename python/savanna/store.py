@@ -383,7 +383,21 @@ def query(out_dir: PathLike, sql: str, threads: int | None = None, memory_limit:
     ``memory_limit``: DuckDB's own cap (e.g. ``"1GB"``; default DuckDB's, 80% of the
     machine's memory): above it, joins, sorts and aggregates spill to a temporary
     directory instead of growing, so a query over millions of rows keeps a bounded
-    footprint."""
+    footprint. A query that cannot run within the cap even so is run again without it."""
+    import duckdb
+
+    if memory_limit is not None:
+        try:
+            return _query(out_dir, sql, threads, memory_limit)
+        except duckdb.OutOfMemoryException:
+            pass
+    try:
+        return _query(out_dir, sql, threads, None)
+    except duckdb.Error as e:
+        raise StoreError(f"SQL: {_one_line(str(e))}") from None
+
+
+def _query(out_dir: PathLike, sql: str, threads: int | None, memory_limit: str | None) -> pd.DataFrame:
     import tempfile
 
     import duckdb
@@ -401,6 +415,8 @@ def query(out_dir: PathLike, sql: str, threads: int | None = None, memory_limit:
         if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
             raise StoreError(f"{out_dir}: no completed runs yet")
         return con.execute(sql).df()
+    except duckdb.OutOfMemoryException:
+        raise
     except duckdb.Error as e:
         raise StoreError(f"SQL: {_one_line(str(e))}") from None
     finally:

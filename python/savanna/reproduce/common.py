@@ -184,7 +184,7 @@ def _file_refs(x: Any) -> Iterable[str]:
 # DuckDB's memory cap in the reproductions' queries (its default is 80% of the machine):
 # above it a query spills to disk rather than growing (issue 21: the whole full-mode
 # command within 2 GB). Override with SAVANNA_DUCKDB_MEMORY.
-DUCKDB_MEMORY = "512MB"
+DUCKDB_MEMORY = "1GB"
 
 
 def query_store(dataset: Path, sql: str) -> Any:
