@@ -16,15 +16,39 @@ import threading
 from pathlib import Path
 
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def tree_rss_bytes(root: int) -> int | None:
     """Sum of the resident sets of process ``root`` and its descendants, in bytes (None
-    without ``/proc``)."""
+    without ``/proc``). Follows ``/proc/<pid>/task/<tid>/children`` down from ``root``
+    (a scan of every process where the kernel does not provide it)."""
     proc = Path("/proc")
     if not proc.is_dir():
         return None
+    if not (proc / str(root) / "task" / str(root) / "children").exists():
+        return _tree_rss_by_scan(root)
+    total = 0
+    todo = [root]
+    seen = set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            total += int((proc / str(pid) / "statm").read_text().split()[1]) * _PAGE
+            for task in (proc / str(pid) / "task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):  # the process ended meanwhile
+            continue
+    return total
+
+
+def _tree_rss_by_scan(root: int) -> int:
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
-    for d in proc.iterdir():
+    for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
         try:
