@@ -15,7 +15,6 @@ import os
 import threading
 from pathlib import Path
 
-
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
