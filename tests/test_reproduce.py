@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -271,6 +272,63 @@ def test_all_runs_every_registered_paper_and_writes_an_index(tmp_path, monkeypat
     assert "| A fake paper | 1 | 1 | 0 | 0 |" in md
     report = (tmp_path / "fake-2000" / "report.md").read_text()
     assert "savanna reproduce all --quick" in report and "| fct |" in report
+
+
+def test_reproduce_records_each_papers_simulation_and_analysis_time_and_memory(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    import savanna.reproduce as rp
+
+    def fake_reproduce(ctx):
+        b = ctx.run("tiny", [ctx.job("tiny", override(TINY, {"seed": 1}), {"qdisc": "droptail", "rep": 1})])
+        b.query("count(*) AS n")
+        return rp.Outcome("Fake paper", "Intro.", [], [])
+
+    mod = types.ModuleType("fake_paper_for_timings")
+    mod.KEY, mod.TITLE, mod.reproduce = "fake-2001", "A fake paper", fake_reproduce
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    monkeypatch.setattr(rp, "registry", lambda: {"fake-2001": mod.__name__})
+    rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    doc = json.loads((tmp_path / "timings.json").read_text())
+    (t,) = doc["papers"]
+    assert t["paper"] == "fake-2001" and t["runs"] == 1 and t["reused"] == 0
+    assert t["simulation_s"] > 0 and t["analysis_s"] >= 0
+    assert abs(t["simulation_s"] + t["analysis_s"] - t["wall_s"]) < 1e-2
+    # One worker runs in this process: its CPU is this process's; the Python heap alone is
+    # well above 10 MB.
+    assert t["cpu_parent_s"] > 0 and t["peak_rss_bytes"] > 10e6
+    assert doc["peak_rss_bytes"] >= t["peak_rss_bytes"]
+    assert "peak memory" in (tmp_path / "index.md").read_text()
+    assert "analysis" in (tmp_path / "fake-2001" / "report.md").read_text()
+    # A re-run reuses the simulation: no simulation time worth the name, same run count.
+    rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    (t2,) = json.loads((tmp_path / "timings.json").read_text())["papers"]
+    assert t2["reused"] == 1 and t2["simulation_s"] < t["simulation_s"]
+
+
+def test_memory_watch_counts_the_children_of_the_process(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from savanna.reproduce.memwatch import Watch, tree_rss_bytes
+
+    if tree_rss_bytes(1) is None:
+        pytest.skip("no /proc")
+    alone = tree_rss_bytes(os.getpid())
+    # A child holding 200 MB it has written to (resident, not just reserved).
+    code = "b = bytearray(200_000_000); import time; time.sleep(5)"
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        with Watch(interval_s=0.05) as w:
+            deadline = time.time() + 60
+            while w.peak < alone + 150e6 and time.time() < deadline:
+                time.sleep(0.1)
+    finally:
+        child.kill()
+        child.wait()
+    assert w.peak >= alone + 150e6
 
 
 def test_a_core_rebuilt_during_a_reproduction_stops_it(tmp_path, monkeypatch):

@@ -222,3 +222,22 @@ def test_encoded_values_round_trip(tmp_path):
     store.merge_manifest(tmp_path, ["s"], {"s": "VARCHAR"})
     df = store.load(tmp_path, "t")
     assert dict(zip(df["i"], df["s"])) == dict(enumerate(values))
+
+
+def test_a_query_over_its_memory_cap_still_gives_the_uncapped_answer(dataset, monkeypatch):
+    # A cap too small for the query (lists of every flow's FCT, a few hundred thousand
+    # values): DuckDB runs out of memory, and the query is run again without the cap.
+    out, _jobs = dataset
+    sql = (
+        "SELECT qdisc, load, list(fct_s ORDER BY flow_id) AS l, list(r) AS pad FROM flows, range(100) t(r) "
+        "GROUP BY qdisc, load ORDER BY qdisc, load"
+    )
+    free = store.query(out, sql, threads=1)
+    tried = []
+    inner = store._query
+    monkeypatch.setattr(store, "_query", lambda o, q, t, m: tried.append(m) or inner(o, q, t, m))
+    capped = store.query(out, sql, threads=1, memory_limit="1MB")
+    assert tried == ["1MB", None]
+    pd.testing.assert_frame_equal(free, capped)
+    # Within a workable cap the answer is the same too.
+    pd.testing.assert_frame_equal(free, store.query(out, sql, threads=1, memory_limit="512MB"))

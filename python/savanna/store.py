@@ -374,26 +374,55 @@ def connect(out_dir: PathLike) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def query(out_dir: PathLike, sql: str, threads: int | None = None) -> pd.DataFrame:
+def query(out_dir: PathLike, sql: str, threads: int | None = None, memory_limit: str | None = None) -> pd.DataFrame:
     """Run ``sql`` over the dataset at ``out_dir`` (views as in ``connect``) and return a
     pandas DataFrame. Raises ``StoreError`` for a missing dataset or a SQL error.
     ``threads``: DuckDB's worker threads (default: one per core). With one, float
     aggregates are added in the same order every time, so the same data gives the same
-    bits; with several, their last digits can differ from one call to the next."""
+    bits; with several, their last digits can differ from one call to the next.
+    ``memory_limit``: DuckDB's own cap (e.g. ``"1GB"``; default DuckDB's, 80% of the
+    machine's memory): above it, joins, sorts and aggregates spill to a temporary
+    directory instead of growing, so a query over millions of rows keeps a bounded
+    footprint. A query that cannot run within the cap even so is run again without it."""
+    import duckdb
+
+    if memory_limit is not None:
+        try:
+            return _query(out_dir, sql, threads, memory_limit)
+        except duckdb.OutOfMemoryException:
+            pass
+    try:
+        return _query(out_dir, sql, threads, None)
+    except duckdb.Error as e:
+        raise StoreError(f"SQL: {_one_line(str(e))}") from None
+
+
+def _query(out_dir: PathLike, sql: str, threads: int | None, memory_limit: str | None) -> pd.DataFrame:
+    import tempfile
+
     import duckdb
 
     con = connect(out_dir)
-    if threads is not None:
-        con.execute(f"SET threads TO {int(threads)}")
-    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
-        con.close()
-        raise StoreError(f"{out_dir}: no completed runs yet")
+    spill = None
     try:
+        if threads is not None:
+            con.execute(f"SET threads TO {int(threads)}")
+        if memory_limit is not None:
+            # DuckDB would spill into .tmp under the current directory; use a private one.
+            spill = tempfile.TemporaryDirectory(prefix="savanna-duckdb-")
+            con.execute(f"SET temp_directory = {_sql_str(spill.name)}")
+            con.execute(f"SET memory_limit = {_sql_str(memory_limit)}")
+        if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
+            raise StoreError(f"{out_dir}: no completed runs yet")
         return con.execute(sql).df()
+    except duckdb.OutOfMemoryException:
+        raise
     except duckdb.Error as e:
         raise StoreError(f"SQL: {_one_line(str(e))}") from None
     finally:
         con.close()
+        if spill is not None:
+            spill.cleanup()
 
 
 def load(out_dir: PathLike, table: str = "flows") -> pd.DataFrame:

@@ -13,12 +13,15 @@ writes the reports.
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import pkgutil
 import sys
 import time
 from pathlib import Path
 
 from savanna.reproduce.common import Context, Outcome, ReproduceError
+from savanna.reproduce.memwatch import Watch, cpu_seconds, gb
 
 # Command-line order of the papers (the issue's); modules found but not listed here come
 # after, by name.
@@ -76,7 +79,9 @@ def run(
     if paper != "all":
         out_dir = Path(out) if out is not None else DEFAULT_OUT / paper
         cmd = command or " ".join(x for x in ("savanna reproduce", paper, mode, f"--out {out_dir}") if x)
-        html = _one(paper, reg[paper], quick, out_dir, workers, progress, cmd)
+        timings: list[dict] = []
+        html = _one(paper, reg[paper], quick, out_dir, workers, progress, cmd, timings)
+        _write_timings(out_dir, quick, workers, timings, timings[0]["wall_s"], timings[0]["peak_rss_bytes"])
         return {paper: html}
 
     from savanna import __version__
@@ -88,29 +93,53 @@ def run(
     cmd = command or " ".join(x for x in ("savanna reproduce all", mode, f"--out {root}") if x)
     written: dict[str, Path] = {}
     entries = []
+    timings: list[dict] = []
     t0 = time.perf_counter()
-    for key, modname in reg.items():
-        t1 = time.perf_counter()
-        written[key] = _one(key, modname, quick, root / key, workers, progress, cmd)
-        import json
-
-        counts = json.loads((root / key / "claims.json").read_text(encoding="utf-8"))["verdicts"]
-        title = getattr(importlib.import_module(modname), "TITLE", key)
-        entries.append(IndexEntry(key, title, key, counts, time.perf_counter() - t1))
-    idx = write_index(
-        root,
-        "Savanna: paper reproductions",
-        entries,
-        meta={
-            "command": cmd,
-            "mode": "quick" if quick else "full",
-            "papers": ", ".join(reg),
-            "wall time": f"{time.perf_counter() - t0:.0f} s",
-            "savanna version": __version__,
-        },
-    )
+    with Watch() as whole:
+        for key, modname in reg.items():
+            written[key] = _one(key, modname, quick, root / key, workers, progress, cmd, timings)
+            counts = json.loads((root / key / "claims.json").read_text(encoding="utf-8"))["verdicts"]
+            title = getattr(importlib.import_module(modname), "TITLE", key)
+            entries.append(IndexEntry(key, title, key, counts, timings[-1]["wall_s"]))
+    wall = time.perf_counter() - t0
+    # Two samplers see different instants: the whole command's peak is at least each paper's.
+    peak = max([whole.peak] + [t["peak_rss_bytes"] for t in timings])
+    meta = {
+        "command": cmd,
+        "mode": "quick" if quick else "full",
+        "papers": ", ".join(reg),
+        "wall time": f"{wall:.0f} s",
+        "peak memory": f"{gb(peak)} (all processes: this one and its simulation workers)",
+    }
+    for t in timings:
+        meta[f"{t['paper']}"] = _cost_line(t)
+    meta["savanna version"] = __version__
+    idx = write_index(root, "Savanna: paper reproductions", entries, meta=meta)
+    _write_timings(root, quick, workers, timings, wall, peak)
     written["index"] = idx["html"]
     return written
+
+
+def _cost_line(t: dict) -> str:
+    return (
+        f"{t['wall_s']:.1f} s: simulation {t['simulation_s']:.1f} s ({t['runs']} runs, {t['reused']} reused), "
+        f"analysis {t['analysis_s']:.1f} s; CPU {t['cpu_workers_s']:.0f} s in workers, {t['cpu_parent_s']:.0f} s here; "
+        f"peak memory {gb(t['peak_rss_bytes'])}"
+    )
+
+
+def _write_timings(root: Path, quick: bool, workers, papers: list[dict], wall: float, peak: int) -> None:
+    """``timings.json``: where the time and memory of the command went, per paper (read by
+    benchmarks/bench_reproduce.py). Not part of the reports, whose bytes depend on the
+    results only."""
+    doc = {
+        "mode": "quick" if quick else "full",
+        "workers": workers or os.cpu_count(),
+        "wall_s": round(wall, 3),
+        "peak_rss_bytes": peak,
+        "papers": papers,
+    }
+    (root / "timings.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
 
 
 def _make_dir(d: Path) -> None:
@@ -122,7 +151,9 @@ def _make_dir(d: Path) -> None:
         raise ReproduceError(f"--out: {d} is not a directory")
 
 
-def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str) -> Path:
+def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str, timings: list) -> Path:
+    """Reproduce one paper into ``out_dir``; append its costs to ``timings`` (wall,
+    simulation and analysis seconds, runs, peak memory of the process tree)."""
     from savanna import __version__
     from savanna.report import write_report
 
@@ -130,23 +161,44 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
     _make_dir(out_dir)
     ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress)
     t0 = time.perf_counter()
+    cpu0 = cpu_seconds()
     ctx.log(f"{ctx.mode} reproduction into {out_dir}")
-    outcome: Outcome = mod.reproduce(ctx)
+    with Watch() as watch:
+        outcome: Outcome = mod.reproduce(ctx)
+        wall = time.perf_counter() - t0
+        runs = sum(len(b.run_ids) for b in ctx.batches)
+        reused = sum(b.skipped for b in ctx.batches)
+        sim = sum(b.wall_s for b in ctx.batches)
+        meta = {
+            "paper": getattr(mod, "PAPER", outcome.title),
+            "mode": ctx.mode,
+            "command": cmd,
+            "wall time": f"{wall:.1f} s (simulation {sim:.1f} s, analysis {wall - sim:.1f} s)",
+            "simulations": f"{runs} ({reused} reused from an earlier run)",
+            "peak memory": f"{gb(watch.peak)} (all processes: this one and its simulation workers)",
+            "savanna version": __version__,
+            "python": sys.version.split()[0],
+        }
+        meta.update(outcome.meta)
+        paths = write_report(
+            out_dir, outcome.title, outcome.intro, outcome.figures, outcome.claims, outcome.tables, meta
+        )
     wall = time.perf_counter() - t0
-    runs = sum(len(b.run_ids) for b in ctx.batches)
-    reused = sum(b.skipped for b in ctx.batches)
-    meta = {
-        "paper": getattr(mod, "PAPER", outcome.title),
-        "mode": ctx.mode,
-        "command": cmd,
-        "wall time": f"{wall:.1f} s",
-        "simulations": f"{runs} ({reused} reused from an earlier run)",
-        "savanna version": __version__,
-        "python": sys.version.split()[0],
+    cost = {
+        "paper": key,
+        "wall_s": round(wall, 3),
+        "simulation_s": round(sim, 3),
+        "analysis_s": round(wall - sim, 3),
+        "runs": runs,
+        "reused": reused,
+        "peak_rss_bytes": watch.peak,
     }
-    meta.update(outcome.meta)
-    paths = write_report(out_dir, outcome.title, outcome.intro, outcome.figures, outcome.claims, outcome.tables, meta)
-    ctx.log(f"wrote {paths['html']} and {paths['md']} ({wall:.1f} s)")
+    cpu1 = cpu_seconds()
+    # This process (the analysis, and the writing of the runs) and the workers (simulations).
+    cost["cpu_parent_s"] = round(cpu1[0] - cpu0[0], 3)
+    cost["cpu_workers_s"] = round(cpu1[1] - cpu0[1], 3)
+    timings.append(cost)
+    ctx.log(f"wrote {paths['html']} and {paths['md']} ({_cost_line(cost)})")
     return paths["html"]
 
 

@@ -181,13 +181,20 @@ def _file_refs(x: Any) -> Iterable[str]:
 # The context a paper module works in
 
 
+# DuckDB's memory cap in the reproductions' queries (its default is 80% of the machine):
+# above it a query spills to disk rather than growing (issue 21: the whole full-mode
+# command within 2 GB). Override with SAVANNA_DUCKDB_MEMORY.
+DUCKDB_MEMORY = "1GB"
+
+
 def query_store(dataset: Path, sql: str) -> Any:
     """``store.query`` for the reproductions: one DuckDB thread, so every float aggregate
     is added in the same order and the same runs give byte-identical claims and reports
-    (with several threads the last digits can change from one analysis to the next)."""
+    (with several threads the last digits can change from one analysis to the next), and
+    a memory cap (``DUCKDB_MEMORY``)."""
     from savanna import store
 
-    return store.query(dataset, sql, threads=1)
+    return store.query(dataset, sql, threads=1, memory_limit=os.environ.get("SAVANNA_DUCKDB_MEMORY", DUCKDB_MEMORY))
 
 
 @dataclass

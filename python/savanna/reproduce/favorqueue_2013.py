@@ -886,7 +886,6 @@ def _runs(ctx: Context, p: Plan) -> Runs:
 class Loads10:
     """The flows of the load sweep at 10 Mb/s, as its figures read them."""
 
-    all: pd.DataFrame  # every forward flow, warm-up included
     f: pd.DataFrame  # the flows started after the warm-up
     hi: float  # the highest load
     reps: list[int]
@@ -897,13 +896,17 @@ class Loads10:
 
 
 def _loads10(b10: Batch, p: Plan) -> Loads10:
+    # Every forward flow is read once; what the figures keep of it is the flows after the
+    # warm-up and DropTail's and FavorQueue's runs whole (the table itself is let go: in
+    # full mode it is millions of rows, issue 21).
     all10 = b10.query("qdisc, load, rep, " + FLOW_COLS, where="source = 'forward'")
     f10 = all10[all10["start_s"] >= p.warmup_s]
     runs10 = {k: g for k, g in all10[all10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "rep", "load"])}
+    del all10
     pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ, "choke")}
     bins = size_bins()
     xs = np.array([bin_x(bn) for bn in bins])
-    return Loads10(all10, f10, max(p.loads), sorted(f10["rep"].unique()), runs10, pooled, bins, xs)
+    return Loads10(f10, max(p.loads), sorted(f10["rep"].unique()), runs10, pooled, bins, xs)
 
 
 def workload(report: Report, d: Loads10) -> None:
@@ -1214,13 +1217,12 @@ def fig13_flows_in_system(report: Report, p: Plan, d: Loads10) -> None:
     from savanna.analysis import favorqueue as fqa
 
     fg, ax = report.plt.subplots(figsize=(10.5, 3.6))
-    r1 = d.all[d.all["rep"] == d.reps[0]]
     grid = np.arange(0.5, p.duration_s, 1.0)
     series = {}
     for q in (DT, FQ):
         parts = []
         for load in sorted(p.loads):
-            g = r1[(r1["qdisc"] == q) & (r1["load"] == load)]
+            g = d.runs[(q, d.reps[0], load)]
             parts.append(fqa.active_flows(g, grid).to_numpy())
         series[q] = np.concatenate(parts)
     tt = np.arange(len(series[DT])) * 1.0
