@@ -20,7 +20,11 @@ bandwidth-delay product, thresholds scaled to it; see ``queue_for``): DropTail, 
 (RIO + threshold classifier, Guo & Matta 2001), FavorQueue, CHOKe, LAS, RuN2C, PRQ and the
 RED-based differentiator (each + Tokuda et al. 2002's exact marking classifier), class
 isolation by DRR (+ size oracle, Matta & Guo 2000), CoDel (RFC 8289), FQ-CoDel (RFC 8290),
-PIE (RFC 8033) and PI (Hollot et al. 2001).
+PIE (RFC 8033) and PI (Hollot et al. 2001); and the size-aware schedulers after the papers,
+each reading a priority tag: pFabric (Alizadeh et al. 2013), SP-PIFO (Alcoz et al. 2020) and
+AIFO (Yu et al. 2021) with the flow's remaining size from an oracle (``remaining``
+classifier), PIAS (Bai et al. 2015) with its demotion tagging (``pias`` classifier, default
+thresholds).
 
 Claims are our own findings stated with a direction only, declared in ``CLAIMS`` before any
 simulation runs, and judged by the rule of docs/reproduce.md.
@@ -66,6 +70,10 @@ DISCS = [
     "fq_codel",
     "pie",
     "pi",
+    "pfabric",
+    "pias",
+    "sppifo",
+    "aifo",
 ]
 # Discipline names as the tables print them: common's, with the classifier each class-aware
 # discipline runs with (see CLASSIFIER).
@@ -74,9 +82,24 @@ NAMES = {
     "prq": "PRQ + marking",
     "reddiff": "RED-diff + marking",
     "drr": "DRR isolation + oracle",
+    "pfabric": "pFabric + size oracle",
+    "pias": "PIAS + tagging",
+    "sppifo": "SP-PIFO + size oracle",
+    "aifo": "AIFO + size oracle",
 }
 # The classifier each class-aware discipline runs with (on the edge node before the bottleneck).
-CLASSIFIER = {"rio": "threshold", "prq": "marking", "reddiff": "marking", "drr": "oracle"}
+CLASSIFIER = {
+    "rio": "threshold",
+    "prq": "marking",
+    "reddiff": "marking",
+    "drr": "oracle",
+    # The schedulers after the papers read a priority tag: the flow's remaining size (oracle),
+    # or PIAS's demotion level (its classifier's default thresholds).
+    "pfabric": "remaining",
+    "pias": "pias",
+    "sppifo": "remaining",
+    "aifo": "remaining",
+}
 
 TCP = {
     "papers": {"init_cwnd": 2, "ito_s": 3.0},  # ns-2 as the four papers ran it
@@ -306,7 +329,21 @@ def queue_for(disc: str, buffer_pkts: int, pkts_s: float) -> dict:
     other parameter is the discipline's default (docs/disciplines.md); ECN is off."""
     b = int(buffer_pkts)
     r = lambda x: round(x, 6)  # noqa: E731
-    if disc in ("droptail", "favorqueue", "choke", "las", "run2c", "prq", "codel", "fq_codel", "pie"):
+    if disc in (
+        "droptail",
+        "favorqueue",
+        "choke",
+        "las",
+        "run2c",
+        "prq",
+        "codel",
+        "fq_codel",
+        "pie",
+        "pfabric",
+        "pias",
+        "sppifo",
+        "aifo",
+    ):
         q = {"type": disc, "limit_pkts": b}
     elif disc == "red":
         q = {"type": "red", "limit_pkts": b, "min_th": r(0.15 * b), "max_th": r(0.5 * b)}
@@ -352,6 +389,8 @@ def classifier_for(disc: str, node: str) -> dict | None:
         return {"type": "marking", "node": node, "k": 7}
     if kind == "oracle":
         return {"type": "oracle", "node": node, "threshold": ORACLE_PKTS}
+    if kind in ("remaining", "pias"):
+        return {"type": kind, "node": node}
     return None
 
 
@@ -499,7 +538,7 @@ def metric_figure(plt: ModuleType, s: pd.DataFrame, workload: str, col: str, lab
     (line: mean; band: 95% CI, clipped to the axes, which fit the means); DropTail under the
     papers' TCP in grey in every other panel."""
     ws = s[s["workload"] == workload]
-    fig, axes = plt.subplots(4, 4, figsize=(11.0, 8.6), sharex=True, sharey=True)
+    fig, axes = plt.subplots(5, 4, figsize=(11.0, 10.6), sharex=True, sharey=True)
     flat = axes.ravel()
     log = col.startswith("short_")
     ymin, ymax = _limits(ws[col].astype(float), log)

@@ -11,6 +11,7 @@
 //! - the engine keeps the accounting (arrivals, departures, drops by reason and class,
 //!   marks, occupancy by class), so every discipline is counted the same way.
 
+pub mod aifo;
 pub mod choke;
 pub mod codel;
 pub mod droptail;
@@ -18,15 +19,19 @@ pub mod drr;
 pub mod favorqueue;
 pub mod fq_codel;
 pub mod las;
+pub mod pfabric;
 pub mod pi;
+pub mod pias;
 pub mod pie;
 pub mod prq;
+pub mod rank;
 pub mod red;
 pub mod reddiff;
 pub mod redmath;
 pub mod registry;
 pub mod rio;
 pub mod run2c;
+pub mod sppifo;
 
 pub use registry::{DisciplineSpec, QueueSpec};
 

@@ -134,6 +134,14 @@ disciplines! {
     "prq" => Prq(super::prq::PrqSpec),
     /// RED-based differentiation of Tokuda et al. 2002 (p_s = 0, p_l = p_t / a_l).
     "reddiff" => Reddiff(super::reddiff::RedDiffSpec),
+    /// pFabric (Alizadeh et al. 2013): serve the smallest remaining size, drop the largest.
+    "pfabric" => Pfabric(super::pfabric::PfabricSpec),
+    /// PIAS (Bai et al. 2015): K strict-priority queues, per-queue ECN threshold.
+    "pias" => Pias(super::pias::PiasSpec),
+    /// SP-PIFO (Alcoz et al. 2020): strict-priority queues with push-up/push-down bounds.
+    "sppifo" => Sppifo(super::sppifo::SpPifoSpec),
+    /// AIFO (Yu et al. 2021): one FIFO, quantile admission over a window of ranks.
+    "aifo" => Aifo(super::aifo::AifoSpec),
 }
 
 #[cfg(test)]
@@ -188,7 +196,7 @@ mod tests {
             .copied()
             .filter(|n| parse(n, QueueSpec::minimal(n).unwrap()).unwrap().reads_class())
             .collect();
-        assert_eq!(readers, ["rio", "drr", "prq", "reddiff"]);
+        assert_eq!(readers, ["rio", "drr", "prq", "reddiff", "pfabric", "pias", "sppifo", "aifo"]);
         assert_eq!(QueueSpec::class_readers(), readers);
     }
 }

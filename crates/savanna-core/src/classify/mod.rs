@@ -23,7 +23,9 @@
 pub mod hashing;
 pub mod marking;
 pub mod oracle;
+pub mod pias;
 pub mod registry;
+pub mod remaining;
 pub mod sampling;
 pub mod threshold;
 

@@ -103,6 +103,10 @@ classifiers! {
     "sampling" => Sampling(super::sampling::SamplingClassifierSpec),
     /// Tokuda et al. 2002 "hashing": fixed table of (counter, timestamp), reset after T_bar idle.
     "hashing" => Hashing(super::hashing::HashingClassifierSpec),
+    /// pFabric's remaining flow size (oracle) as a priority tag.
+    "remaining" => Remaining(super::remaining::RemainingClassifierSpec),
+    /// PIAS (Bai et al. 2015): priority tag demoted as a flow's bytes sent cross thresholds.
+    "pias" => Pias(super::pias::PiasClassifierSpec),
 }
 
 #[cfg(test)]

@@ -57,6 +57,12 @@ pub const FLAG_ECE: u8 = 1;
 pub const FLAG_CWR: u8 = 2;
 /// The segment is a retransmission (bookkeeping only; not visible to queues by design).
 pub const FLAG_RETX: u8 = 4;
+/// The flag byte's upper five bits carry a priority tag (0..=31, 0 = highest), as a DSCP
+/// field would: written by an edge classifier (PIAS's priority, pFabric's remaining size),
+/// read by the rank-based disciplines. Untagged packets carry 0.
+pub const TAG_SHIFT: u8 = 3;
+/// The largest tag.
+pub const TAG_MAX: u8 = 31;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
@@ -91,6 +97,16 @@ impl Packet {
     }
     pub fn is_data(&self) -> bool {
         matches!(self.kind, PktKind::Data | PktKind::Udp)
+    }
+    /// The priority tag (`TAG_SHIFT`), 0..=31.
+    #[inline]
+    pub fn tag(&self) -> u8 {
+        self.flags >> TAG_SHIFT
+    }
+    /// Write the priority tag (clamped to `TAG_MAX`), leaving the TCP flags alone.
+    #[inline]
+    pub fn set_tag(&mut self, t: u8) {
+        self.flags = (self.flags & ((1 << TAG_SHIFT) - 1)) | (t.min(TAG_MAX) << TAG_SHIFT);
     }
 }
 
