@@ -17,7 +17,7 @@ with ``/usr/bin/time`` (CPU = user + system, peak resident set). CPU time, not w
 the cost: the machine may be shared (the load average is printed).
 
 Usage: python3 benchmarks/bench_scaling.py [--rates 10,100,1000,10000] [--durations 100,100,100,100]
-    [--memory-durations 5,10,20,40] [--no-build]
+    [--memory-durations 5,10,20,40] [--no-build | --binary PATH]
 """
 
 from __future__ import annotations
@@ -92,13 +92,18 @@ def main() -> int:
     ap.add_argument("--durations", default="", help="simulated seconds per rate (default 100 each)")
     ap.add_argument("--memory-durations", default="5,10,20,40", help="durations of the 1 Gb/s memory runs, s")
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
+    ap.add_argument("--binary", type=Path, help="measure this savanna-native instead (e.g. an older build)")
     args = ap.parse_args()
     rates = [float(x) for x in args.rates.split(",")]
     durations = [float(x) for x in args.durations.split(",")] if args.durations else [100.0] * len(rates)
     if len(durations) != len(rates):
         raise SystemExit("--durations: one per rate")
-    binary, kind = native.existing() if args.no_build else native.build()
-    print(f"core binary: {native.describe(kind)}")
+    if args.binary:
+        binary = args.binary
+        print(f"core binary: {binary}")
+    else:
+        binary, kind = native.existing() if args.no_build else native.build()
+        print(f"core binary: {native.describe(kind)}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     tmp = Path(tempfile.mkdtemp(prefix="savanna-scaling-"))
     try:
