@@ -13,17 +13,26 @@ refactoring) both binaries run the scenario alternately in the same run, their o
 compared byte for byte (``summary.json`` without its wall time), and the ratio of the best
 wall times is printed: the check that a change made the core neither slower nor different.
 
+With ``--startup`` it prints only the start-up time of the ``savanna`` command: ``savanna
+--version`` against a bare ``python -c pass`` of the same interpreter, alternately, best of N
+(wall and CPU), with the bytecode cache on as users have it.
+
 Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build] [--reference BIN]
+       python3 benchmarks/bench_core.py --startup [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import native
@@ -38,7 +47,10 @@ def main() -> int:
     ap.add_argument("--scenario", default=str(ROOT / "scenarios" / "dumbbell-droptail.toml"))
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
     ap.add_argument("--reference", type=Path, help="another savanna-native to compare with, alternately")
+    ap.add_argument("--startup", action="store_true", help="only the start-up time of `savanna --version`")
     args = ap.parse_args()
+    if args.startup:
+        return startup(max(args.repeat, 20))
 
     NATIVE, kind = native.existing() if args.no_build else native.build()
     print(f"core binary: {native.describe(kind)}")
@@ -82,6 +94,32 @@ def main() -> int:
         print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def startup(repeat: int) -> int:
+    """Best wall and CPU time of `savanna --version` and of a bare interpreter, alternating."""
+    if not SAVANNA.exists():
+        raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # users' installs keep their bytecode cache
+    python = str(SAVANNA.parent / "python")
+    cmds = {"savanna --version": [str(SAVANNA), "--version"], "python -c pass": [python, "-c", "pass"]}
+    best = {k: [float("inf"), float("inf")] for k in cmds}
+    for cmd in cmds.values():  # warm the bytecode and page caches
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+            wall = time.perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+            best[name] = [min(best[name][0], wall), min(best[name][1], cpu)]
+    print(f"start-up, best of {repeat} alternating (load average {os.getloadavg()[0]:.2f}):")
+    for name, (wall, cpu) in best.items():
+        print(f"  {name:20} wall {1e3 * wall:6.1f} ms   CPU {1e3 * cpu:6.1f} ms")
     return 0
 
 

@@ -21,6 +21,11 @@ every setting and its source). The script prints and writes
 Usage: python3 benchmarks/vs_ns2.py [--quick] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
     [--no-handshake] [--ns2-singledup]
 ``--quick`` (20 s, one seed, load 0.8) is what the CI smoke test runs.
+
+``--speed [--repeat N]`` measures only the speed ratio of issue 21's target: the 500 s DropTail
+dumbbell at load 0.8 (seed 1), ``savanna run`` and ns-2 with reused agents, whole processes
+run alternately N times (3) in one run; it prints each wall time, the best of each and the
+ratio ns-2 / Savanna of the bests, with the load average (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import argparse
 import copy
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -351,6 +357,51 @@ def pct(x):
     return "-" if x != x else f"{100 * x:+.1f}%"
 
 
+def speed_ratio(ns: str, repeat: int, duration: float) -> int:
+    """Issue 21's speed target: best wall time of ns-2 (reused agents) over Savanna's, both
+    whole processes on the same flows, alternating in one run."""
+    sc = scenario("dumbbell-droptail.toml", 0.8, 1, duration, True)
+    tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns2-speed-"))
+    try:
+        _, _, summary, flows = run_savanna(sc, tmp / "warm")  # the flow list; warms caches
+        walls: dict[str, list[float]] = {"savanna": [], "ns2": []}
+        cpus: dict[str, list[float]] = {"savanna": [], "ns2": []}
+
+        def cpu_now() -> float:  # user + system time of the finished child processes
+            r = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return r.ru_utime + r.ru_stime
+
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+        for i in range(repeat):
+            c0 = cpu_now()
+            w, _, _, _ = run_savanna(sc, tmp / f"sv{i}")
+            c1 = cpu_now()
+            w2, _, _, _ = run_ns2(ns, sc, flows, tmp / f"ns{i}.csv", "reuse", True, False)
+            c2 = cpu_now()
+            walls["savanna"].append(w)
+            walls["ns2"].append(w2)
+            cpus["savanna"].append(c1 - c0)
+            cpus["ns2"].append(c2 - c1)
+            print(
+                f"  run {i + 1}: savanna run {w:.3f} s wall ({c1 - c0:.3f} s CPU), "
+                f"ns-2 (reused agents) {w2:.3f} s wall ({c2 - c1:.3f} s CPU)",
+                flush=True,
+            )
+        best = {k: min(v) for k, v in walls.items()}
+        best_cpu = {k: min(v) for k, v in cpus.items()}
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(
+            f"dumbbell-droptail, load 0.8, {duration:g} s, {summary['packets_forwarded']:,} packets forwarded: "
+            f"best of {repeat} (alternating) savanna run {best['savanna']:.3f} s, "
+            f"ns-2 {best['ns2']:.3f} s"
+        )
+        print(f"speed ratio ns-2 / savanna run (whole process, wall): {best['ns2'] / best['savanna']:.1f}x")
+        print(f"speed ratio ns-2 / savanna run (whole process, CPU): {best_cpu['ns2'] / best_cpu['savanna']:.1f}x")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
@@ -382,7 +433,13 @@ def main() -> int:
         help="run only the single-flow loss-pattern table (seconds; it is part of every run)",
     )
     ap.add_argument("--out", default=str(RESULTS / "vs_ns2.md"))
+    ap.add_argument("--speed", action="store_true", help="only the speed ratio (issue 21): see the module doc")
+    ap.add_argument("--repeat", type=int, default=3, help="--speed: alternating runs of each")
     args = ap.parse_args()
+    if args.speed:
+        if not SAVANNA.exists():
+            raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
+        return speed_ratio(ensure_ns(), args.repeat, args.duration)
     if args.quick:
         args.seeds, args.duration, args.loads, args.warmup = 1, 20.0, "0.8", 2.0
     loads = [float(x) for x in args.loads.split(",")]

@@ -6,22 +6,26 @@ TOML/JSON syntax error, an unusable output path) prints one line
 ``savanna: error: <message>`` to stderr and exits with code 2, without a traceback. An
 internal error of the simulator prints one line too and exits with code 1.
 
-Startup is kept fast: nothing here imports pandas or pyarrow on the ``run`` path.
-Later commands (``sweep``, ``reproduce``, ``query``) plug in as further subparsers in
-``build_parser``.
+Start-up is kept fast: each command imports what it needs when it runs, so
+``savanna --version`` and ``savanna run`` import neither pandas nor pyarrow (nor numpy,
+matplotlib or DuckDB), and ``reproduce``'s sub-parser (its package) is loaded only when the
+command line may name it (see ``build_parser``). Later commands plug in as further
+subparsers there.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import re
 import signal
 import sys
-from pathlib import Path
-from typing import Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+    from typing import Callable
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -36,6 +40,9 @@ PROG = "savanna"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
     from savanna import _core
     from savanna.runner import check_overrides, resolve_scenario
 
@@ -61,6 +68,8 @@ def cmd_emulate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from savanna.analysis import compare_dirs
 
     for d in args.runs:
@@ -78,6 +87,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from savanna import _core
     from savanna.runner import check_overrides, resolve_scenario
 
@@ -189,7 +200,16 @@ def cmd_query(args: argparse.Namespace) -> int:
 # Parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Commands defined in this file; `build_parser` adds the others (``reproduce``) only when
+# the command line does not start with one of these.
+_OWN_COMMANDS = frozenset({"run", "emulate", "validate", "compare", "sweep", "query"})
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser. Given the arguments it will parse, it leaves out the
+    sub-parsers of commands defined elsewhere (their packages take milliseconds to
+    import) when the first argument is ``--version`` or a command of this file; help,
+    errors and every other command line get the full parser."""
     from savanna import __version__
 
     parser = argparse.ArgumentParser(
@@ -297,9 +317,11 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true", help="print JSON (an array of rows)")
     p.set_defaults(func=cmd_query)
 
-    from savanna.reproduce.command import add_parser as add_reproduce
+    first = argv[0] if argv else None
+    if first != "--version" and first not in _OWN_COMMANDS:
+        from savanna.reproduce.command import add_parser as add_reproduce
 
-    add_reproduce(sub)
+        add_reproduce(sub)
     return parser
 
 
@@ -345,6 +367,8 @@ def format_summary(
         top = max(100.0 * float(q.get("utilisation") or 0.0) for q in rest)
         lines.append(f"  {len(rest)} other queues: utilisation <= {top:.1f}%, no drops (--verbose lists them)")
     if out_dir is not None:
+        from pathlib import Path
+
         written = [f for f in ("flows.parquet", "queues.parquet", "summary.json") if (Path(out_dir) / f).is_file()]
         lines.append(f"  wrote {out_dir}/: {', '.join(written) if written else 'nothing'}")
     return "\n".join(lines)
@@ -415,7 +439,9 @@ def main(argv: list[str] | None = None) -> int:
         _error(f"cannot load the simulator core ({e}); reinstall savanna (make setup)")
         return EXIT_INTERNAL
 
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:

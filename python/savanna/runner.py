@@ -15,8 +15,6 @@ import json
 import math
 import numbers
 import os
-import shutil
-import tempfile
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -110,6 +108,9 @@ def run(
         out_dir = Path(out)
         summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=True)
+    import shutil  # here, not at the top: the command line's `run` never needs them
+    import tempfile
+
     tmp = tempfile.mkdtemp(prefix="savanna-run-")
     try:
         # A fresh (not yet existing) directory: the core creates it atomically.
