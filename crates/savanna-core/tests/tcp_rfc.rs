@@ -1,15 +1,16 @@
 //! Segment-level tests of one TCP endpoint, each named after the RFC rule it checks and
 //! citing its section: RFC 5681 (congestion control), RFC 6582 (NewReno), RFC 6298 (RTO),
-//! RFC 3168 (ECN), and the Tahoe and Reno variants. Built on `tcp::harness`: no simulator,
+//! RFC 3168 (ECN), the Tahoe and Reno variants, RFC 3042 (limited transmit), RFC 2018 and
+//! 2883 (SACK, D-SACK), RFC 6675 (SACK recovery), RFC 6937 (PRR) and ns-2's tick rounding. Built on `tcp::harness`: no simulator,
 //! hand-made segments and clock, assertions on what the endpoint sends, its window and its
 //! timers. Windows and sequence numbers count packets.
 
 use savanna_core::net::packet::{FLAG_CWR, FLAG_ECE};
 use savanna_core::net::{Ecn, PktKind};
 use savanna_core::tcp::endpoint::{AckState, EceEcho, State};
-use savanna_core::tcp::harness::{has_ece, is_retx, ms, seqs, Harness};
+use savanna_core::tcp::harness::{has_ece, is_retx, ms, sack_blocks, seqs, Harness};
 use savanna_core::tcp::recovery::RecoveryState;
-use savanna_core::tcp::{TcpConfig, Variant};
+use savanna_core::tcp::{RecoveryRate, TcpConfig, Variant};
 
 /// The papers' settings without a handshake (so a test starts with data at t = 0).
 fn cfg() -> TcpConfig {
@@ -769,16 +770,359 @@ fn reno_exits_recovery_on_first_new_ack() {
     assert!(!seqs(&sent).contains(&5), "no retransmission of the second hole");
 }
 
-/// Reno with `recover` (ns-2's `bugfix_`, RFC 6582 3.2 step 2 applied to every variant): the
-/// duplicates for a second hole in the same window start no second fast retransmit, so the
-/// second loss is repaired by the timeout.
+/// Reno (RFC 5681 3.2, which has no `recover`; ns-2's `RenoTcpAgent::dupack_action`):
+/// after a fast recovery ended, three duplicates for a second hole in the same window start
+/// a second fast retransmit and a second halving (docs/tcp.md, issue 17 3b).
 #[test]
-fn reno_second_hole_in_a_window_waits_for_the_timeout() {
+fn reno_rfc5681_3_2_second_hole_in_a_window_gives_a_second_fast_retransmit() {
     let mut h = two_holes(TcpConfig { variant: Variant::Reno, ..cfg() });
+    h.ack(5); // leaves recovery: cwnd = ssthresh = 5, 5..10 outstanding
+    assert_eq!(h.ep.cwnd(), 5.0);
+    let sent = h.dupacks(5, 3);
+    assert_eq!(seqs(&sent), vec![5], "second fast retransmit");
+    assert!(is_retx(&sent[0]));
+    assert_eq!(h.ep.stats.fast_retransmits, 2);
+    assert_eq!(h.ep.ssthresh(), 4.0, "halved again: flight 13 - 5 = 8, / 2");
+    assert_eq!(h.ep.stats.timeouts, 0);
+}
+
+/// Reno keeps the `recover` check after a timeout (ns-2's `bugFix_` in
+/// `RenoTcpAgent::timeout`; RFC 6582 section 4's reason): the duplicates raised by
+/// go-back-N's copies start no fast retransmit until the ACK passes `recover`.
+#[test]
+fn reno_no_fast_retransmit_from_duplicates_after_timeout() {
+    let mut h = sender_with_flight(TcpConfig { variant: Variant::Reno, ..cfg() }, 10, 100);
+    h.fire_rto();
+    assert_eq!(h.ep.recover(), Some(10));
+    h.ack(1);
+    assert!(h.dupacks(1, 3).is_empty());
+    assert_eq!(h.ep.stats.fast_retransmits, 0);
+}
+
+/// NewReno and Tahoe keep RFC 6582's check after a fast retransmit too: the second hole of
+/// a window is not a second fast retransmit (NewReno repairs it with a partial ACK).
+#[test]
+fn rfc6582_3_2_newreno_and_tahoe_no_second_fast_retransmit_in_a_window() {
+    let mut h = sender_with_flight(TcpConfig { variant: Variant::Tahoe, ..cfg() }, 10, 100);
+    h.dupacks(0, 3);
     h.ack(5);
-    assert!(seqs(&h.dupacks(5, 6)).iter().all(|&s| s != 5));
+    h.dupacks(5, 3);
     assert_eq!(h.ep.stats.fast_retransmits, 1);
+}
+
+// ------------------------------------------------------------------ RFC 3042
+
+fn lt() -> TcpConfig {
+    TcpConfig { limited_transmit: true, ..cfg() }
+}
+
+/// RFC 3042 section 2: on each of the first two duplicate ACKs the sender sends one new
+/// segment, and cwnd does not change.
+#[test]
+fn rfc3042_2_new_segment_on_first_and_second_duplicate_ack() {
+    let mut h = sender_with_flight(lt(), 10, 100);
+    assert_eq!(seqs(&h.ack(0)), vec![10]);
+    assert_eq!(seqs(&h.ack(0)), vec![11]);
+    assert_eq!(h.ep.cwnd(), 10.0, "cwnd unchanged");
+    let sent = h.ack(0);
+    assert_eq!(seqs(&sent), vec![0], "the third is the fast retransmit");
+}
+
+/// RFC 3042 section 2: off (the default, ns-2 before 2.1b9), a duplicate ACK sends nothing.
+#[test]
+fn rfc3042_2_off_by_default() {
+    let mut h = sender_with_flight(cfg(), 10, 100);
+    assert!(h.dupacks(0, 2).is_empty());
+}
+
+/// RFC 3042 section 2: only if the receiver's advertised window allows.
+#[test]
+fn rfc3042_2_limited_transmit_within_receiver_window() {
+    let mut h = sender_with_flight(TcpConfig { max_window: 10, ..lt() }, 10, 100);
+    assert!(h.dupacks(0, 2).is_empty());
+}
+
+/// RFC 3042 section 2: only previously unsent data; nothing when all is sent.
+#[test]
+fn rfc3042_2_only_new_data() {
+    let mut h = sender_with_flight(lt(), 10, 10);
+    assert!(h.dupacks(0, 2).is_empty());
+}
+
+/// RFC 5681 3.2 step 2 with RFC 3042: the segments sent by limited transmit are not in the
+/// FlightSize that sets ssthresh.
+#[test]
+fn rfc5681_3_2_limited_transmit_segments_not_in_ssthresh() {
+    let mut h = sender_with_flight(lt(), 10, 100);
+    h.dupacks(0, 3);
+    assert_eq!(h.ep.stats.fast_retransmits, 1);
+    assert_eq!(h.ep.ssthresh(), 5.0, "10 / 2, not 12 / 2");
+}
+
+// ------------------------------------------------------------------ ns-2 tcpTick (issue 17 3c)
+
+/// ns-2.35 `TcpAgent::rtt_update` / `rtt_timeout` with `tick_s`: the sample is a whole number
+/// of ticks, and the RTO is floor(SRTT + 4 RTTVAR) ticks (3 ticks per sample tick after the
+/// first sample), with no G term however large `granularity_s` is.
+#[test]
+fn ns2_tick_samples_and_rto_in_whole_ticks() {
+    let c = TcpConfig { tick_s: 0.1, min_rto_s: 0.0, granularity_s: 0.5, ..cfg() };
+    let mut h = sender_with_flight(c, 1, 100);
+    h.at(ms(150.0));
+    h.ack(1);
+    let srtt = h.ep.srtt().unwrap();
+    let k = (srtt / 0.1).round();
+    assert!(k == 1.0 || k == 2.0, "a 150 ms round trip crosses 1 or 2 ticks, got {srtt}");
+    assert!((srtt - k * 0.1).abs() < 1e-12);
+    assert!((h.ep.current_rto_s() - 3.0 * k * 0.1).abs() < 1e-12, "rto {}", h.ep.current_rto_s());
+}
+
+/// ns-2 `rtt_timeout` (`rfc2988_`): the minimum RTO bounds the tick-rounded RTO.
+#[test]
+fn ns2_tick_rto_at_least_min_rto() {
+    let c = TcpConfig { tick_s: 0.01, min_rto_s: 1.0, ..cfg() };
+    let mut h = sender_with_flight(c, 1, 100);
+    h.at(ms(100.0));
+    h.ack(1);
+    assert_eq!(h.ep.current_rto_s(), 1.0);
+}
+
+// ------------------------------------------------------------------ RFC 2018, RFC 2883: receiver
+
+fn sack() -> TcpConfig {
+    TcpConfig { sack: true, ..cfg() }
+}
+
+/// RFC 2018 section 4: the first block holds the segment that triggered the ACK, the others
+/// repeat the most recently reported blocks; RFC 2018 section 3: the option's 8n + 2 bytes
+/// (padded to 8n + 4) are counted in the ACK's size.
+#[test]
+fn rfc2018_4_first_block_holds_the_triggering_segment() {
+    let mut h = Harness::receiver(sack(), 100);
+    h.data(0);
+    h.data(2);
+    h.data(3);
+    let a = h.data(6);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].ack, 1);
+    assert_eq!(sack_blocks(&a[0]), vec![(6, 7), (2, 4)]);
+    assert_eq!(a[0].size, 40 + 8 * 2 + 4);
+}
+
+/// RFC 2018 section 4: as many blocks as the option holds (`sack_blocks`), newest first.
+#[test]
+fn rfc2018_4_blocks_limited_to_the_option_space() {
+    let mut h = Harness::receiver(TcpConfig { sack_blocks: 3, ..sack() }, 100);
+    let mut last = vec![];
+    for s in [2, 4, 6, 8, 10] {
+        last = h.data(s);
+    }
+    assert_eq!(sack_blocks(&last[0]), vec![(10, 11), (8, 9), (6, 7)]);
+    assert_eq!(last[0].size, 40 + 28);
+}
+
+/// RFC 2018 section 4: blocks below the cumulative ACK are not reported; with no hole the
+/// ACK carries no option and is `header_bytes` long.
+#[test]
+fn rfc2018_4_no_blocks_once_the_holes_are_filled() {
+    let mut h = Harness::receiver(sack(), 100);
+    h.data(1);
+    let a = h.data(0);
+    assert_eq!(a[0].ack, 2);
+    assert!(sack_blocks(&a[0]).is_empty());
+    assert_eq!(a[0].size, 40);
+}
+
+/// RFC 2883 section 4 (1): with `dsack`, a duplicate segment is reported in the first block
+/// of the next ACK, below the cumulative ACK; without it, nothing is reported.
+#[test]
+fn rfc2883_4_duplicate_reported_in_first_block() {
+    let mut h = Harness::receiver(TcpConfig { dsack: true, ..sack() }, 100);
+    h.data(0);
+    h.data(1);
+    let a = h.data(1);
+    assert_eq!(sack_blocks(&a[0]), vec![(1, 2)]);
+    assert_eq!(a[0].ack, 2, "the D-SACK block lies below the ACK");
+    let mut h = Harness::receiver(sack(), 100);
+    h.data(0);
+    let a = h.data(0);
+    assert!(sack_blocks(&a[0]).is_empty());
+}
+
+/// RFC 2883 section 4 (2): a duplicate of an out-of-order segment is reported first, then
+/// the block holding it.
+#[test]
+fn rfc2883_4_duplicate_above_the_ack_then_its_block() {
+    let mut h = Harness::receiver(TcpConfig { dsack: true, ..sack() }, 100);
+    h.data(3);
+    h.data(4);
+    let a = h.data(4);
+    assert_eq!(sack_blocks(&a[0]), vec![(4, 5), (3, 5)]);
+}
+
+// ------------------------------------------------------------------ RFC 6675: sender
+
+fn sack6675() -> TcpConfig {
+    TcpConfig { recovery_rate: RecoveryRate::Rfc6675, ..sack() }
+}
+
+/// A SACK sender with segments 0..n out that lost 0: duplicate ACKs SACK 1, 1-2, 1-3.
+fn sack_lost_first(c: TcpConfig, n: u32, total: u64) -> (Harness, Vec<savanna_core::net::Packet>) {
+    let mut h = sender_with_flight(c, n, total);
+    h.at(ms(100.0));
+    let mut sent = h.ack_sack(0, &[(1, 2)]);
+    sent.extend(h.ack_sack(0, &[(1, 3)]));
+    sent.extend(h.ack_sack(0, &[(1, 4)]));
+    (h, sent)
+}
+
+/// RFC 6675 section 5 (4): on the DupThresh-th duplicate ACK, RecoveryPoint = HighData,
+/// ssthresh = cwnd = FlightSize / 2, and HighACK + 1 is retransmitted; SetPipe then counts
+/// the 6 unSACKed packets not lost plus the retransmission (7 > cwnd 5: nothing more).
+#[test]
+fn rfc6675_5_4_fast_retransmit_enters_recovery() {
+    let (h, sent) = sack_lost_first(sack6675(), 10, 100);
+    assert_eq!(seqs(&sent), vec![0]);
+    assert!(is_retx(&sent[0]));
+    assert!(h.ep.in_sack_recovery());
+    assert_eq!(h.ep.recover(), Some(10));
+    assert_eq!((h.ep.cwnd(), h.ep.ssthresh()), (5.0, 5.0));
+    assert_eq!(h.ep.pipe(), 7);
+    assert_eq!(h.ep.scoreboard().sacked(), 3);
+}
+
+/// RFC 6675 section 5 (2): IsLost(HighACK + 1), three packets SACKed above it, starts
+/// recovery on the first duplicate ACK.
+#[test]
+fn rfc6675_5_2_islost_enters_recovery_before_dupthresh() {
+    let mut h = sender_with_flight(sack6675(), 10, 100);
+    let sent = h.ack_sack(0, &[(1, 4)]);
+    assert_eq!(seqs(&sent), vec![0]);
+    assert!(h.ep.in_sack_recovery());
+}
+
+/// RFC 6675 section 5 (C) with RFC 6675's rate: once pipe falls below cwnd, one segment
+/// per SACKed packet (cwnd - pipe >= 1).
+#[test]
+fn rfc6675_5_c_sends_while_cwnd_exceeds_pipe() {
+    let c = TcpConfig { init_ssthresh: 1000.0, max_window: 1000, ..sack6675() };
+    let (mut h, _) = sack_lost_first(c, 20, 100);
+    assert_eq!((h.ep.cwnd(), h.ep.pipe()), (10.0, 17));
+    let mut sent = vec![];
+    for k in 4..14 {
+        sent.extend(h.ack_sack(0, &[(1, k + 1)]));
+    }
+    // pipe falls by one per SACKed packet: 10 after seven, then one new segment per ACK.
+    assert_eq!(seqs(&sent), vec![20, 21, 22]);
+    assert_eq!(h.ep.pipe(), 10);
+}
+
+/// RFC 6675 section 4, NextSeg rule (1) before rule (2): a hole that IsLost is
+/// retransmitted before any new data.
+#[test]
+fn rfc6675_4_nextseg_lost_hole_before_new_data() {
+    let (mut h, _) = sack_lost_first(sack6675(), 10, 100);
+    // 5 is lost too (6, 7, 8 SACKed above it): pipe = 1 (0, resent) + 1 (9) = 2, so
+    // cwnd 5 allows three: the hole first (rule 1), then new data (rule 2).
+    let sent = h.ack_sack(0, &[(6, 9), (1, 5)]);
+    assert_eq!(seqs(&sent), vec![5, 10, 11]);
+    assert!(is_retx(&sent[0]) && !is_retx(&sent[1]));
+    // 9 SACKed: pipe = 0 and 5 (resent) + 10, 11 = 4: one more, new.
+    let sent = h.ack_sack(0, &[(6, 10), (1, 5)]);
+    assert_eq!(seqs(&sent), vec![12]);
+}
+
+/// RFC 6675 section 5 (A): a cumulative ACK covering RecoveryPoint ends recovery
+/// (cwnd = ssthresh); one below it does not.
+#[test]
+fn rfc6675_5_a_ack_beyond_recovery_point_ends_recovery() {
+    let (mut h, _) = sack_lost_first(sack6675(), 10, 100);
+    h.ack_sack(4, &[]);
+    assert!(h.ep.in_sack_recovery(), "partial ACK: still in recovery");
+    h.ack(10);
+    assert!(!h.ep.in_sack_recovery());
+    assert_eq!(h.ep.cwnd(), 5.0);
+}
+
+/// RFC 6675 section 4 rule (4): with no lost hole, no new data and no hole below the
+/// highest SACK, one rescue retransmission of the highest unSACKed packet, once HighACK has
+/// passed RescueRxt, and only once per recovery.
+#[test]
+fn rfc6675_4_rescue_retransmission_once_per_recovery() {
+    let mut h = sender_with_flight(sack6675(), 10, 10);
+    for k in 2..10 {
+        h.ack_sack(0, &[(1, k)]);
+    }
+    assert!(h.ep.in_sack_recovery());
+    let sent = h.ack_sack(9, &[]);
+    assert_eq!(seqs(&sent), vec![9], "the rescue retransmission of the tail");
+    assert!(is_retx(&sent[0]));
+    assert!(h.ack_sack(9, &[]).is_empty(), "one rescue per recovery");
+}
+
+/// RFC 6675 section 5.1: a timeout ends recovery with RecoveryPoint = HighData; no new
+/// recovery until the cumulative ACK reaches it; the retransmissions skip SACKed packets.
+#[test]
+fn rfc6675_5_1_timeout_ends_recovery_and_keeps_the_scoreboard() {
+    let (mut h, _) = sack_lost_first(sack6675(), 10, 100);
     let sent = h.fire_rto();
-    assert_eq!(seqs(&sent), vec![5]);
-    assert_eq!(h.ep.stats.timeouts, 1);
+    assert_eq!(seqs(&sent), vec![0]);
+    assert!(!h.ep.in_sack_recovery());
+    assert_eq!(h.ep.cwnd(), 1.0);
+    let sent = h.ack_sack(4, &[]);
+    assert_eq!(seqs(&sent), vec![4, 5], "1-3 were SACKed; go-back-N resumes at 4");
+    // Duplicates below RecoveryPoint (10) start nothing.
+    for k in 0..4 {
+        assert!(h.ack_sack(4, &[(6, 7 + k)]).is_empty(), "IsLost(4) holds, but ACK 4 < 10");
+    }
+    assert_eq!(h.ep.stats.fast_retransmits, 1);
+}
+
+/// RFC 6675 section 5 (3) with limited transmit: on the first duplicates, send new data
+/// while cwnd - pipe >= 1 (the SACKed packet left the pipe): one per duplicate, as RFC 3042.
+#[test]
+fn rfc6675_5_3_limited_transmit_governed_by_pipe() {
+    let mut h = sender_with_flight(TcpConfig { limited_transmit: true, ..sack6675() }, 10, 100);
+    assert_eq!(seqs(&h.ack_sack(0, &[(1, 2)])), vec![10]);
+    assert_eq!(seqs(&h.ack_sack(0, &[(1, 3)])), vec![11]);
+    assert_eq!(h.ep.cwnd(), 10.0);
+}
+
+// ------------------------------------------------------------------ RFC 6937 (PRR)
+
+/// RFC 6937 section 3: while pipe > ssthresh, PRR sends CEIL(prr_delivered * ssthresh /
+/// RecoverFS) - prr_out: with ssthresh half the flight, one segment per two delivered.
+#[test]
+fn rfc6937_3_proportional_reduction_one_for_two_delivered() {
+    let c = TcpConfig { init_ssthresh: 1000.0, max_window: 1000, ..sack() };
+    let (mut h, sent) = sack_lost_first(c, 20, 100);
+    assert_eq!(seqs(&sent), vec![0], "the fast retransmit (prr_out = 1)");
+    let mut sent = vec![];
+    for k in 4..14 {
+        sent.extend(h.ack_sack(0, &[(1, k + 1)]));
+    }
+    // prr_delivered = 1 + 10 = 11: ceil(11 * 10 / 20) = 6 sent in all, 5 of them new.
+    assert_eq!(seqs(&sent), vec![20, 21, 22, 23, 24]);
+}
+
+/// RFC 6937 section 3, PRR-SSRB: once pipe <= ssthresh, at most the data delivered plus one
+/// packet per ACK, and at most ssthresh - pipe.
+#[test]
+fn rfc6937_3_slow_start_reduction_bound() {
+    let (mut h, _) = sack_lost_first(sack(), 10, 100);
+    // A partial ACK of 0-3 and SACK of 5-9 (delivered 1 + 5 = 6): 4 is lost (five SACKed
+    // above), so pipe = 0 < ssthresh 5. prr_delivered = 1 + 6 = 7, prr_out = 1: the bound
+    // is min(ssthresh - pipe, max(7 - 1, 6) + 1) = min(5, 7) = 5.
+    let sent = h.ack_sack(4, &[(5, 10)]);
+    assert_eq!(seqs(&sent), vec![4, 10, 11, 12, 13]);
+    assert_eq!(h.ep.pipe(), 5, "pipe back to ssthresh, no further");
+}
+
+/// RFC 6937: recovery ends as RFC 6675's with cwnd = ssthresh.
+#[test]
+fn rfc6937_recovery_ends_with_cwnd_ssthresh() {
+    let (mut h, _) = sack_lost_first(sack(), 10, 100);
+    h.ack(10);
+    assert!(!h.ep.in_sack_recovery());
+    assert_eq!(h.ep.cwnd(), 5.0);
 }

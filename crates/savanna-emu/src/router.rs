@@ -564,6 +564,7 @@ impl Router {
             to_side,
             path: 0,
             qmark: 0,
+            sack: savanna_core::net::packet::SackOpt::NONE,
         });
         let i = id as usize;
         if i >= self.bufs.len() {

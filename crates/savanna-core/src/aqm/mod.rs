@@ -252,6 +252,7 @@ pub(crate) mod testutil {
                 to_side: 1,
                 path: 0,
                 qmark: 0,
+                sack: crate::net::packet::SackOpt::NONE,
             })
         }
         /// Offer a packet; returns (accepted, drops reported).

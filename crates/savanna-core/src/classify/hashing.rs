@@ -241,6 +241,7 @@ mod tests {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         }
     }
     fn mark(c: &mut HashingClassifier, flow: u32, now: Time) -> ClassMark {

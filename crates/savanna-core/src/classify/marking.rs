@@ -199,6 +199,7 @@ mod tests {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         }
     }
     fn mark(c: &mut MarkingClassifier, flow: u32, kind: PktKind, now: Time) -> ClassMark {

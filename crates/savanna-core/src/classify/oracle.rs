@@ -77,6 +77,7 @@ mod tests {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         };
         o.classify(&mut p, 0, Some(10));
         assert_eq!(p.class, ClassMark::Short);

@@ -260,6 +260,7 @@ mod tests {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         }
     }
     fn key(flow: u32) -> u64 {

@@ -202,6 +202,7 @@ mod tests {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         }
     }
     const S: Time = 1_000_000_000;

@@ -89,6 +89,22 @@ pub struct Packet {
     pub path: u8,
     /// Scratch byte a queue discipline may use while the packet is queued (e.g. favoured).
     pub qmark: u8,
+    /// SACK option of a pure ACK (RFC 2018); empty otherwise.
+    pub sack: SackOpt,
+}
+
+/// The SACK option an ACK carries (RFC 2018 section 3): up to 4 blocks, each stored as
+/// (first packet - the ACK's cumulative ack, length in packets), so a block costs 4 bytes
+/// here whatever the sequence numbers. A D-SACK block (RFC 2883) may start below the ACK.
+/// Its wire size is counted in the ACK's `size` by the sender of the ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackOpt {
+    pub n: u8,
+    pub blocks: [(i16, u16); 4],
+}
+
+impl SackOpt {
+    pub const NONE: SackOpt = SackOpt { n: 0, blocks: [(0, 0); 4] };
 }
 
 impl Packet {

@@ -671,6 +671,7 @@ impl World {
             to_side: 1,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         });
         self.flows[fi].tcp.data_pkts_sent += 1;
         self.flows[fi].in_net += 1;

@@ -21,17 +21,22 @@
 //!   when everything is acknowledged; on expiry: back off, go back N from snd_una.
 //! - window arithmetic: `cc::CongestionControl` (RFC 5681; NewReno RFC 6582; Tahoe);
 //!   loss detection and fast recovery: `recovery::Recovery` (RFC 5681 3.2, RFC 6582).
+//! - limited transmit (RFC 3042) and SACK (RFC 2018, 2883) with RFC 6675 recovery at PRR's
+//!   (RFC 6937) or RFC 6675's rate, when configured: `sack.rs`, `prr.rs`, and the
+//!   `sack_*` methods below.
 //! - ECN (RFC 3168): negotiated on SYN (ECE+CWR) / SYN-ACK (ECE); new data packets are ECT,
 //!   retransmissions, pure ACKs and SYNs are not; the receiver echoes ECE from the first CE
 //!   until it sees CWR; the sender reduces at most once per window and sets CWR.
 
 use super::cc::{Cc, CongestionControl, LossResponse, Window};
+use super::prr::Prr;
 use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
 use super::rtt::RttSampler;
-use super::{TcpConfig, TcpStats};
+use super::sack::{self, SackReceiver, Scoreboard};
+use super::{RecoveryRate, TcpConfig, TcpStats, Variant};
 use crate::engine::Time;
-use crate::net::packet::{FLAG_CWR, FLAG_ECE, FLAG_RETX};
+use crate::net::packet::{SackOpt, FLAG_CWR, FLAG_ECE, FLAG_RETX};
 use crate::net::ClassMark;
 use crate::net::{Ecn, Packet, PktKind};
 
@@ -140,6 +145,10 @@ pub struct TcpEndpoint {
     ecn: EcnSender,
     /// No ECN reduction until an ACK passes this (RFC 3168 6.1.2: once per window).
     ecn_high: u64,
+    /// Segments sent by limited transmit since the last new ACK (RFC 3042).
+    limited_sent: u64,
+    /// SACK sender state (RFC 6675), used when `sack` is on.
+    sk: SackSender,
 
     // ---- receive half
     rcv_nxt: u64,
@@ -148,6 +157,7 @@ pub struct TcpEndpoint {
     /// End of the receive stream: rcv_total, plus the peer's FIN with `teardown`.
     rcv_end: u64,
     ooo: Vec<u64>,
+    sack_rcv: SackReceiver,
     echo: EceEcho,
     ack: AckState,
 
@@ -167,7 +177,10 @@ impl TcpEndpoint {
         snd_total: u64,
         rcv_total: u64,
     ) -> Self {
-        Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, Vec::new(), Vec::new())
+        let mut e =
+            Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, Vec::new(), Vec::new());
+        e.sk.board = Scoreboard::new(Vec::new(), cfg.max_window, cfg.sack);
+        e
     }
 
     /// Reuse the buffers of a finished endpoint for a new one (no allocation once the
@@ -186,7 +199,9 @@ impl TcpEndpoint {
     ) {
         let st = self.rtt.take_buffer();
         let ooo = std::mem::take(&mut self.ooo);
+        let board = self.sk.board.take_buffer();
         *self = Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, st, ooo);
+        self.sk.board = Scoreboard::new(board, cfg.max_window, cfg.sack);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -223,15 +238,19 @@ impl TcpEndpoint {
             win: Window { cwnd: cfg.init_cwnd as f64, ssthresh: cfg.init_ssthresh },
             cc: Cc::new(cfg.variant),
             recovery: Recovery::default(),
-            rto: RtoEstimator::new(cfg.ito_s, cfg.min_rto_s, cfg.max_rto_s, cfg.granularity_s),
+            rto: RtoEstimator::new(cfg.ito_s, cfg.min_rto_s, cfg.max_rto_s, cfg.granularity_s)
+                .ticked(cfg.tick_s, flow as u64 * 2 + side as u64),
             rtt: RttSampler::new(cfg.rtt_sampling, send_times),
             rto_deadline: None,
             ecn: EcnSender::Off,
             ecn_high: 0,
+            limited_sent: 0,
+            sk: SackSender::default(),
             rcv_nxt: 0,
             rcv_total,
             rcv_end: if cfg.teardown && rcv_total != u64::MAX { rcv_total + 1 } else { rcv_total },
             ooo,
+            sack_rcv: SackReceiver::default(),
             echo: EceEcho::Idle,
             ack: AckState::Idle,
             stats: TcpStats::default(),
@@ -279,14 +298,30 @@ impl TcpEndpoint {
         self.rcv_total
     }
     pub fn in_recovery(&self) -> bool {
-        self.recovery.in_fast_recovery()
+        self.recovery.in_fast_recovery() || self.sk.in_recovery
+    }
+    /// SACK recovery (RFC 6675) is under way.
+    pub fn in_sack_recovery(&self) -> bool {
+        self.sk.in_recovery
+    }
+    /// The sender's SACK scoreboard.
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sk.board
+    }
+    /// RFC 6675's pipe as last computed in SACK recovery.
+    pub fn pipe(&self) -> u64 {
+        self.sk.pipe
     }
     pub fn recovery_state(&self) -> RecoveryState {
         self.recovery.state()
     }
     /// RFC 6582's `recover`.
     pub fn recover(&self) -> Option<u64> {
-        self.recovery.recover()
+        if self.sk.board_on() {
+            self.sk.recovery_point
+        } else {
+            self.recovery.recover()
+        }
     }
     pub fn ecn_sender(&self) -> EcnSender {
         self.ecn
@@ -371,7 +406,7 @@ impl TcpEndpoint {
             // The handshake's final ACK (or data carrying it).
             self.state = State::Established;
             if let Some(t0) = timed {
-                self.rto.sample((io.now - t0) as f64 * 1e-9);
+                self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
             }
             self.rto_deadline = None;
         }
@@ -381,7 +416,7 @@ impl TcpEndpoint {
         if matches!(p.kind, PktKind::Data | PktKind::Fin) {
             self.on_data(p, io);
         }
-        self.on_ack(p.ack as u64, p.flags & FLAG_ECE != 0, p.kind == PktKind::Ack, io);
+        self.on_ack(p.ack as u64, p.flags & FLAG_ECE != 0, p.kind == PktKind::Ack, &p.sack, io);
         self.send_available(io);
         self.flush_ack(io);
     }
@@ -410,7 +445,7 @@ impl TcpEndpoint {
                 self.state = State::Established;
                 match timed {
                     None => self.rto.restart_from_ito(),
-                    Some(t0) => self.rto.sample((io.now - t0) as f64 * 1e-9),
+                    Some(t0) => self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now),
                 }
                 self.ecn = if io.cfg.ecn && p.flags & FLAG_ECE != 0 { EcnSender::On } else { EcnSender::Off };
                 self.rto_deadline = None;
@@ -451,10 +486,22 @@ impl TcpEndpoint {
         } else if seq > self.rcv_nxt {
             if seq - self.rcv_nxt < bits {
                 let i = (seq % bits) as usize;
-                self.ooo[i / 64] |= 1 << (i % 64);
+                let m = 1 << (i % 64);
+                if io.cfg.sack {
+                    if self.ooo[i / 64] & m != 0 {
+                        self.sack_rcv.on_duplicate(seq); // RFC 2883 section 4
+                    } else {
+                        self.ooo[i / 64] |= m;
+                        self.sack_on_out_of_order(seq);
+                    }
+                }
+                self.ooo[i / 64] |= m;
             }
             immediate = true; // out of order: duplicate ACK at once
         } else {
+            if io.cfg.sack {
+                self.sack_rcv.on_duplicate(seq); // RFC 2883 section 4
+            }
             immediate = true; // already received
         }
         if !data_was_done && self.rcv_nxt >= self.rcv_total {
@@ -537,15 +584,18 @@ impl TcpEndpoint {
         self.snd_max - self.snd_una
     }
 
-    fn on_ack(&mut self, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
+    fn on_ack(&mut self, ack: u64, ece: bool, pure: bool, opt: &SackOpt, io: &mut TcpIo) {
         if self.snd_max == 0 {
             return; // nothing sent yet: this side has no data outstanding
         }
         let ack = ack.min(self.snd_max);
+        if io.cfg.sack {
+            return self.sack_on_ack(ack, ece, pure, opt, io);
+        }
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             if let Some(r) = self.rtt.on_new_ack(ack, self.snd_una, io.now) {
-                self.rto.sample(r);
+                self.rto.sample_at(r, io.now);
             }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
@@ -558,8 +608,10 @@ impl TcpEndpoint {
                 self.cc.on_ecn_echo(&mut self.win, flight);
                 self.ecn_high = self.snd_max;
                 self.ecn = EcnSender::CwrDue;
+                self.recovery.on_ecn_reduction();
                 reduced = true;
             }
+            self.limited_sent = 0;
             let mut restart_timer = true;
             match self.recovery.on_new_ack(ack, newly, &mut self.cc, &mut self.win) {
                 NewAck::Open => {
@@ -584,8 +636,12 @@ impl TcpEndpoint {
                 self.rto_deadline = None;
             }
         } else if ack == self.snd_una && pure && self.snd_max > self.snd_una {
-            match self.recovery.on_dupack(ack, io.cfg.dupack_threshold) {
-                DupAck::Counted => {}
+            match self.recovery.on_dupack(ack, io.cfg.dupack_threshold, io.cfg.variant == Variant::Reno) {
+                DupAck::Counted => {
+                    if io.cfg.limited_transmit {
+                        self.limited_transmit(io);
+                    }
+                }
                 DupAck::InRecovery => self.cc.on_dupack_in_recovery(&mut self.win),
                 DupAck::FastRetransmit => self.fast_retransmit(io),
             }
@@ -594,7 +650,9 @@ impl TcpEndpoint {
 
     /// RFC 5681 3.2 steps 2-3 (or Tahoe's go-back-N), with RFC 6582's `recover`.
     fn fast_retransmit(&mut self, io: &mut TcpIo) {
-        let flight = self.flight();
+        // RFC 5681 3.2 step 2 (with RFC 3042): segments sent by limited transmit are not
+        // counted in FlightSize for ssthresh.
+        let flight = self.flight() - self.limited_sent;
         let response = self.cc.on_fast_retransmit(&mut self.win, flight, io.cfg.dupack_threshold);
         self.recovery.on_fast_retransmit(self.snd_max, response);
         self.ecn_high = self.snd_max;
@@ -639,6 +697,9 @@ impl TcpEndpoint {
                 self.cc.on_timeout(&mut self.win, flight);
                 self.rto.back_off();
                 self.recovery.on_timeout(self.snd_max);
+                // RFC 6675 section 5.1: leave SACK recovery, RecoveryPoint = HighData; the
+                // scoreboard is kept, so go-back-N skips what was SACKed.
+                self.sk.on_timeout(self.snd_max);
                 self.ecn_high = self.snd_max;
                 self.rtt.forget_timed();
                 self.snd_nxt = self.snd_una;
@@ -658,10 +719,16 @@ impl TcpEndpoint {
         if self.state != State::Established {
             return;
         }
+        if self.sk.in_recovery {
+            return self.sack_send(io);
+        }
         let win = (self.win.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
+            if seq < self.snd_max && io.cfg.sack && self.sk.board.is_sacked(seq) {
+                continue; // go-back-N after a timeout skips what the receiver holds
+            }
             if seq < self.snd_max {
                 self.emit_data(seq, true, io);
             } else {
@@ -710,6 +777,7 @@ impl TcpEndpoint {
             to_side: 1 - self.side,
             path: 0,
             qmark: 0,
+            sack: SackOpt::NONE,
         });
         if self.rto_deadline.is_none() {
             self.arm(io.now);
@@ -717,11 +785,15 @@ impl TcpEndpoint {
     }
 
     fn send_ctl(&mut self, io: &mut TcpIo, kind: PktKind, mut flags: u8) {
+        let mut opt = SackOpt::NONE;
         if kind == PktKind::Ack {
             if self.echo == EceEcho::Echoing {
                 flags |= FLAG_ECE;
             }
             self.ack = AckState::Idle;
+            if io.cfg.sack {
+                opt = self.sack_blocks(io.cfg);
+            }
         }
         io.out.push(Packet {
             flow: self.flow,
@@ -729,7 +801,7 @@ impl TcpEndpoint {
             ack: self.rcv_nxt as u32,
             src: self.local,
             dst: self.remote,
-            size: io.cfg.hdr_bytes,
+            size: io.cfg.hdr_bytes + sack::option_bytes(opt.n),
             enq_ns: 0,
             kind,
             ecn: Ecn::NotEct,
@@ -738,7 +810,261 @@ impl TcpEndpoint {
             to_side: 1 - self.side,
             path: 0,
             qmark: 0,
+            sack: opt,
         });
+    }
+}
+
+/// The SACK sender's recovery state (RFC 6675 section 5), beside its scoreboard.
+#[derive(Clone, Debug, Default)]
+pub struct SackSender {
+    pub board: Scoreboard,
+    /// Duplicate ACKs since the last new ACK, outside recovery.
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6675's RecoveryPoint plus one (snd_max at entry or at the last timeout).
+    recovery_point: Option<u64>,
+    /// HighRxt plus one: NextSeg rules 1 and 3 look from here.
+    rxt_next: u64,
+    /// RescueRxt (NextSeg rule 4), plus one.
+    rescue: Option<u64>,
+    /// Pipe (SetPipe), kept up to date as packets are sent.
+    pipe: u64,
+    /// PRR's state and the packets it allows on this ACK.
+    prr: Prr,
+    sndcnt: u64,
+}
+
+impl SackSender {
+    fn board_on(&self) -> bool {
+        self.recovery_point.is_some() || self.in_recovery || self.board.high() > 0
+    }
+    fn on_timeout(&mut self, snd_max: u64) {
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recovery_point = Some(snd_max);
+        self.sndcnt = 0;
+    }
+}
+
+impl TcpEndpoint {
+    // ------------------------------------------------------------------ limited transmit
+
+    /// RFC 3042 section 2: on the first and second duplicate ACK (those below the
+    /// threshold), send one previously unsent segment if the receiver window allows and the
+    /// flight stays within cwnd + 2; cwnd is not changed.
+    fn limited_transmit(&mut self, io: &mut TcpIo) {
+        let dup = self.recovery.dupacks() as u64;
+        if dup == 0 || dup >= io.cfg.dupack_threshold as u64 || self.snd_nxt != self.snd_max {
+            return;
+        }
+        let limit = (self.win.cwnd.floor() as u64 + dup).min(io.cfg.max_window as u64);
+        if self.snd_max < self.snd_end && self.flight() < limit {
+            let seq = self.snd_max;
+            self.snd_max += 1;
+            self.snd_nxt = self.snd_max;
+            self.limited_sent += 1;
+            self.emit_data(seq, false, io);
+        }
+    }
+
+    // ------------------------------------------------------------------ SACK receiver
+
+    fn held(&self, s: u64) -> bool {
+        let bits = (self.ooo.len() * 64) as u64;
+        if s <= self.rcv_nxt || s - self.rcv_nxt >= bits {
+            return false;
+        }
+        let i = (s % bits) as usize;
+        self.ooo[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    fn sack_on_out_of_order(&mut self, seq: u64) {
+        let mut r = self.sack_rcv;
+        r.on_out_of_order(seq, self.rcv_nxt, &|s| self.held(s));
+        self.sack_rcv = r;
+    }
+
+    /// The SACK option of the next ACK (RFC 2018 section 4, RFC 2883 section 4).
+    fn sack_blocks(&mut self, cfg: &TcpConfig) -> SackOpt {
+        let mut r = self.sack_rcv;
+        let opt = r.build(self.rcv_nxt, cfg.sack_blocks, cfg.dsack, &|s| self.held(s));
+        self.sack_rcv = r;
+        opt
+    }
+
+    // ------------------------------------------------------------------ SACK sender
+
+    /// An ACK with SACK on: RFC 6675 section 5 (Update, the entry rules, (A)-(C)), with
+    /// RFC 6298's timer and RFC 3168's ECN response as without SACK.
+    fn sack_on_ack(&mut self, ack: u64, ece: bool, pure: bool, opt: &SackOpt, io: &mut TcpIo) {
+        let una = self.snd_una;
+        let before = self.sk.board.sacked();
+        // RFC 6675 section 5: every ACK updates the scoreboard.
+        self.sk.board.update(opt, ack, una, self.snd_max);
+        let thresh = io.cfg.dupack_threshold;
+        if ack > una {
+            if let Some(r) = self.rtt.on_new_ack(ack, una, io.now) {
+                self.rto.sample_at(r, io.now);
+            }
+            self.sk.board.advance(una, ack);
+            // RFC 6937 section 3: DeliveredData = change in snd.una + change in SACKed.
+            let delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
+            self.snd_una = ack;
+            if self.snd_nxt < ack {
+                self.snd_nxt = ack;
+            }
+            self.sk.dupacks = 0;
+            self.limited_sent = 0;
+            let mut reduced = false;
+            if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
+                let flight = self.flight();
+                self.cc.on_ecn_echo(&mut self.win, flight);
+                self.ecn_high = self.snd_max;
+                self.ecn = EcnSender::CwrDue;
+                reduced = true;
+            }
+            if self.sk.in_recovery {
+                if ack >= self.sk.recovery_point.unwrap_or(0) {
+                    // RFC 6675 (A) / RFC 6937: recovery ends, cwnd = ssthresh.
+                    self.sk.in_recovery = false;
+                    self.cc.on_full_ack(&mut self.win);
+                } else {
+                    self.sack_rate(delivered, io); // (B) and (C)
+                }
+            } else if !reduced {
+                self.cc.on_ack(&mut self.win, ack - una, io.cfg.max_window);
+            }
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else {
+                self.arm(io.now); // RFC 6298 (5.3)
+            }
+            if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
+                io.notice.tx_complete = true;
+                self.rto_deadline = None;
+            }
+        } else if ack == una && pure && self.snd_max > una {
+            let delivered = self.sk.board.sacked() - before;
+            if self.sk.in_recovery {
+                return self.sack_rate(delivered, io); // (B) and (C)
+            }
+            self.sk.dupacks += 1;
+            // RFC 6675 section 5 (1)-(2): DupThresh duplicates, or IsLost(HighACK + 1); and
+            // not before the cumulative ACK passes the last RecoveryPoint (section 5, 5.1).
+            let lost = self.sk.dupacks >= thresh || self.sk.board.is_lost(una, thresh);
+            if lost && self.sk.recovery_point.is_none_or(|r| ack >= r) {
+                return self.sack_enter(delivered, io);
+            }
+            if io.cfg.limited_transmit {
+                // RFC 6675 section 5 (3): limited transmit governed by cwnd - pipe.
+                self.sk.rxt_next = una;
+                self.sk.pipe = self.sk.board.pipe(una, self.snd_max, una, thresh);
+                let cwnd = self.win.cwnd.floor() as u64;
+                while cwnd > self.sk.pipe
+                    && self.snd_max < self.snd_end
+                    && self.snd_max < una + io.cfg.max_window as u64
+                {
+                    let seq = self.snd_max;
+                    self.snd_max += 1;
+                    self.snd_nxt = self.snd_max;
+                    self.sk.pipe += 1;
+                    self.limited_sent += 1;
+                    self.emit_data(seq, false, io);
+                }
+            }
+        }
+    }
+
+    /// RFC 6675 section 5 (4): fast retransmit and entry into SACK loss recovery.
+    fn sack_enter(&mut self, delivered: u64, io: &mut TcpIo) {
+        let una = self.snd_una;
+        let flight = self.flight() - self.limited_sent;
+        // (4.1) RecoveryPoint = HighData.
+        self.sk.recovery_point = Some(self.snd_max);
+        self.sk.in_recovery = true;
+        // (4.2) ssthresh from the congestion control (RFC 5681 eq. 4 for Reno/NewReno); the
+        // window then follows the recovery rate, not the fast-recovery inflation.
+        self.cc.on_fast_retransmit(&mut self.win, flight, io.cfg.dupack_threshold);
+        self.win.cwnd = self.win.ssthresh;
+        self.sk.prr = Prr::start(self.flight());
+        self.stats.fast_retransmits += 1;
+        self.ecn_high = self.snd_max;
+        self.rtt.forget_timed();
+        // (4.3) Retransmit HighACK + 1; HighRxt = RescueRxt = it.
+        self.sk.rxt_next = una + 1;
+        self.sk.rescue = Some(una + 1);
+        self.sk.prr.on_send();
+        self.emit_data(una, true, io);
+        if io.cfg.restart_rto_on_fast_retransmit || self.rto_deadline.is_none() {
+            self.arm(io.now);
+        }
+        // (4.4) SetPipe, (4.5) step (C) with what this ACK delivered (RFC 6937: the
+        // duplicate's newly SACKed packets count in prr_delivered).
+        let thresh = io.cfg.dupack_threshold;
+        self.sk.pipe = self.sk.board.pipe(una, self.snd_max, self.sk.rxt_next, thresh);
+        self.sack_quota(delivered, io);
+        self.sack_send(io);
+    }
+
+    /// RFC 6675 (B): SetPipe; then the quota of this ACK (PRR or RFC 6675) and (C).
+    fn sack_rate(&mut self, delivered: u64, io: &mut TcpIo) {
+        let thresh = io.cfg.dupack_threshold;
+        self.sk.pipe = self.sk.board.pipe(self.snd_una, self.snd_max, self.sk.rxt_next, thresh);
+        self.sack_quota(delivered, io);
+        self.sack_send(io);
+    }
+
+    fn sack_quota(&mut self, delivered: u64, io: &TcpIo) {
+        match io.cfg.recovery_rate {
+            RecoveryRate::Prr => {
+                // RFC 6937 section 3: sndcnt, and cwnd = pipe + sndcnt.
+                self.sk.sndcnt = self.sk.prr.on_ack(delivered, self.sk.pipe, self.win.ssthresh);
+                self.win.cwnd = (self.sk.pipe + self.sk.sndcnt) as f64;
+            }
+            RecoveryRate::Rfc6675 => {
+                // RFC 6675 (C): send while cwnd - pipe >= 1 SMSS.
+                self.sk.sndcnt = (self.win.cwnd.floor() as u64).saturating_sub(self.sk.pipe);
+            }
+        }
+    }
+
+    /// RFC 6675 (C.1)-(C.5): NextSeg() and send, as long as the quota lasts.
+    fn sack_send(&mut self, io: &mut TcpIo) {
+        let thresh = io.cfg.dupack_threshold;
+        while self.sk.sndcnt > 0 {
+            let una = self.snd_una;
+            let (lost, unsacked) = self.sk.board.holes(una, self.sk.rxt_next.max(una), thresh);
+            let rwnd_ok = self.snd_max < self.snd_end && self.snd_max < una + io.cfg.max_window as u64;
+            if let Some(s) = lost {
+                // NextSeg rule (1): the first lost hole above HighRxt; (C.2) HighRxt = it.
+                self.sk.rxt_next = s + 1;
+                self.emit_data(s, true, io);
+            } else if rwnd_ok {
+                // Rule (2): new data; (C.3) HighData moves.
+                let seq = self.snd_max;
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+                self.emit_data(seq, false, io);
+            } else if let Some(s) = unsacked {
+                // Rule (3): an unSACKed hole above HighRxt, not yet deemed lost.
+                self.sk.rxt_next = s + 1;
+                self.emit_data(s, true, io);
+            } else if let (true, Some(s)) =
+                (self.sk.rescue.is_none_or(|r| una >= r), self.sk.board.highest_unsacked(una, self.snd_max))
+            {
+                // Rule (4): one rescue retransmission per recovery; RescueRxt =
+                // RecoveryPoint; HighRxt unchanged.
+                self.sk.rescue = self.sk.recovery_point;
+                self.emit_data(s, true, io);
+            } else {
+                break; // NextSeg() failed
+            }
+            // (C.4) pipe grows by what was sent; PRR counts prr_out.
+            self.sk.pipe += 1;
+            self.sk.prr.on_send();
+            self.sk.sndcnt -= 1;
+        }
     }
 }
 

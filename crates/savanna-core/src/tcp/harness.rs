@@ -6,7 +6,7 @@
 
 use super::{TcpConfig, TcpEndpoint, TcpIo, TcpNotice};
 use crate::engine::Time;
-use crate::net::packet::{FLAG_ECE, FLAG_RETX};
+use crate::net::packet::{SackOpt, FLAG_ECE, FLAG_RETX};
 use crate::net::{ClassMark, Ecn, Packet, PktKind};
 
 /// One endpoint under test. It is side 0 (node 0) for a sender or client, side 1 (node 1)
@@ -38,6 +38,14 @@ pub fn is_retx(p: &Packet) -> bool {
 /// Whether `p` carries ECN-Echo.
 pub fn has_ece(p: &Packet) -> bool {
     p.flags & FLAG_ECE != 0
+}
+
+/// The SACK blocks `p` carries, as absolute [start, end) packet ranges, first block first.
+pub fn sack_blocks(p: &Packet) -> Vec<(i64, i64)> {
+    p.sack.blocks[..p.sack.n as usize]
+        .iter()
+        .map(|&(off, len)| (p.ack as i64 + off as i64, p.ack as i64 + off as i64 + len as i64))
+        .collect()
 }
 
 impl Harness {
@@ -101,6 +109,7 @@ impl Harness {
             to_side: side,
             path: 0,
             qmark: 0,
+            sack: crate::net::packet::SackOpt::NONE,
         }
     }
 
@@ -112,6 +121,18 @@ impl Harness {
     /// A pure ACK for everything below `ack`.
     pub fn ack(&mut self, ack: u64) -> Vec<Packet> {
         self.ack_with(ack, 0)
+    }
+
+    /// A pure ACK for everything below `ack` with SACK blocks [start, end) (absolute).
+    pub fn ack_sack(&mut self, ack: u64, blocks: &[(u64, u64)]) -> Vec<Packet> {
+        let mut p = self.segment(PktKind::Ack, 0, ack, Ecn::NotEct, 0);
+        let mut o = SackOpt::NONE;
+        for &(lo, hi) in blocks {
+            o.blocks[o.n as usize] = ((lo as i64 - ack as i64) as i16, (hi - lo) as u16);
+            o.n += 1;
+        }
+        p.sack = o;
+        self.deliver(p)
     }
 
     pub fn ack_with(&mut self, ack: u64, flags: u8) -> Vec<Packet> {

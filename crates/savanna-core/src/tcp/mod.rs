@@ -15,9 +15,12 @@
 pub mod cc;
 pub mod endpoint;
 pub mod harness;
+pub mod profile;
+pub mod prr;
 pub mod recovery;
 pub mod rto;
 pub mod rtt;
+pub mod sack;
 pub mod spec;
 
 pub use endpoint::{TcpEndpoint, TcpIo, TcpNotice};
@@ -37,6 +40,15 @@ pub enum RttSampling {
     EveryAck,
     /// One timed segment per round trip (BSD, ns-2).
     OncePerRtt,
+}
+
+/// How fast a SACK sender sends during loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryRate {
+    /// Proportional Rate Reduction (RFC 6937, with its slow-start reduction bound).
+    Prr,
+    /// RFC 6675 section 5: cwnd = ssthresh at entry, send while cwnd - pipe >= 1.
+    Rfc6675,
 }
 
 /// Per-flow TCP settings (one per traffic block; endpoints refer to it by index).
@@ -68,6 +80,18 @@ pub struct TcpConfig {
     /// the peer answers with its own; both are retransmitted like data. Off by default (ns-2,
     /// and the papers, have no teardown); ns-3 and real stacks do it.
     pub teardown: bool,
+    /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery.
+    pub sack: bool,
+    /// The receiver reports duplicate segments in a D-SACK block (RFC 2883).
+    pub dsack: bool,
+    /// Most SACK blocks per ACK (4 fill the 40-byte option space; 3 with timestamps).
+    pub sack_blocks: u8,
+    /// Sending rate in SACK recovery.
+    pub recovery_rate: RecoveryRate,
+    /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off, continuous time).
+    pub tick_s: f64,
     /// Wire size of a data packet, bytes (headers included).
     pub pkt_bytes: u32,
     /// Header bytes: the size of SYN, SYN-ACK and pure ACK packets.
@@ -101,6 +125,12 @@ impl Default for TcpConfig {
             rtt_sampling: RttSampling::EveryAck,
             restart_rto_on_fast_retransmit: true,
             teardown: false,
+            limited_transmit: false,
+            sack: false,
+            dsack: false,
+            sack_blocks: 4,
+            recovery_rate: RecoveryRate::Prr,
+            tick_s: 0.0,
             pkt_bytes: 1500,
             hdr_bytes: 40,
             request_bytes: 300,

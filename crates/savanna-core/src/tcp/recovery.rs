@@ -7,7 +7,10 @@
 //! retransmit needs duplicate ACKs beyond `recover` (RFC 6582 3.2 step 2, ns-2's
 //! `bugfix_`), `recover` being set both on a fast retransmit and on a timeout (RFC 6582
 //! 3.2 step 2 and section 4), so go-back-N's duplicates start nothing; the timer is reset on
-//! the first partial ACK only ("impatient", RFC 6582 section 4 / ns-2).
+//! the first partial ACK only ("impatient", RFC 6582 section 4 / ns-2). Reno is RFC 5681's
+//! (which has no `recover`) as ns-2's `RenoTcpAgent::dupack_action` runs it: the check
+//! applies after a timeout (ns-2's `bugFix_`), not after a fast retransmit, so a second
+//! loss in a window gives a second fast retransmit and a second halving (docs/tcp.md).
 //!
 //! Seam for SACK-based recovery (RFC 6675, RACK-TLP) and PRR: they replace this type's
 //! detection (a scoreboard instead of a duplicate count) and the in-recovery window calls
@@ -51,11 +54,14 @@ pub struct Recovery {
     state: RecoveryState,
     /// RFC 6582's `recover`: snd_max when the last fast retransmit or timeout happened.
     recover: Option<u64>,
+    /// The last congestion response was a fast retransmit (ns-2's `last_cwnd_action_ ==
+    /// CWND_ACTION_DUPACK`), not a timeout or an ECN reduction.
+    after_fast_retransmit: bool,
 }
 
 impl Default for Recovery {
     fn default() -> Self {
-        Recovery { state: RecoveryState::Open { dupacks: 0 }, recover: None }
+        Recovery { state: RecoveryState::Open { dupacks: 0 }, recover: None, after_fast_retransmit: false }
     }
 }
 
@@ -70,14 +76,26 @@ impl Recovery {
         self.recover
     }
 
-    /// A pure ACK that acknowledges nothing new while data is outstanding.
-    pub fn on_dupack(&mut self, ack: u64, threshold: u32) -> DupAck {
+    /// Duplicate ACKs counted since the last new ACK (0 in fast recovery).
+    pub fn dupacks(&self) -> u32 {
+        match self.state {
+            RecoveryState::Open { dupacks } => dupacks,
+            RecoveryState::FastRecovery { .. } => 0,
+        }
+    }
+
+    /// A pure ACK that acknowledges nothing new while data is outstanding. `reno`: RFC 5681
+    /// Reno, whose `recover` check applies only after a timeout (ns-2's Reno).
+    pub fn on_dupack(&mut self, ack: u64, threshold: u32, reno: bool) -> DupAck {
+        let repeat_ok = reno && self.after_fast_retransmit;
         match &mut self.state {
             RecoveryState::FastRecovery { .. } => DupAck::InRecovery,
             RecoveryState::Open { dupacks } => {
                 *dupacks += 1;
-                // RFC 6582 3.2 step 2: only duplicates covering more than `recover`.
-                if *dupacks == threshold && self.recover.is_none_or(|r| ack > r) {
+                // RFC 6582 3.2 step 2: only duplicates covering more than `recover`; Reno
+                // (RFC 5681 3.2, ns-2 `RenoTcpAgent::dupack_action`) also after a fast
+                // retransmit, so a second loss in a window halves again.
+                if *dupacks == threshold && (self.recover.is_none_or(|r| ack > r) || repeat_ok) {
                     DupAck::FastRetransmit
                 } else {
                     DupAck::Counted
@@ -112,16 +130,23 @@ impl Recovery {
     /// `response`.
     pub fn on_fast_retransmit(&mut self, snd_max: u64, response: LossResponse) {
         self.recover = Some(snd_max);
+        self.after_fast_retransmit = true;
         self.state = match response {
             LossResponse::FastRecovery => RecoveryState::FastRecovery { partial_acks: 0 },
             LossResponse::GoBackN => RecoveryState::Open { dupacks: 0 },
         };
     }
 
+    /// The window was reduced for an ECN-Echo (ns-2's `CWND_ACTION_ECN`).
+    pub fn on_ecn_reduction(&mut self) {
+        self.after_fast_retransmit = false;
+    }
+
     /// The retransmission timer expired with `snd_max` sent: leave any recovery, and no
     /// fast retransmit until the ACKs pass `snd_max` (RFC 6582 section 4).
     pub fn on_timeout(&mut self, snd_max: u64) {
         self.recover = Some(snd_max);
+        self.after_fast_retransmit = false;
         self.state = RecoveryState::Open { dupacks: 0 };
     }
 }

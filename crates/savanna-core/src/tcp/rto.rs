@@ -3,6 +3,13 @@
 //! before the first sample, and exponential backoff (the timer doubles on each expiry and
 //! is reset when a valid sample arrives; Karn's rule is applied by the caller, which never
 //! feeds samples from retransmitted segments).
+//!
+//! With a tick (`tick_s` > 0, ns-2's `tcpTick_`), it follows ns-2.35's `TcpAgent::rtt_update`
+//! and `rtt_timeout` instead (docs/ns2.md, 3c): a sample is the number of tick boundaries its
+//! round trip crossed (at least 1), the send time offset by a per-connection phase (ns-2's
+//! `boot_time_`, here drawn from the flow id so runs stay reproducible); SRTT and RTTVAR are
+//! kept in ticks in ns-2's fixed point (8 SRTT, 4 RTTVAR); RTO = floor(SRTT + 4 RTTVAR) ticks,
+//! no G term, at least min RTO (before backoff, ns-2's `rfc2988_`) and at least 2 ticks.
 
 use crate::engine::Time;
 
@@ -16,6 +23,12 @@ pub struct RtoEstimator {
     min_rto: f64,
     max_rto: f64,
     granularity: f64,
+    /// ns-2's tick (0: continuous time) and the connection's clock phase in [0, tick).
+    tick: f64,
+    phase: f64,
+    /// ns-2's `t_srtt_` (ticks << 3) and `t_rttvar_` (ticks << 2).
+    t_srtt: i64,
+    t_rttvar: i64,
 }
 
 impl RtoEstimator {
@@ -29,7 +42,56 @@ impl RtoEstimator {
             min_rto: min_rto_s,
             max_rto: max_rto_s,
             granularity: granularity_s,
+            tick: 0.0,
+            phase: 0.0,
+            t_srtt: 0,
+            t_rttvar: 0,
         }
+    }
+
+    /// Round samples and the RTO to `tick_s` (0: off), with the clock phase drawn from
+    /// `seed` (a flow id) uniformly in [0, tick).
+    pub fn ticked(mut self, tick_s: f64, seed: u64) -> Self {
+        if tick_s > 0.0 {
+            // splitmix64 of the seed: a fixed, well-spread phase per connection.
+            let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            self.tick = tick_s;
+            self.phase = (z >> 11) as f64 / (1u64 << 53) as f64 * tick_s;
+        }
+        self
+    }
+
+    /// Feed one RTT measurement `r` (seconds) taken at `now` (ns) from a segment that was
+    /// not retransmitted.
+    pub fn sample_at(&mut self, r: f64, now: Time) {
+        if self.tick <= 0.0 {
+            return self.sample(r);
+        }
+        // ns-2 `rtt_update`: ticks crossed, counting from the connection's phase.
+        let send = now as f64 * 1e-9 - r + self.phase;
+        let ticks = (((r + send.rem_euclid(self.tick)) / self.tick) as i64).max(1);
+        if self.has_sample {
+            let mut delta = ticks - (self.t_srtt >> 3);
+            self.t_srtt += delta;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            delta = delta.abs() - (self.t_rttvar >> 2);
+            self.t_rttvar += delta;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = ticks << 3;
+            self.t_rttvar = ticks << 1;
+            self.has_sample = true;
+        }
+        self.srtt = (self.t_srtt as f64 / 8.0) * self.tick;
+        self.rttvar = (self.t_rttvar as f64 / 4.0) * self.tick;
+        self.backoff = 0;
     }
     /// Feed one RTT measurement (seconds) from a segment that was not retransmitted.
     pub fn sample(&mut self, r: f64) {
@@ -47,6 +109,11 @@ impl RtoEstimator {
     pub fn base_rto(&self) -> f64 {
         if !self.has_sample {
             return self.ito;
+        }
+        if self.tick > 0.0 {
+            // ns-2 `t_rtxcur_` = ((t_rttvar << 3) + t_srtt) >> 3 ticks; `rtt_timeout`'s bounds.
+            let rto = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as f64 * self.tick;
+            return rto.max(self.min_rto).min(self.max_rto).max(2.0 * self.tick);
         }
         let rto = self.srtt + self.granularity.max(4.0 * self.rttvar);
         rto.clamp(self.min_rto, self.max_rto)
@@ -119,5 +186,41 @@ mod tests {
         );
         e.sample(0.1);
         assert_eq!(e.backoff(), 0);
+    }
+
+    /// ns-2 `rtt_update`: a 150 ms round trip crosses one or two 100 ms ticks depending on
+    /// the connection's phase (uniform), about half the time each; the RTO after the first
+    /// sample is 3 sample ticks (SRTT + 4 RTTVAR with RTTVAR = SRTT / 2).
+    #[test]
+    fn tick_samples_count_the_ticks_crossed() {
+        let mut two = 0;
+        for seed in 0..2000u64 {
+            let mut e = RtoEstimator::new(3.0, 0.0, 60.0, 0.001).ticked(0.1, seed);
+            e.sample_at(0.15, 1_000_000_000);
+            let k = (e.srtt().unwrap() / 0.1).round();
+            assert!(k == 1.0 || k == 2.0);
+            assert!((e.base_rto() - 3.0 * k * 0.1).abs() < 1e-12);
+            two += (k == 2.0) as u32;
+        }
+        assert!((800..1200).contains(&two), "two ticks {two} times in 2000");
+    }
+
+    /// ns-2's fixed point: a later sample moves SRTT by 1/8 and RTTVAR by 1/4 of the
+    /// difference, in whole eighths and quarters of a tick.
+    #[test]
+    fn tick_smoothing_in_fixed_point() {
+        let mut e = RtoEstimator::new(3.0, 0.0, 60.0, 0.001).ticked(1.0, 7);
+        e.sample_at(4.0, 10_000_000_000);
+        let k0 = e.srtt().unwrap();
+        assert!(k0 == 4.0 || k0 == 5.0, "a 4-tick round trip counts 4 or 5 ticks");
+        let (t_srtt, t_var) = ((k0 * 8.0) as i64, (k0 * 2.0) as i64);
+        e.sample_at(12.0, 30_000_000_000);
+        // The second sample is 12 or 13 ticks; the state must be ns-2's for one of them.
+        let expected = |k: i64| {
+            let d = k - (t_srtt >> 3);
+            ((t_srtt + d) as f64 / 8.0, (t_var + d.abs() - (t_var >> 2)) as f64 / 4.0)
+        };
+        let got = (e.srtt().unwrap(), e.rttvar());
+        assert!(got == expected(12) || got == expected(13), "{got:?} vs {:?} / {:?}", expected(12), expected(13));
     }
 }

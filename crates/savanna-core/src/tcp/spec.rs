@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{RttSampling, TcpConfig, Variant};
+use super::{profile, RecoveryRate, RttSampling, TcpConfig, Variant};
 use crate::spec::{bad, non_negative, positive};
 use crate::{Error, Result};
 
@@ -37,6 +37,9 @@ fn d_dupthresh() -> u32 {
 }
 fn d_req() -> u32 {
     300
+}
+fn d_sack_blocks() -> u8 {
+    4
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -85,6 +88,37 @@ pub struct TcpSpec {
     /// Wire size of the request in request/response mode, bytes.
     #[serde(default = "d_req")]
     pub request_bytes: u32,
+    /// A named set of defaults (`profile.rs`): "ns2-2001", "rfc" or "linux"; the keys a
+    /// scenario sets itself override it.
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Limited transmit (RFC 3042); off as in ns-2 before 2.1b9 (`singledup_` 0).
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery.
+    #[serde(default)]
+    pub sack: bool,
+    /// D-SACK reports by the receiver (RFC 2883); needs `sack`.
+    #[serde(default)]
+    pub dsack: bool,
+    /// Most SACK blocks per ACK: 4 fill the 40-byte option space, 3 leave room for
+    /// timestamps.
+    #[serde(default = "d_sack_blocks")]
+    pub sack_blocks: u8,
+    /// Sending rate in SACK recovery: "prr" (RFC 6937) or "rfc6675".
+    #[serde(default)]
+    pub recovery_rate: RecoveryRateSpec,
+    /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off).
+    #[serde(default)]
+    pub tick_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryRateSpec {
+    #[default]
+    Prr,
+    Rfc6675,
 }
 
 impl Default for TcpSpec {
@@ -124,6 +158,7 @@ pub fn build(
     for (k, v) in over {
         t.insert(k.clone(), v.clone());
     }
+    profile::apply(&mut t).map_err(|m| Error::input(format!("{field}.profile"), m))?;
     let spec: TcpSpec = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
         let p = e.path().to_string();
         let path = if p == "." { field.to_string() } else { format!("{field}.{p}") };
@@ -161,6 +196,25 @@ impl TcpSpec {
         positive(&format!("{field}.delack_timeout_s"), self.delack_timeout_s)?;
         if let Some(s) = self.init_ssthresh {
             positive(&format!("{field}.init_ssthresh"), s)?;
+        }
+        non_negative(&format!("{field}.tick_s"), self.tick_s)?;
+        if self.sack && self.variant == VariantSpec::Tahoe {
+            return bad(format!("{field}.sack"), "SACK recovery (RFC 6675) needs variant newreno or reno, not tahoe");
+        }
+        if self.sack && self.max_window > i16::MAX as u32 {
+            return bad(
+                format!("{field}.max_window"),
+                format!("must be at most {} packets with sack, got {}", i16::MAX, self.max_window),
+            );
+        }
+        if self.dsack && !self.sack {
+            return bad(format!("{field}.dsack"), "needs sack = true");
+        }
+        if !(1..=4).contains(&self.sack_blocks) {
+            return bad(
+                format!("{field}.sack_blocks"),
+                format!("must be between 1 and 4 (40 option bytes), got {}", self.sack_blocks),
+            );
         }
         if self.request_bytes < header_bytes + 1 || self.request_bytes > packet_bytes {
             return bad(
@@ -202,6 +256,15 @@ impl TcpSpec {
             },
             restart_rto_on_fast_retransmit: self.restart_rto_on_fast_retransmit,
             teardown: self.teardown,
+            limited_transmit: self.limited_transmit,
+            sack: self.sack,
+            dsack: self.dsack,
+            sack_blocks: self.sack_blocks,
+            recovery_rate: match self.recovery_rate {
+                RecoveryRateSpec::Prr => RecoveryRate::Prr,
+                RecoveryRateSpec::Rfc6675 => RecoveryRate::Rfc6675,
+            },
+            tick_s: self.tick_s,
             pkt_bytes: packet_bytes,
             hdr_bytes: header_bytes,
             request_bytes: self.request_bytes,
@@ -242,5 +305,47 @@ mod tests {
         assert!(e.to_string().contains("tcp"), "{e}");
         let e = build("tcp", &table("request_bytes = 40"), &toml::Table::new(), 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.request_bytes"), "{e}");
+    }
+
+    #[test]
+    fn profile_sets_its_keys_and_explicit_keys_override() {
+        let c = build("tcp", &table("profile = 'linux'"), &toml::Table::new(), 1500, 40).unwrap();
+        assert!(c.sack && c.dsack && c.limited_transmit && c.delayed_ack);
+        assert_eq!(c.recovery_rate, RecoveryRate::Prr);
+        assert_eq!((c.init_cwnd, c.ito_s, c.min_rto_s), (10, 1.0, 0.2));
+        // An explicit key wins, in the same table or in a traffic block's override.
+        let c =
+            build("tcp", &table("profile = 'linux'\ninit_cwnd = 4"), &table("sack = false\ndsack = false"), 1500, 40)
+                .unwrap();
+        assert_eq!(c.init_cwnd, 4);
+        assert!(!c.sack);
+        let c = build("traffic[0].tcp", &toml::Table::new(), &table("profile = 'ns2-2001'"), 1500, 40).unwrap();
+        assert_eq!((c.tick_s, c.ito_s, c.min_rto_s, c.max_rto_s), (0.1, 6.0, 1.0, 64.0));
+        assert!(!c.sack && !c.limited_transmit);
+        assert_eq!(c.rtt_sampling, RttSampling::OncePerRtt);
+        let c = build("tcp", &table("profile = 'rfc'"), &toml::Table::new(), 1500, 40).unwrap();
+        assert!(c.sack && c.limited_transmit);
+        assert_eq!((c.recovery_rate, c.init_cwnd, c.ito_s, c.min_rto_s), (RecoveryRate::Rfc6675, 3, 1.0, 1.0));
+    }
+
+    #[test]
+    fn new_options_default_off() {
+        let c = build("tcp", &toml::Table::new(), &toml::Table::new(), 1500, 40).unwrap();
+        assert!(!c.sack && !c.dsack && !c.limited_transmit);
+        assert_eq!(c.tick_s, 0.0);
+    }
+
+    #[test]
+    fn profile_and_sack_errors_name_the_field() {
+        let e = build("traffic[2].tcp", &toml::Table::new(), &table("profile = 'bsd'"), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("traffic[2].tcp.profile"), "{e}");
+        let e = build("tcp", &table("sack = true\nvariant = 'tahoe'"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.sack"), "{e}");
+        let e = build("tcp", &table("dsack = true"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.dsack"), "{e}");
+        let e = build("tcp", &table("sack = true\nsack_blocks = 5"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.sack_blocks"), "{e}");
+        let e = build("tcp", &table("tick_s = -1.0"), &toml::Table::new(), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.tick_s"), "{e}");
     }
 }

@@ -1,0 +1,92 @@
+//! Named TCP profiles (`profile = "..."` in `[tcp]` or a traffic block's `tcp`): a set of
+//! `[tcp]` keys a scenario gets unless it sets them itself. docs/tcp.md has the table and
+//! the sources.
+//!
+//! - `ns2-2001`: what the papers' ns-2 ran (ns-2.1b8, June 2001 - April 2002; the defaults
+//!   of that release as benchmarks/ns2/README.md and docs/ns2.md 3f trace them): SYN
+//!   (`syn_`), IW 2, ITO 6 s, minimum RTO 1 s, maximum RTO 64 s, tcpTick 0.1 s with ns-2's
+//!   rounding, one timed segment per RTT, no limited transmit (`singledup_` 0), no SACK,
+//!   ACK per packet. Not modelled yet: `rfc2988_` false (min RTO applied after backoff) and
+//!   `newreno_changes1_` / `partial_window_deflation_` 0.
+//! - `rfc`: today's standards-track NewReno: RFC 6582 with SACK (RFC 2018) and RFC 6675
+//!   recovery at RFC 6675's rate, limited transmit (RFC 3042), IW 3 (RFC 3390 for a 1460-byte
+//!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2).
+//! - `linux`: what Savanna has of Linux 6.x so far: SACK with D-SACK, PRR, limited
+//!   transmit, IW 10, ITO 1 s, minimum RTO 200 ms, maximum RTO 120 s, delayed ACKs of at
+//!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK. Not yet: CUBIC / HyStart++ (the
+//!   `cc` key, marked below), RACK-TLP, pacing, quick-ack.
+
+/// The keys of profile `name`, as TOML; None for an unknown name.
+pub fn keys(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "ns2-2001" => {
+            r#"
+            variant = "newreno"
+            handshake = true
+            init_cwnd = 2
+            ito_s = 6.0
+            min_rto_s = 1.0
+            max_rto_s = 64.0
+            tick_s = 0.1
+            rtt_sampling = "once_per_rtt"
+            restart_rto_on_fast_retransmit = true
+            limited_transmit = false
+            sack = false
+            delayed_ack = false
+            "#
+        }
+        "rfc" => {
+            r#"
+            variant = "newreno"
+            handshake = true
+            init_cwnd = 3
+            ito_s = 1.0
+            min_rto_s = 1.0
+            max_rto_s = 60.0
+            rtt_sampling = "every_ack"
+            limited_transmit = true
+            sack = true
+            dsack = false
+            recovery_rate = "rfc6675"
+            delayed_ack = true
+            delack_timeout_s = 0.2
+            "#
+        }
+        "linux" => {
+            // CC: set `cc = "cubic"` here once the congestion-control helper's `cc` key
+            // (tcp/cc/cubic.rs, HyStart++) is merged; until then the linux profile runs
+            // NewReno's arithmetic.
+            r#"
+            variant = "newreno"
+            handshake = true
+            init_cwnd = 10
+            ito_s = 1.0
+            min_rto_s = 0.2
+            max_rto_s = 120.0
+            rtt_sampling = "every_ack"
+            limited_transmit = true
+            sack = true
+            dsack = true
+            recovery_rate = "prr"
+            delayed_ack = true
+            delack_timeout_s = 0.04
+            "#
+        }
+        _ => return None,
+    })
+}
+
+/// The names, for error messages.
+pub const NAMES: &str = "\"ns2-2001\", \"rfc\" or \"linux\"";
+
+/// Fill `t` with the keys of its `profile` that it does not set itself.
+pub fn apply(t: &mut toml::Table) -> std::result::Result<(), String> {
+    let Some(v) = t.get("profile") else { return Ok(()) };
+    let Some(name) = v.as_str() else { return Err(format!("must be a string: {NAMES}")) };
+    let Some(src) = keys(name) else { return Err(format!("unknown profile {name:?}: expected {NAMES}")) };
+    let defaults: toml::Table = toml::from_str(src).expect("profile tables are valid TOML");
+    for (k, v) in defaults {
+        t.entry(k).or_insert(v);
+    }
+    Ok(())
+}
