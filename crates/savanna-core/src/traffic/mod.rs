@@ -196,7 +196,7 @@ impl Env<'_> {
         let d = size_dist_mss(field, s, (self.packet_bytes - self.header_bytes) as f64, Path::new("."))?;
         // Draws are added to the clock: a mean beyond its range would overflow it.
         if let Some(m) = d.mean() {
-            if !(m <= MAX_TIME_S) {
+            if m.is_nan() || m > MAX_TIME_S {
                 return bad(field, format!("a time distribution's mean must be at most {MAX_TIME_S:e} s, got {m}"));
             }
         }
