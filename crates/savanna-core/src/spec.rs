@@ -38,6 +38,103 @@ pub fn probability(field: &str, v: f64) -> Result<()> {
     }
 }
 
+// ------------------------------------------------------------------ limits
+//
+// What the model represents, and the budgets a run must fit in. The clock counts integer
+// nanoseconds in a u64 (584 years); a time a scenario gives is kept within MAX_TIME_S so
+// that the sums the simulator forms (now + a delay + a timeout ...) stay far from wrapping,
+// and a positive time is at least one tick, so it never rounds to zero (a timer of zero
+// would fire again at the same instant forever). docs/scenario.md ("Limits") lists them.
+
+/// Longest time a field may give, s (about 31.7 years).
+pub const MAX_TIME_S: f64 = 1e9;
+/// Shortest positive time, s: one tick of the clock.
+pub const MIN_TIME_S: f64 = 1e-9;
+/// Link rates, b/s: from 1 b/s to 10 Tb/s.
+pub const MIN_RATE_BPS: f64 = 1.0;
+pub const MAX_RATE_BPS: f64 = 1e13;
+/// Flows a traffic block may be expected to start over the run (rate x duration).
+pub const MAX_FLOWS: f64 = 1e7;
+/// Packets a UDP block may be expected to send over the run.
+pub const MAX_UDP_PACKETS: f64 = 1e9;
+/// Firings of a periodic timer (a periodic block's bursts) over the run.
+pub const MAX_TICKS: f64 = 1e8;
+/// Rows of the sampled tables (samples x sampled queues) and goodput windows over the run.
+pub const MAX_SAMPLE_ROWS: f64 = 2e7;
+
+/// `v`, in units of `unit_s` seconds (named `unit` in messages), is a time the clock
+/// represents: finite, at most MAX_TIME_S, and at least one tick (or zero when `zero_ok`).
+pub fn time_in(field: &str, v: f64, unit_s: f64, unit: &str, zero_ok: bool) -> Result<()> {
+    let s = v * unit_s;
+    let lo = if zero_ok { "0" } else { "1 ns" };
+    let ok = v.is_finite() && s <= MAX_TIME_S && ((zero_ok && v == 0.0) || (s * 1e9).round() >= 1.0);
+    if ok {
+        Ok(())
+    } else {
+        bad(field, format!("must be a time in {unit} from {lo} to {MAX_TIME_S:e} s (the clock's range), got {v}"))
+    }
+}
+
+/// A positive time in seconds (at least 1 ns, at most MAX_TIME_S).
+pub fn time_s(field: &str, v: f64) -> Result<()> {
+    time_in(field, v, 1.0, "s", false)
+}
+
+/// A time in seconds that may be zero (a start, a delay).
+pub fn time0_s(field: &str, v: f64) -> Result<()> {
+    time_in(field, v, 1.0, "s", true)
+}
+
+/// A delay in milliseconds that may be zero.
+pub fn delay_ms(field: &str, v: f64) -> Result<()> {
+    time_in(field, v, 1e-3, "ms", true)
+}
+
+/// A rate in units of `unit_bps` b/s (named `unit`), within MIN_RATE_BPS..=MAX_RATE_BPS.
+pub fn rate_in(field: &str, v: f64, unit_bps: f64, unit: &str) -> Result<()> {
+    let b = v * unit_bps;
+    if v.is_finite() && (MIN_RATE_BPS..=MAX_RATE_BPS).contains(&b) {
+        Ok(())
+    } else {
+        bad(
+            field,
+            format!(
+                "must be a rate in {unit} from {} to {} (1 b/s to 10 Tb/s), got {v}",
+                MIN_RATE_BPS / unit_bps,
+                MAX_RATE_BPS / unit_bps
+            ),
+        )
+    }
+}
+
+/// An expected count (`what`, e.g. "flows") of at most `limit`, or an error naming `field`.
+pub fn within_budget(field: &str, expected: f64, limit: f64, what: &str) -> Result<()> {
+    if expected.is_finite() && expected <= limit {
+        Ok(())
+    } else {
+        bad(
+            field,
+            format!(
+                "would make about {expected:.3e} {what} over the run, more than the limit of {limit:e}; \
+                 use a longer period, a lower rate or a shorter duration"
+            ),
+        )
+    }
+}
+
+/// A `{min, max}` range: both finite, min >= 0 (or > 0 when `positive_min`), max >= min.
+pub fn range(field: &str, min: f64, max: f64, positive_min: bool) -> Result<()> {
+    if positive_min {
+        positive(&format!("{field}.min"), min)?;
+    } else {
+        non_negative(&format!("{field}.min"), min)?;
+    }
+    if !(max.is_finite() && max >= min) {
+        return bad(format!("{field}.max"), format!("must be a finite number >= min ({min}), got {max}"));
+    }
+    Ok(())
+}
+
 // The four sections chosen by a tag (`type` or `dist`) are deserialized by hand: the tag is
 // read first, then the chosen variant's struct is deserialized with path tracking, so an
 // error deep inside (e.g. `topology.bottleneck_queue.min_th`) still names its field. Serde's

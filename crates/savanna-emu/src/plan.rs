@@ -9,7 +9,7 @@
 //! replays them against real completion times.
 
 use savanna_core::engine::{ns_to_secs, secs_to_ns, Time};
-use savanna_core::net::topology::NodeKind;
+use savanna_core::net::topology::{NodeKind, Routes};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -42,11 +42,11 @@ pub fn host_nodes(plan: &Plan) -> Vec<u32> {
 }
 
 /// One-way propagation delay from `s` to `d` along the static routes, ns.
-pub fn path_delay(plan: &Plan, routes: &[u32], s: u32, d: u32) -> Time {
+pub fn path_delay(plan: &Plan, routes: &Routes, s: u32, d: u32) -> Time {
     let n = plan.topo.n_nodes();
     let (mut at, mut total, mut hops) = (s, 0, 0);
     while at != d && hops < n {
-        let l = routes[at as usize * n + d as usize];
+        let l = routes.next_hop(at, d);
         if l == u32::MAX {
             break;
         }
@@ -246,7 +246,7 @@ pub fn to_json(sc: &Scenario, plan: &mut Plan) -> Result<Value> {
     let drawn: Vec<Drawn> = (0..plan.traffic.len()).map(|b| draw_block(plan, b)).collect::<Result<_>>()?;
     let plan = &*plan;
     let topo = &plan.topo;
-    let routes = topo.routes();
+    let routes = topo.routes()?;
     let hosts = host_nodes(plan);
     let host_json: Vec<Value> = hosts
         .iter()

@@ -15,7 +15,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use savanna_core::aqm::{DropReason, QCtx, QOut, Qdisc};
 use savanna_core::classify::Classifier;
 use savanna_core::engine::{ns_to_secs, Rng, Time};
-use savanna_core::net::topology::NodeKind;
+use savanna_core::net::topology::{NodeKind, Routes};
 use savanna_core::net::{ClassMark, Ecn, Packet, PacketPool, PktId, PktKind};
 use savanna_core::scenario::build::{make_classifier, make_qdisc, Plan};
 use serde_json::{json, Map, Value};
@@ -139,8 +139,7 @@ impl Hist {
 
 pub struct Router {
     plan: Plan,
-    n_nodes: usize,
-    routes: Vec<u32>,
+    routes: Routes,
     links: Vec<Link>,
     pkts: PacketPool,
     /// Packet bytes by packet id. Boxed so that a read buffer is swapped in, not copied.
@@ -236,7 +235,7 @@ fn ip_checksum(b: &mut [u8]) {
 impl Router {
     pub fn new(plan: Plan, fds: Vec<i32>) -> Router {
         let topo = &plan.topo;
-        let routes = topo.routes();
+        let routes = topo.routes().expect("validation built these routes");
         let host_node = host_nodes(&plan);
         let mut node_host = vec![NONE; topo.n_nodes()];
         for (k, &n) in host_node.iter().enumerate() {
@@ -285,7 +284,6 @@ impl Router {
         let bn = bottleneck(&plan);
         let mss = plan.pkt_bytes - plan.hdr_bytes;
         Router {
-            n_nodes: topo.n_nodes(),
             routes,
             links,
             pkts: PacketPool::new(),
@@ -579,7 +577,7 @@ impl Router {
 
     fn forward(&mut self, node: u32, id: PktId, now: Time) {
         let dst = self.pkts.get(id).dst;
-        let l = self.routes[node as usize * self.n_nodes + dst as usize];
+        let l = self.routes.next_hop(node, dst);
         if l == u32::MAX {
             self.drop_packet(id, DropReason::Policy);
             return;

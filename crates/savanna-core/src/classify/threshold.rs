@@ -15,7 +15,7 @@ use crate::engine::{secs_to_ns, Time};
 use crate::error::Result;
 use crate::net::ClassMark;
 use crate::net::Packet;
-use crate::spec::{bad, positive};
+use crate::spec::{bad, positive, time_s};
 
 fn d_lt() -> u64 {
     20
@@ -78,8 +78,8 @@ impl EdgeClassifierSpec for ThresholdClassifierSpec {
             return bad(format!("{field}.initial_threshold"), "must be at least 1 packet");
         }
         positive(&format!("{field}.slr"), self.slr)?;
-        positive(&format!("{field}.t_u_s"), self.t_u_s)?;
-        positive(&format!("{field}.t_c_s"), self.t_c_s)?;
+        time_s(&format!("{field}.t_u_s"), self.t_u_s)?;
+        time_s(&format!("{field}.t_c_s"), self.t_c_s)?;
         if self.min_threshold == 0 || self.min_threshold > self.max_threshold {
             return bad(
                 format!("{field}.min_threshold"),

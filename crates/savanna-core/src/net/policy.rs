@@ -16,7 +16,7 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::net::topology::NO_ROUTE;
+use crate::net::topology::{Routes, NO_ROUTE};
 use crate::net::Topology;
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub struct PathPolicy {
 }
 
 impl PathPolicySpec {
-    pub fn resolve(&self, field: &str, topo: &Topology, routes: &[u32]) -> Result<PathPolicy> {
+    pub fn resolve(&self, field: &str, topo: &Topology, routes: &Routes) -> Result<PathPolicy> {
         let n = topo.n_nodes();
         let node = topo
             .node(&self.node)
@@ -103,7 +103,7 @@ impl PathPolicySpec {
                 if at == node {
                     return false;
                 }
-                let l = routes[at as usize * n + dst as usize];
+                let l = routes.next_hop(at, dst);
                 if l == NO_ROUTE {
                     return false;
                 }

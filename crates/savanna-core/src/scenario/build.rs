@@ -13,7 +13,7 @@ use crate::aqm::Qdisc;
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::{Error, Result};
 use crate::net::{LinkSpec, NodeKind, Topology};
-use crate::spec::{bad, non_negative, positive, probability};
+use crate::spec::{bad, delay_ms, probability, range, rate_in, time0_s, time_s, within_budget, MAX_SAMPLE_ROWS};
 use crate::tcp::TcpConfig;
 use crate::traffic::size::size_dist_mss;
 use crate::traffic::{Env, Generator, SizeDist};
@@ -56,7 +56,7 @@ pub struct TrafficPlan {
 
 pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let f = &sc.file;
-    positive("duration_s", sc.duration_s)?;
+    time_s("duration_s", sc.duration_s)?;
     if f.header_bytes == 0 || f.packet_bytes <= f.header_bytes {
         return bad("packet_bytes", format!("must exceed header_bytes ({}), got {}", f.header_bytes, f.packet_bytes));
     }
@@ -83,7 +83,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     resolve_queue_models(&mut queues, &topo, &sizes)?;
     let bottleneck = built.bottleneck;
     let groups = built.groups;
-    let routes = topo.routes();
+    let routes = topo.routes()?;
     topo.check_connected(&routes)?;
 
     // TCP configurations: index 0 is [tcp]; blocks with overrides get their own.
@@ -148,7 +148,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     let sampling = match &f.sampling {
         None => None,
         Some(s) => {
-            positive("sampling.interval_s", s.interval_s)?;
+            time_s("sampling.interval_s", s.interval_s)?;
             let links = if s.queues.is_empty() {
                 (0..topo.links.len() as u32)
                     .filter(|&l| topo.node_kinds[topo.links[l as usize].from as usize] == NodeKind::Router)
@@ -160,6 +160,9 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
                     .map(|(i, n)| link_by_name(&format!("sampling.queues[{i}]"), n))
                     .collect::<Result<Vec<_>>>()?
             };
+            // Every sample is a row per sampled queue (and one of network totals).
+            let rows = (sc.duration_s / s.interval_s).ceil() * (links.len() + 1) as f64;
+            within_budget("sampling.interval_s", rows, MAX_SAMPLE_ROWS, "sample rows")?;
             Some((secs_to_ns(s.interval_s), links))
         }
     };
@@ -168,7 +171,11 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         Some(s) => match s.goodput_interval_s {
             None => secs_to_ns(s.interval_s),
             Some(g) => {
-                non_negative("sampling.goodput_interval_s", g)?;
+                time0_s("sampling.goodput_interval_s", g)?;
+                if g > 0.0 {
+                    let w = (sc.duration_s / g).ceil();
+                    within_budget("sampling.goodput_interval_s", w, MAX_SAMPLE_ROWS, "goodput windows")?;
+                }
                 secs_to_ns(g)
             }
         },
@@ -260,9 +267,9 @@ fn build_dumbbell(
     if d.pairs == 0 || d.pairs > 100_000 {
         return bad(format!("{fp}.pairs"), format!("must be between 1 and 100000, got {}", d.pairs));
     }
-    positive(&format!("{fp}.access_rate_mbps"), d.access_rate_mbps)?;
-    positive(&format!("{fp}.bottleneck_rate_mbps"), d.bottleneck_rate_mbps)?;
-    non_negative(&format!("{fp}.bottleneck_delay_ms"), d.bottleneck_delay_ms)?;
+    rate_in(&format!("{fp}.access_rate_mbps"), d.access_rate_mbps, 1e6, "Mb/s")?;
+    rate_in(&format!("{fp}.bottleneck_rate_mbps"), d.bottleneck_rate_mbps, 1e6, "Mb/s")?;
+    delay_ms(&format!("{fp}.bottleneck_delay_ms"), d.bottleneck_delay_ms)?;
     probability(&format!("{fp}.bottleneck_loss"), d.bottleneck_loss)?;
     probability(&format!("{fp}.reverse_loss"), d.reverse_loss)?;
     check_queue(&format!("{fp}.bottleneck_queue"), &d.bottleneck_queue)?;
@@ -303,7 +310,7 @@ pub(crate) fn delays(field: &str, spec: &DelaySpec, n: usize, seed: u64) -> Resu
     let mut rng = Rng::stream(seed, "topology/access_delay");
     Ok(match spec {
         DelaySpec::Fixed(v) => {
-            non_negative(field, *v)?;
+            delay_ms(field, *v)?;
             vec![*v; n]
         }
         DelaySpec::List(l) => {
@@ -311,15 +318,13 @@ pub(crate) fn delays(field: &str, spec: &DelaySpec, n: usize, seed: u64) -> Resu
                 return bad(field, "an empty list; give at least one delay");
             }
             for (i, v) in l.iter().enumerate() {
-                non_negative(&format!("{field}[{i}]"), *v)?;
+                delay_ms(&format!("{field}[{i}]"), *v)?;
             }
             (0..n).map(|i| l[i % l.len()]).collect()
         }
         DelaySpec::Range { min, max } => {
-            non_negative(&format!("{field}.min"), *min)?;
-            if max < min {
-                return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
-            }
+            range(field, *min, *max, false)?;
+            delay_ms(&format!("{field}.max"), *max)?;
             (0..n).map(|_| min + (max - min) * rng.uniform()).collect()
         }
     })

@@ -145,7 +145,7 @@ pub struct DumbbellSpec {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum DelaySpec {
     Fixed(f64),
     List(Vec<f64>),

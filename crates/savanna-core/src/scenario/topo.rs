@@ -252,20 +252,22 @@ fn bad<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
     Err(Error::input(field, msg))
 }
 
-fn check_rate(field: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        bad(field, format!("must be a positive number of Mb/s, got {v}"))
+/// Most hosts in one pool of a named topology (the dumbbell's limit on pairs).
+const MAX_POOL: u32 = 100_000;
+
+fn pool_size(field: &str, v: u32) -> Result<()> {
+    if v > MAX_POOL {
+        return bad(field, format!("at most {MAX_POOL} hosts, got {v}"));
     }
+    Ok(())
+}
+
+fn check_rate(field: &str, v: f64) -> Result<()> {
+    crate::spec::rate_in(field, v, 1e6, "Mb/s")
 }
 
 fn check_delay(field: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        bad(field, format!("must be a number of ms >= 0, got {v}"))
-    }
+    crate::spec::delay_ms(field, v)
 }
 
 fn check_loss(field: &str, v: f64) -> Result<()> {
@@ -425,6 +427,9 @@ pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut V
     if c.cross_flows > 10_000 {
         return bad(format!("{fp}.cross_flows"), "at most 10000 per hop");
     }
+    if c.hops as u64 * c.cross_flows as u64 > MAX_POOL as u64 {
+        return bad(format!("{fp}.cross_flows"), format!("hops x cross_flows must be at most {MAX_POOL}"));
+    }
     let n_cross = (c.hops * c.cross_flows) as usize;
     let cross_delays =
         super::build::delays(&format!("{fp}.cross_access_delay_ms"), &c.cross_access_delay_ms, n_cross, seed)?;
@@ -473,6 +478,9 @@ pub fn build_guo_matta(g: &GuoMattaSpec, topo: &mut Topology, queues: &mut Vec<Q
     if g.servers == 0 || g.clients1 == 0 {
         return bad(format!("{fp}.servers"), "the server pool and client pool 1 need at least one host each");
     }
+    for (k, v) in [("servers", g.servers), ("clients1", g.clients1), ("clients2", g.clients2)] {
+        pool_size(&format!("{fp}.{k}"), v)?;
+    }
     let rev = g.reverse_queue.clone().unwrap_or_else(|| g.bottleneck_queue.clone());
     let mut a = Adder { topo, queues };
     let n0 = a.node("n0", NodeKind::Router);
@@ -514,6 +522,8 @@ pub fn build_diamond(d: &DiamondSpec, topo: &mut Topology, queues: &mut Vec<Queu
     if d.servers == 0 || d.clients == 0 {
         return bad(format!("{fp}.servers"), "the server and client pools need at least one host each");
     }
+    pool_size(&format!("{fp}.servers"), d.servers)?;
+    pool_size(&format!("{fp}.clients"), d.clients)?;
     let mut a = Adder { topo, queues };
     let n: Vec<u32> = [0, 1, 4, 5, 6, 7].iter().map(|i| a.node(&format!("n{i}"), NodeKind::Router)).collect();
     let (n0, n1, n4, n5, n6, n7) = (n[0], n[1], n[2], n[3], n[4], n[5]);

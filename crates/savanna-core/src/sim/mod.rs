@@ -31,7 +31,7 @@ use crate::engine::{Event, Rng, Scheduler, Time};
 use crate::error::Result;
 use crate::metrics::{ClassMark, FlowSink, RunOutput};
 use crate::net::packet::FLAG_RETX;
-use crate::net::topology::NO_ROUTE;
+use crate::net::topology::{Routes, NO_ROUTE};
 use crate::net::{Packet, PacketPool, PktId, PktKind};
 use crate::scenario::build::{make_classifier, make_qdisc, Plan};
 use crate::scenario::Scenario;
@@ -89,9 +89,8 @@ pub struct World {
     pkts: PacketPool,
     /// Output ports, one per link (same index).
     pub ports: Vec<Port>,
-    /// Next-hop table (`routes[node * n_nodes + dst]`: a link or NO_ROUTE).
-    routes: Vec<u32>,
-    n_nodes: usize,
+    /// Static next hops (`routes.next_hop(node, dst)`: a link or NO_ROUTE).
+    routes: Routes,
     /// Path policy index of each node, or NONE, and each policy's random stream.
     node_policy: Vec<u32>,
     policy_rng: Vec<Rng>,
@@ -115,7 +114,7 @@ pub struct World {
 impl World {
     pub fn new(plan: Plan) -> World {
         let topo = &plan.topo;
-        let routes = topo.routes();
+        let routes = topo.routes().expect("validation built these routes");
         let mut ports: Vec<Port> = topo
             .links
             .iter()
@@ -154,7 +153,6 @@ impl World {
             .collect();
         let udp_bytes = plan.traffic.iter().map(|t| t.gen.udp_packet_bytes().unwrap_or(0) as u64).collect();
         let mut w = World {
-            n_nodes: topo.n_nodes(),
             sched: Scheduler::new(),
             pkts: PacketPool::new(),
             ports,
@@ -284,7 +282,7 @@ impl World {
             l = self.policy_route(pi as usize, id);
         }
         if l == NO_ROUTE {
-            l = self.routes[node as usize * self.n_nodes + dst as usize];
+            l = self.routes.next_hop(node, dst);
         }
         if l == NO_ROUTE {
             // Validation guarantees host-to-host routes; count defensively.

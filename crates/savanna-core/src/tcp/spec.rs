@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::{profile, RecoveryRate, RttSampling, TcpConfig, Variant};
-use crate::spec::{bad, non_negative, positive};
+use crate::spec::{bad, non_negative, positive, time0_s, time_s};
 use crate::{Error, Result};
 
 fn t() -> bool {
@@ -171,16 +171,16 @@ pub fn build(
 impl TcpSpec {
     /// Every bound, with an error naming the field (`field.key`).
     pub fn check(&self, field: &str, packet_bytes: u32, header_bytes: u32) -> Result<()> {
-        positive(&format!("{field}.ito_s"), self.ito_s)?;
-        non_negative(&format!("{field}.min_rto_s"), self.min_rto_s)?;
-        positive(&format!("{field}.max_rto_s"), self.max_rto_s)?;
+        time_s(&format!("{field}.ito_s"), self.ito_s)?;
+        time0_s(&format!("{field}.min_rto_s"), self.min_rto_s)?;
+        time_s(&format!("{field}.max_rto_s"), self.max_rto_s)?;
         if self.max_rto_s < self.min_rto_s {
             return bad(
                 format!("{field}.max_rto_s"),
                 format!("must be >= min_rto_s ({}), got {}", self.min_rto_s, self.max_rto_s),
             );
         }
-        non_negative(&format!("{field}.granularity_s"), self.granularity_s)?;
+        time0_s(&format!("{field}.granularity_s"), self.granularity_s)?;
         if self.init_cwnd == 0 {
             return bad(format!("{field}.init_cwnd"), "must be at least 1 packet");
         }
@@ -193,7 +193,7 @@ impl TcpSpec {
         if self.dupack_threshold == 0 {
             return bad(format!("{field}.dupack_threshold"), "must be at least 1");
         }
-        positive(&format!("{field}.delack_timeout_s"), self.delack_timeout_s)?;
+        time_s(&format!("{field}.delack_timeout_s"), self.delack_timeout_s)?;
         if let Some(s) = self.init_ssthresh {
             positive(&format!("{field}.init_ssthresh"), s)?;
         }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::{Actions, Direction, Ends, Env, Generator, Header, HostSel, Mode, SizeDist, SizeSpec, TrafficBlock};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, non_negative};
+use crate::spec::{bad, time0_s};
 
 /// Closed-loop sessions: each session runs one connection at a time; when a connection's
 /// data has all arrived, the next starts after a think time (none by default: back to
@@ -91,7 +91,7 @@ impl TrafficBlock for ClosedLoopSpec {
         if c.connections == Some(0) {
             return bad(format!("{field}.connections"), "must be at least 1 (omit it for endless sessions)");
         }
-        non_negative(&format!("{field}.start_spread_s"), c.start_spread_s)?;
+        time0_s(&format!("{field}.start_spread_s"), c.start_spread_s)?;
         let (start, stop) = env.window(field, c.start_s, c.stop_s)?;
         Ok(ClosedLoop {
             sessions: c.sessions,
@@ -146,7 +146,7 @@ impl Generator for ClosedLoop {
         let now = acts.now();
         let sess = &mut self.state[i as usize];
         let gap = self.think.as_ref().map_or(0, |d| secs_to_ns(d.draw(&mut sess.rng)));
-        if now + gap < self.stop {
+        if now.saturating_add(gap) < self.stop {
             acts.wake(now + gap, i);
         }
     }

@@ -10,7 +10,7 @@ use super::{Actions, Env, Generator, Header, Mode, TrafficBlock, NO_SESSION};
 use crate::engine::{secs_to_ns, Time};
 use crate::error::{Error, Result};
 use crate::net::{NodeKind, Topology};
-use crate::spec::{bad, non_negative};
+use crate::spec::{bad, time0_s};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -120,7 +120,7 @@ fn flow_list(field: &str, p: &FlowListSpec, topo: &Topology, base: &Path) -> Res
     }
     let mut out = Vec::with_capacity(entries.len());
     for (f2, e) in entries {
-        non_negative(&format!("{f2}.start_s"), e.start_s)?;
+        time0_s(&format!("{f2}.start_s"), e.start_s)?;
         if e.size_pkts == Some(0) {
             return bad(format!("{f2}.size_pkts"), "must be at least 1 (omit it for a persistent flow)");
         }

@@ -29,7 +29,7 @@ use serde::Deserialize;
 use crate::engine::{secs_to_ns, Time};
 use crate::error::Result;
 use crate::net::Topology;
-use crate::spec::{bad, non_negative};
+use crate::spec::{bad, time0_s, MAX_TIME_S};
 pub use dist::SizeDist;
 pub use ends::{Ends, HostSel, IntRange};
 pub use size::{size_dist_mss, SizeSpec, SizeUnit};
@@ -193,7 +193,14 @@ impl Env<'_> {
         if s.unit() != SizeUnit::Packets {
             return bad(format!("{field}.unit"), "a time distribution is in seconds; remove `unit`");
         }
-        size_dist_mss(field, s, (self.packet_bytes - self.header_bytes) as f64, Path::new("."))
+        let d = size_dist_mss(field, s, (self.packet_bytes - self.header_bytes) as f64, Path::new("."))?;
+        // Draws are added to the clock: a mean beyond its range would overflow it.
+        if let Some(m) = d.mean() {
+            if m.is_nan() || m > MAX_TIME_S {
+                return bad(field, format!("a time distribution's mean must be at most {MAX_TIME_S:e} s, got {m}"));
+            }
+        }
+        Ok(d)
     }
     /// An optional time distribution.
     pub fn time_opt(&self, field: &str, s: &Option<SizeSpec>) -> Result<Option<SizeDist>> {
@@ -203,14 +210,30 @@ impl Env<'_> {
     pub fn ends(&self, field: &str, from: &Option<HostSel>, to: &Option<HostSel>, dir: Direction) -> Result<Ends> {
         ends::resolve(field, from, to, dir, self)
     }
-    /// `start_s` and `stop_s` (default: the run's end) in ns, checked.
+    /// `start_s` and `stop_s` (default: the run's end) in ns, checked. Without `stop_s` a
+    /// block starting after the run's end (a shorter `--duration` keeps a prefix) is empty.
     pub fn window(&self, field: &str, start: f64, stop: Option<f64>) -> Result<(Time, Time)> {
-        non_negative(&format!("{field}.start_s"), start)?;
-        let stop = stop.unwrap_or(self.duration_s);
-        if stop < start {
-            return bad(format!("{field}.stop_s"), format!("must be >= start_s ({start}), got {stop}"));
-        }
-        Ok((secs_to_ns(start), secs_to_ns(stop)))
+        let (a, b) = self.window_s(field, start, stop)?;
+        Ok((secs_to_ns(a), secs_to_ns(b)))
+    }
+    /// `window` in seconds.
+    pub fn window_s(&self, field: &str, start: f64, stop: Option<f64>) -> Result<(f64, f64)> {
+        time0_s(&format!("{field}.start_s"), start)?;
+        let stop = match stop {
+            Some(s) => {
+                time0_s(&format!("{field}.stop_s"), s)?;
+                if s < start {
+                    return bad(format!("{field}.stop_s"), format!("must be >= start_s ({start}), got {s}"));
+                }
+                s
+            }
+            None => self.duration_s.max(start),
+        };
+        Ok((start, stop))
+    }
+    /// Seconds of the run a block active from `start` to `stop` (s) overlaps.
+    pub fn span_s(&self, start: f64, stop: f64) -> f64 {
+        (stop.min(self.duration_s) - start).max(0.0)
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::{Actions, Direction, Ends, Env, Generator, Header, HostSel, Mode, SizeDist, SizeSpec, TrafficBlock};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, positive};
+use crate::spec::{bad, time_s, within_budget, MAX_FLOWS, MAX_TICKS};
 
 fn d_count() -> u32 {
     1
@@ -66,9 +66,17 @@ impl TrafficBlock for PeriodicSpec {
         if p.count == 0 {
             return bad(format!("{field}.count"), "must be at least 1");
         }
-        if let Some(x) = p.period_s {
-            positive(&format!("{field}.period_s"), x)?;
-        }
+        let (a, b) = env.window_s(field, p.start_s, p.stop_s)?;
+        let rounds = match p.period_s {
+            Some(x) => {
+                time_s(&format!("{field}.period_s"), x)?;
+                let r = (env.span_s(a, b) / x).ceil();
+                within_budget(&format!("{field}.period_s"), r, MAX_TICKS, "bursts")?;
+                r
+            }
+            None => 1.0,
+        };
+        within_budget(&format!("{field}.count"), rounds * p.count as f64, MAX_FLOWS, "flows")?;
         let (start, stop) = env.window(field, p.start_s, p.stop_s)?;
         Ok(Periodic {
             count: p.count,
@@ -99,7 +107,7 @@ impl Generator for Periodic {
             acts.start_tcp(s, d, Some(n), self.mode, super::NO_SESSION);
         }
         if let Some(p) = self.period {
-            if now + p < self.stop {
+            if now.saturating_add(p) < self.stop {
                 acts.wake(now + p, round + 1);
             }
         }

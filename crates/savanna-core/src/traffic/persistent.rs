@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::{Actions, Direction, Ends, Env, Generator, Header, HostSel, Mode, TrafficBlock, NO_SESSION};
 use crate::engine::{secs_to_ns, Time};
 use crate::error::Result;
-use crate::spec::{bad, non_negative};
+use crate::spec::{bad, time0_s, within_budget, MAX_FLOWS, MAX_TIME_S};
 
 fn d_count() -> u32 {
     1
@@ -53,10 +53,18 @@ impl TrafficBlock for PersistentSpec {
     }
     fn resolve(&self, field: &str, _name: &str, env: &Env) -> Result<Persistent> {
         let p = self;
-        non_negative(&format!("{field}.start_s"), p.start_s)?;
-        non_negative(&format!("{field}.stagger_s"), p.stagger_s)?;
+        time0_s(&format!("{field}.start_s"), p.start_s)?;
+        time0_s(&format!("{field}.stagger_s"), p.stagger_s)?;
         if p.count == 0 {
             return bad(format!("{field}.count"), "must be at least 1");
+        }
+        within_budget(&format!("{field}.count"), p.count as f64, MAX_FLOWS, "flows")?;
+        let last = p.start_s + p.stagger_s * (p.count - 1) as f64;
+        if last > MAX_TIME_S {
+            return bad(
+                format!("{field}.stagger_s"),
+                format!("the last flow would start at {last:e} s, beyond the clock's range ({MAX_TIME_S:e} s)"),
+            );
         }
         Ok(Persistent {
             count: p.count,

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Actions, Direction, Ends, Env, Generator, Header, HostSel, Mode, SizeDist, SizeSpec, TrafficBlock};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, non_negative, positive};
+use crate::spec::{bad, positive, rate_in, within_budget, MAX_FLOWS};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,16 +66,14 @@ impl TrafficBlock for PoissonSpec {
     fn resolve(&self, field: &str, name: &str, env: &Env) -> Result<Poisson> {
         let p = self;
         let size = env.size(&format!("{field}.size"), &p.size)?;
-        non_negative(&format!("{field}.start_s"), p.start_s)?;
-        let stop = p.stop_s.unwrap_or(env.duration_s);
-        if stop < p.start_s {
-            return bad(format!("{field}.stop_s"), format!("must be >= start_s ({}), got {stop}", p.start_s));
-        }
+        let (start_s, stop) = env.window_s(field, p.start_s, p.stop_s)?;
+        let span = env.span_s(start_s, stop);
         let rate = match (p.load, p.rate_per_s) {
             (Some(_), Some(_)) => return bad(field, "give either `load` or `rate_per_s`, not both"),
             (None, None) => return bad(field, "a poisson block needs `load` (target utilisation) or `rate_per_s`"),
             (None, Some(r)) => {
                 positive(&format!("{field}.rate_per_s"), r)?;
+                within_budget(&format!("{field}.rate_per_s"), r * span, MAX_FLOWS, "flows")?;
                 r
             }
             (Some(load), None) => {
@@ -87,7 +85,7 @@ impl TrafficBlock for PoissonSpec {
                 }
                 let cap = match (p.capacity_mbps, env.bottleneck_mbps) {
                     (Some(c), _) => {
-                        positive(&format!("{field}.capacity_mbps"), c)?;
+                        rate_in(&format!("{field}.capacity_mbps"), c, 1e6, "Mb/s")?;
                         c
                     }
                     (None, Some(c)) => c,
@@ -98,16 +96,25 @@ impl TrafficBlock for PoissonSpec {
                         )
                     }
                 };
-                let mean =
-                    match size.mean() {
-                        Some(m) if m.is_finite() && m > 0.0 => m,
-                        _ => return bad(
+                let mean = match size.mean() {
+                    Some(m) if m.is_finite() && m > 0.0 => m,
+                    _ => {
+                        return bad(
                             format!("{field}.size"),
-                            "this size distribution has no finite mean, so no arrival rate gives a load (Pareto needs \
-                                shape > 1)",
-                        ),
-                    };
-                load * cap * 1e6 / (mean * env.packet_bytes as f64 * 8.0)
+                            "this size distribution has no finite mean, so no arrival rate gives a load \
+                             (Pareto needs shape > 1)",
+                        )
+                    }
+                };
+                let r = load * cap * 1e6 / (mean * env.packet_bytes as f64 * 8.0);
+                // A tiny mean size or a huge capacity implies an absurd arrival rate.
+                within_budget(
+                    &format!("{field}.load"),
+                    r * span,
+                    MAX_FLOWS,
+                    "flows (arrivals at this load, size mean and capacity)",
+                )?;
+                r
             }
         };
         Ok(Poisson {
@@ -135,7 +142,7 @@ impl Generator for Poisson {
         let (s, d) = self.ends.draw(rng);
         let n = self.size.sample(rng);
         let gap = secs_to_ns(rng.exp(self.mean_gap_s));
-        let next = now + gap.max(1);
+        let next = now.saturating_add(gap.max(1));
         acts.start_tcp(s, d, Some(n), self.mode, super::NO_SESSION);
         if next < self.stop {
             acts.wake(next, 0);

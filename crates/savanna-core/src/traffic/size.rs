@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::SizeDist;
 use crate::error::{Error, Result};
-use crate::spec::{bad, positive, probability, tagged};
+use crate::spec::{bad, positive, probability, range, tagged};
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -183,16 +183,13 @@ pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result
         SizeSpec::BoundedPareto(BoundedParetoSize { shape, min, max, .. }) => {
             positive(&format!("{field}.shape"), *shape)?;
             positive(&format!("{field}.min"), *min)?;
-            if max <= min {
-                return bad(format!("{field}.max"), format!("must exceed min ({min}), got {max}"));
+            if !(max.is_finite() && max > min) {
+                return bad(format!("{field}.max"), format!("must be a finite number above min ({min}), got {max}"));
             }
             SizeDist::BoundedPareto { shape: *shape, min: min * k, max: max * k }
         }
         SizeSpec::Uniform(UniformSize { min, max, .. }) => {
-            positive(&format!("{field}.min"), *min)?;
-            if max < min {
-                return bad(format!("{field}.max"), format!("must be >= min ({min}), got {max}"));
-            }
+            range(field, *min, *max, true)?;
             SizeDist::Uniform { min: min * k, max: max * k }
         }
         SizeSpec::Lognormal(LognormalSize { mu, sigma, .. }) => {

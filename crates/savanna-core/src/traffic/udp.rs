@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Actions, Direction, Ends, Env, Generator, Header, HostSel, SizeDist, SizeSpec, TrafficBlock};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, positive};
+use crate::spec::{bad, rate_in, within_budget, MAX_FLOWS, MAX_UDP_PACKETS};
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -105,7 +105,7 @@ impl TrafficBlock for UdpSpec {
     }
     fn resolve(&self, field: &str, name: &str, env: &Env) -> Result<Udp> {
         let u = self;
-        positive(&format!("{field}.rate_kbps"), u.rate_kbps)?;
+        rate_in(&format!("{field}.rate_kbps"), u.rate_kbps, 1e3, "kb/s")?;
         if u.packet_bytes < 28 || u.packet_bytes > 65_535 {
             return bad(
                 format!("{field}.packet_bytes"),
@@ -116,12 +116,36 @@ impl TrafficBlock for UdpSpec {
             return bad(field, "a udp block needs `interarrival_s` (flow arrivals) or `initial` flows");
         }
         let (start, stop) = env.window(field, u.start_s, u.stop_s)?;
+        let gap_ns = u.packet_bytes as f64 * 8.0 / (u.rate_kbps * 1e3) * 1e9;
+        if gap_ns < 1.0 {
+            return bad(
+                format!("{field}.rate_kbps"),
+                format!("packets of {} B would leave less than 1 ns apart (the clock's tick)", u.packet_bytes),
+            );
+        }
+        let interarrival = env.time_opt(&format!("{field}.interarrival_s"), &u.interarrival_s)?;
+        let lifetime = env.time_opt(&format!("{field}.lifetime_s"), &u.lifetime_s)?;
+        // Expected flows and packets over the run, against the budgets.
+        let (a, b) = env.window_s(field, u.start_s, u.stop_s)?;
+        let span = env.span_s(a, b);
+        let arrivals = match &interarrival {
+            Some(d) => {
+                let m = d.mean().unwrap_or(f64::INFINITY);
+                let n = span / m;
+                within_budget(&format!("{field}.interarrival_s"), n, MAX_FLOWS, "flows")?;
+                n
+            }
+            None => 0.0,
+        };
+        let life = lifetime.as_ref().and_then(|d| d.mean()).unwrap_or(span).min(span);
+        let pkts = (u.initial as f64 + arrivals) * life * 1e9 / gap_ns;
+        within_budget(&format!("{field}.rate_kbps"), pkts, MAX_UDP_PACKETS, "UDP packets")?;
         Ok(Udp {
-            gap_ns: u.packet_bytes as f64 * 8.0 / (u.rate_kbps * 1e3) * 1e9,
+            gap_ns,
             pkt_bytes: u.packet_bytes,
             poisson: u.pattern == UdpPattern::Poisson,
-            interarrival: env.time_opt(&format!("{field}.interarrival_s"), &u.interarrival_s)?,
-            lifetime: env.time_opt(&format!("{field}.lifetime_s"), &u.lifetime_s)?,
+            interarrival,
+            lifetime,
             initial: u.initial,
             ends: env.ends(field, &u.from, &u.to, u.direction)?,
             start,
@@ -147,7 +171,7 @@ impl Udp {
             return;
         }
         let gap = if self.poisson { self.rng.exp(self.gap_ns) } else { self.gap_ns };
-        acts.wake(now + (gap.round() as Time).max(1), SEND + k);
+        acts.wake(now.saturating_add((gap.round() as Time).max(1)), SEND + k);
     }
 }
 
@@ -174,7 +198,7 @@ impl Generator for Udp {
                 self.lifetime.as_ref().map(|l| ((l.draw(&mut self.rng) * 1e9 / self.gap_ns).round() as u64).max(1));
             todo.push((s, d, total));
         }
-        let next = self.interarrival.as_ref().map(|g| now + secs_to_ns(g.draw(&mut self.rng)).max(1));
+        let next = self.interarrival.as_ref().map(|g| now.saturating_add(secs_to_ns(g.draw(&mut self.rng)).max(1)));
         for &(s, d, total) in &todo {
             let flow = acts.start_udp(s, d, total);
             let sender = Sender { flow, sent: 0, total };

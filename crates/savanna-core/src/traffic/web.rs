@@ -10,7 +10,7 @@ use super::{
 };
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, non_negative};
+use crate::spec::{bad, time0_s};
 
 fn one_range() -> IntRange {
     IntRange { min: 1, max: 1 }
@@ -118,7 +118,7 @@ impl TrafficBlock for WebSpec {
             Ends::Cross(a, b) => (a, b),
             Ends::Pairs(p) => (p.iter().map(|x| x.0).collect(), p.iter().map(|x| x.1).collect()),
         };
-        non_negative(&format!("{field}.start_spread_s"), w.start_spread_s)?;
+        time0_s(&format!("{field}.start_spread_s"), w.start_spread_s)?;
         let (start, stop) = env.window(field, w.start_s, w.stop_s)?;
         Ok(Web {
             sessions: w.sessions,
@@ -184,9 +184,9 @@ impl Generator for Web {
         let n = self.size.sample(rng);
         let next = if sess.objects_left > 0 {
             let gap = self.inter_object.as_ref().map_or(0.0, |g| g.draw(rng));
-            (now + secs_to_ns(gap), (i as u32) << 1 | 1)
+            (now.saturating_add(secs_to_ns(gap)), (i as u32) << 1 | 1)
         } else {
-            (now + secs_to_ns(self.inter_page.draw(rng)).max(1), (i as u32) << 1)
+            (now.saturating_add(secs_to_ns(self.inter_page.draw(rng)).max(1)), (i as u32) << 1)
         };
         acts.start_tcp(sess.server, sess.client, Some(n), self.mode, NO_SESSION);
         if next.0 < self.stop {
