@@ -17,8 +17,10 @@
 //!   or tail drop of that class);
 //! - ns-2's guard (`rio.cc`): an In packet is never dropped early or by the average while
 //!   at most one In packet is queued, an Out packet while at most one packet is queued;
-//! - with `ecn`, ECT packets are marked instead of early-dropped (not-ECT ones are
-//!   dropped); above the hard threshold (max_th, or 2 max_th with gentle) packets are
+//! - with `ecn`, an ECT packet picked for an early drop is marked while its curve's p_b is
+//!   below `mark_p` (default: that curve's max_p, so marks while the class's average is
+//!   below its max_th and drops in the gentle region, as ns-2.35's `rio.cc`; `mark_p = 1`
+//!   marks throughout, as ns-2.1b7's RIO marked In packets); not-ECT ones are dropped; above the hard threshold (max_th, or 2 max_th with gentle) packets are
 //!   force-dropped; a full buffer (`limit_pkts`) tail-drops.
 //!
 //! Idle time: both averages decay as in `red.rs` over periods when the whole queue is
@@ -85,6 +87,11 @@ pub struct RioSpec {
     /// Mark ECT packets instead of early drops (Table III: on; default off here).
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, mark an ECT packet picked for an early drop iff its curve's p_b <
+    /// mark_p, else drop it. Default: each curve's max_p (mark while the class average is
+    /// below its max_th, drop in the gentle region: ns-2.35); 1: mark throughout.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
     /// Mean packet size for the idle-time correction; defaults to packet_bytes.
     #[serde(default)]
     pub mean_pkt_bytes: Option<f64>,
@@ -102,6 +109,7 @@ impl RioSpec {
             gentle: self.gentle,
             wait: self.wait,
             ecn: self.ecn,
+            mark_p: self.mark_p,
             byte_mode: false,
             mean_pkt_bytes: self.mean_pkt_bytes,
         };
@@ -126,8 +134,8 @@ impl DisciplineSpec for RioSpec {
     }
 }
 
-/// RIO's two RED curves. The buffer (`limit_pkts`), `gentle`, `wait`, `ecn` and the mean
-/// packet size are the queue's, taken from `long`; `short` gives them equal.
+/// RIO's two RED curves. The buffer (`limit_pkts`), `gentle`, `wait`, `ecn`, `mark_p` and
+/// the mean packet size are the queue's, taken from `long`; `short` gives them equal.
 #[derive(Clone, Copy, Debug)]
 pub struct RioParams {
     /// In (short) packets, judged against Q_short.
@@ -140,7 +148,9 @@ pub struct Rio {
     q: Fifo,
     /// The queue's settings (`RioParams`): buffer, ECN, mean packet size, bytes.
     limit_pkts: usize,
-    ecn: bool,
+    /// `RedParams::ecn_below` of the In and the Out curve.
+    ecn_in: Option<f64>,
+    ecn_out: Option<f64>,
     mean: f64,
     curve_in: Curve,
     curve_out: Curve,
@@ -164,8 +174,8 @@ impl Rio {
     pub fn new(p: RioParams, pkt_bytes: u32) -> Self {
         let (s, l) = (&p.short, &p.long);
         debug_assert!(
-            (s.limit_pkts, s.gentle, s.wait, s.ecn, s.mean_pkt_bytes)
-                == (l.limit_pkts, l.gentle, l.wait, l.ecn, l.mean_pkt_bytes),
+            (s.limit_pkts, s.gentle, s.wait, s.ecn, s.mark_p, s.mean_pkt_bytes)
+                == (l.limit_pkts, l.gentle, l.wait, l.ecn, l.mark_p, l.mean_pkt_bytes),
             "the queue's settings are shared by both curves"
         );
         let mut avg_short = RedAvg::new(s.w_q);
@@ -176,7 +186,8 @@ impl Rio {
         Rio {
             q: Fifo::with_capacity(l.limit_pkts.min(1 << 16)),
             limit_pkts: l.limit_pkts,
-            ecn: l.ecn,
+            ecn_in: s.ecn_below(),
+            ecn_out: l.ecn_below(),
             mean: l.mean_bytes(pkt_bytes),
             curve_in: s.curve(),
             curve_out: l.curve(),
@@ -222,12 +233,12 @@ impl Qdisc for Rio {
         let q_total = self.avg_total.on_arrival(self.q.len() as f64, cx.now, 0.0);
         // ns-2's guard: In packets are judged only while more than one In packet is queued,
         // Out packets while more than one packet of either class is.
-        let (region, count) = if inp {
-            (self.curve_in.region_at(self.avg_short.avg, self.in_queued as u64), &mut self.count_in)
+        let (region, count, ecn) = if inp {
+            (self.curve_in.region_at(self.avg_short.avg, self.in_queued as u64), &mut self.count_in, self.ecn_in)
         } else {
-            (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out)
+            (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out, self.ecn_out)
         };
-        if !red_verdict(region, 1.0, count, self.ecn, id, cx) {
+        if !red_verdict(region, 1.0, count, ecn, id, cx) {
             return false;
         }
         if self.q.len() >= self.limit_pkts {
@@ -278,6 +289,7 @@ mod tests {
             gentle: true,
             wait: true,
             ecn,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         };
@@ -378,35 +390,61 @@ mod tests {
         assert_eq!(q.len_pkts(), 0);
     }
 
-    #[test]
-    fn ecn_marks_in_early_region() {
+    /// A fresh RIO queue (both curves min_th 0, max_th 4, max_p 0.5, gentle, no wait, w_q
+    /// 1, ECN, `mark_p`) holding `ins` In then `outs` Out packets; two ECT arrivals of
+    /// `class` follow (the first only starts that class's count; the second, with p_b >=
+    /// 1/3, has p_a >= 1 and is picked). The second's fate: Some(true) marked, None dropped.
+    fn second_pick(mark_p: Option<f64>, ins: u32, outs: u32, class: ClassMark) -> Option<bool> {
         let mut b = Bench::new(3);
-        // Long curve min 0, max 2, max_p 1: with 2 packets queued p_b = 1.
-        let p = both(params(true), |c| c.wait = false);
-        let mut q = Rio::new(
-            RioParams { long: RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0, ..p.long }, ..p },
-            1500,
-        );
-        for i in 0..2 {
-            let x = b.pkt(0, i, ClassMark::Short, Ecn::Ect);
-            assert!(b.offer(&mut q, x).0);
+        let c = |p: RedParams| RedParams { min_th: 0.0, max_th: 4.0, max_p: 0.5, w_q: 1.0, wait: false, mark_p, ..p };
+        let p = params(true);
+        let mut q = Rio::new(RioParams { short: c(p.short), long: c(p.long) }, 1500);
+        for i in 0..ins {
+            q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
         }
-        // The first Out arrival in the early region only starts the Out count.
-        let first = b.pkt(1, 1, ClassMark::Long, Ecn::Ect);
+        for i in 0..outs {
+            q.push_direct(b.pkt(0, 100 + i, ClassMark::Long, Ecn::NotEct), &b.pkts);
+        }
+        let first = b.pkt(1, 0, class, Ecn::Ect);
         assert_eq!(b.offer(&mut q, first), (true, vec![]));
         assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
-        let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
-        let (ok, drops) = b.offer(&mut q, ect);
-        assert!(ok && drops.is_empty());
-        assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
-        assert_eq!(b.out.marks, 1);
-        // Serve one so the queue (= average) stays below 2 max_th, in the early region.
-        let served = b.take(&mut q).unwrap();
-        b.pkts.free(served);
+        let x = b.pkt(1, 1, class, Ecn::Ect);
+        match b.offer(&mut q, x) {
+            (true, d) if d.is_empty() => Some(b.pkts.get(x).ecn == Ecn::Ce),
+            (false, d) if d == vec![(x, DropReason::Early)] => None,
+            r => panic!("{r:?}"),
+        }
+    }
+
+    #[test]
+    fn ecn_marks_while_the_class_average_is_below_its_max_th_and_drops_in_the_gentle_region() {
+        use ClassMark::{Long, Short};
+        // In: Q_short 3 (p_b 0.375 < max_p) marks; Q_short 6 (gentle, p_b 0.75) drops.
+        assert_eq!(second_pick(None, 2, 0, Short), Some(true));
+        assert_eq!(second_pick(None, 5, 0, Short), None);
+        // Out: judged on Q_total, In packets included. Q_total 3 marks, 6 drops, even when
+        // the In packets' own average (2) would still mark an In arrival.
+        assert_eq!(second_pick(None, 0, 2, Long), Some(true));
+        assert_eq!(second_pick(None, 2, 3, Long), None);
+        assert_eq!(second_pick(None, 2, 3, Short), Some(true));
+        // mark_p = 1 marks throughout the gentle region (ns-2.1b7's In rule), both classes.
+        assert_eq!(second_pick(Some(1.0), 5, 0, Short), Some(true));
+        assert_eq!(second_pick(Some(1.0), 2, 3, Long), Some(true));
+        // A not-ECT early pick is dropped.
+        let mut b = Bench::new(3);
+        let p = both(params(true), |c| {
+            c.wait = false;
+            c.w_q = 1.0;
+        });
+        let mut q =
+            Rio::new(RioParams { long: RedParams { min_th: 0.0, max_th: 4.0, max_p: 0.5, ..p.long }, ..p }, 1500);
+        for i in 0..2 {
+            q.push_direct(b.pkt(0, i, ClassMark::Long, Ecn::NotEct), &b.pkts);
+        }
+        let first = b.pkt(1, 0, ClassMark::Long, Ecn::NotEct);
+        assert!(b.offer(&mut q, first).0);
         let syn = b.pkt(2, 0, ClassMark::Long, Ecn::NotEct);
-        let (ok, drops) = b.offer(&mut q, syn);
-        assert!(!ok);
-        assert_eq!(drops, vec![(syn, DropReason::Early)]);
+        assert_eq!(b.offer(&mut q, syn), (false, vec![(syn, DropReason::Early)]));
     }
 
     #[test]
