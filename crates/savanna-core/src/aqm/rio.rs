@@ -23,10 +23,12 @@
 //!   marks throughout, as ns-2.1b7's RIO marked In packets); not-ECT ones are dropped; above the hard threshold (max_th, or 2 max_th with gentle) packets are
 //!   force-dropped; a full buffer (`limit_pkts`) tail-drops.
 //!
-//! Idle time: both averages decay as in `red.rs` over periods when the whole queue is
-//! empty (`m = idle * link_rate / mean_pkt_bytes` empty samples). Our reading: Q_short is
-//! not decayed while the queue holds only Out packets (it is simply not sampled then, as
-//! the pseudo-code updates it only on In arrivals).
+//! Idle time, RED's rule (F&J section 4: `m = idle * link_rate / mean_pkt_bytes` empty
+//! samples over the time the averaged queue was empty) applied to each average: Q_total
+//! decays over whole-queue idle periods, Q_short over the time no In packet was queued
+//! (Out packets may have been), applied at the next In arrival. Q_short is sampled only on
+//! In arrivals (the pseudo-code), so without this it would not move during Out-only
+//! traffic (docs/ns2.md, 3d).
 
 use super::redmath::{red_verdict, Curve, RedAvg, RedCount, RedParams};
 use super::registry::DisciplineSpec;
@@ -162,6 +164,8 @@ pub struct Rio {
     in_queued: usize,
     /// Start of the current idle period (queue empty), if any.
     idle_since: Option<Time>,
+    /// Since when no In packet has been queued (Q_short's idle period), if none is.
+    in_idle_since: Option<Time>,
 }
 
 #[inline]
@@ -197,6 +201,7 @@ impl Rio {
             count_out: RedCount::new(l.wait),
             in_queued: 0,
             idle_since: Some(0),
+            in_idle_since: Some(0),
         }
     }
 
@@ -209,6 +214,7 @@ impl Rio {
     fn push_direct(&mut self, id: PktId, pkts: &crate::net::PacketPool) {
         if is_in(pkts.get(id).class) {
             self.in_queued += 1;
+            self.in_idle_since = None;
         }
         self.idle_since = None;
         self.q.push(id, pkts);
@@ -220,14 +226,20 @@ impl Qdisc for Rio {
         "rio"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        let pps = cx.link_bps / (8.0 * self.mean);
         if let Some(t0) = self.idle_since.take() {
-            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * cx.link_bps / (8.0 * self.mean);
-            self.avg_short.avg *= (1.0 - self.avg_short.w_q).powf(m);
+            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * pps;
             self.avg_total.avg *= (1.0 - self.avg_total.w_q).powf(m);
         }
         let inp = is_in(cx.pkts.get(id).class);
         // pkts_per_sec is irrelevant here: the idle marks inside RedAvg are never set.
         if inp {
+            if let Some(t0) = self.in_idle_since {
+                // The In class idle until now; it stays idle from now unless this is queued.
+                let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * pps;
+                self.avg_short.avg *= (1.0 - self.avg_short.w_q).powf(m);
+                self.in_idle_since = Some(cx.now);
+            }
             self.avg_short.on_arrival(self.in_queued as f64, cx.now, 0.0);
         }
         let q_total = self.avg_total.on_arrival(self.q.len() as f64, cx.now, 0.0);
@@ -248,6 +260,7 @@ impl Qdisc for Rio {
         }
         if inp {
             self.in_queued += 1;
+            self.in_idle_since = None;
         }
         self.q.push(id, cx.pkts);
         true
@@ -256,6 +269,9 @@ impl Qdisc for Rio {
         let p = self.q.pop(cx.pkts)?;
         if is_in(cx.pkts.get(p).class) {
             self.in_queued -= 1;
+            if self.in_queued == 0 {
+                self.in_idle_since = Some(cx.now);
+            }
         }
         if self.q.is_empty() {
             self.idle_since = Some(cx.now);
@@ -465,6 +481,45 @@ mod tests {
         assert!(b.offer(&mut q, p).0);
         assert!((q.avg().unwrap() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
         assert!((q.avg_short() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn short_average_decays_over_the_time_no_in_packet_is_queued() {
+        // RED's idle rule applied to Q_short: while Out packets keep the queue busy but no In
+        // packet is queued, the next In arrival first applies m = idle * rate / size empty
+        // samples. 10 Mb/s, 1500 B: 1.2 ms per packet.
+        let mut b = Bench::new(5);
+        let mut q = Rio::new(both(params(false), |c| c.w_q = 0.5), 1500);
+        for i in 0..4 {
+            q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
+        }
+        let s = b.pkt(0, 9, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s).0);
+        assert_eq!(q.avg_short(), 2.0);
+        // Out packets arrive; then every In packet leaves at t = 0 (the In class idles).
+        for i in 0..3 {
+            let l = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
+            assert!(b.offer(&mut q, l).0);
+        }
+        for _ in 0..5 {
+            let out = b.take(&mut q).unwrap();
+            b.pkts.free(out);
+        }
+        assert_eq!((q.in_queued, q.len_pkts()), (0, 3));
+        // 3.6 ms later (3 samples), with Out packets still queued, an Out arrival leaves
+        // Q_short alone; an In arrival then decays it by 0.5^3 before its own sample (0).
+        b.now = 3_600_000;
+        let l = b.pkt(1, 9, ClassMark::Long, Ecn::NotEct);
+        assert!(b.offer(&mut q, l).0);
+        assert_eq!(q.avg_short(), 2.0);
+        let s = b.pkt(2, 0, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s).0);
+        assert!((q.avg_short() - 2.0 * 0.125 * 0.5).abs() < 1e-9, "{}", q.avg_short());
+        // Queued now: no further decay at the next In arrival, 1.2 ms later.
+        b.now = 4_800_000;
+        let s2 = b.pkt(2, 1, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s2).0);
+        assert!((q.avg_short() - (0.125 * 0.5 + 0.5)).abs() < 1e-9, "{}", q.avg_short());
     }
 
     #[test]
