@@ -8,8 +8,8 @@
 //! avg <= min_th admit the packet (tail drop at `limit_pkts` still applies); otherwise draw
 //! a queued packet uniformly (`cx.rng`); same flow: drop both, the queued victim first, both
 //! reported as `DropReason::Policy`; different flow (or empty queue): RED decides for the
-//! arrival alone (`Curve` + `RedCount`: early drop, or ECN mark with `ecn`, between the
-//! thresholds; forced drop above max_th, or 2 max_th with `gentle`), then tail drop.
+//! arrival alone (`Curve` + `RedCount`: early drop, or ECN mark with `ecn` while p_b <
+//! `mark_p`, between the thresholds; forced drop above max_th, or 2 max_th with `gentle`), then tail drop.
 //!
 //! Our readings: the comparison is by flow id only (a TCP connection); a matched pair does
 //! not touch RED's count (as Linux `sch_choke`); RED's part keeps ns-2's guard (no early or
@@ -67,6 +67,9 @@ pub struct ChokeSpec {
     /// Mark ECT arrivals instead of RED early drops (never for matched pairs). Default off.
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, mark iff p_b < mark_p (as `red`); default max_p.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
     /// Mean packet size for the idle-time correction; defaults to packet_bytes.
     #[serde(default)]
     pub mean_pkt_bytes: Option<f64>,
@@ -90,6 +93,7 @@ impl ChokeSpec {
             gentle: self.gentle,
             wait: self.wait,
             ecn: self.ecn,
+            mark_p: self.mark_p,
             byte_mode: false,
             mean_pkt_bytes: self.mean_pkt_bytes,
         }
@@ -113,6 +117,8 @@ pub struct Choke {
     mean: f64,
     curve: Curve,
     count: RedCount,
+    /// `RedParams::ecn_below`.
+    ecn: Option<f64>,
 }
 
 impl Choke {
@@ -123,6 +129,7 @@ impl Choke {
             mean: p.mean_bytes(pkt_bytes),
             curve: p.curve(),
             count: RedCount::new(p.wait),
+            ecn: p.ecn_below(),
             p,
         }
     }
@@ -151,7 +158,7 @@ impl Qdisc for Choke {
             }
             // Not matched: RED decides for the arrival.
             let region = self.curve.region_at(avg, self.rf.q.len() as u64);
-            if !red_verdict(region, 1.0, &mut self.count, self.p.ecn, id, cx) {
+            if !red_verdict(region, 1.0, &mut self.count, self.ecn, id, cx) {
                 return false;
             }
         }
@@ -193,6 +200,7 @@ mod tests {
             gentle: false,
             wait: false,
             ecn: false,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         }
@@ -295,9 +303,10 @@ mod tests {
         assert!(!ok);
         assert_eq!(drops, vec![(x, DropReason::Forced)]);
         assert_eq!(q.len_pkts(), 35);
-        // ECN: an ECT unmatched arrival in the early region is marked, not dropped.
+        // ECN: an ECT unmatched arrival in the early region (below max_th) is marked, not
+        // dropped (p_b 0.75 at 3 queued).
         let mut q =
-            Choke::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, gentle: true, ecn: true, ..params() }, 1500);
+            Choke::new(RedParams { min_th: 0.0, max_th: 4.0, max_p: 1.0, gentle: true, ecn: true, ..params() }, 1500);
         fill(&mut b, &mut q, &[1, 1]);
         // The first arrival in the early region only starts RED's count (ns-2's `old`).
         let first = b.pkt(3, 0, ClassMark::None, Ecn::Ect);

@@ -2,8 +2,9 @@
 //! average updated on every arrival (idle-time corrected from the link rate), count-based
 //! uniform early drops between min_th and max_th, `gentle` (linear to 1 between max_th and
 //! 2 max_th), `wait` (no early drop until 1/p_b packets have passed since the last), ECN
-//! marking of ECT packets instead of early drops (RFC 3168; not-ECT packets such as SYNs
-//! are dropped), forced drops above the hard threshold, and tail drop when the buffer is
+//! marking of ECT packets instead of early drops while p_b < `mark_p` (RFC 3168, ns-2's
+//! rule: by default marks below max_th, drops in the gentle region; not-ECT packets such
+//! as SYNs are dropped), forced drops above the hard threshold, and tail drop when the buffer is
 //! full. Thresholds are in packets; in byte mode the probability of a packet is scaled by
 //! its size over the mean packet size (ns-2 `bytes_`). As in ns-2 (and ns-3), an arrival
 //! that finds at most one packet queued (one byte in byte mode) is never dropped early or
@@ -50,6 +51,11 @@ pub struct RedSpec {
     /// Mark ECT packets instead of early drops. Default off.
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, mark an ECT packet picked for an early drop iff p_b < mark_p, else drop
+    /// it (ns-2.35 `mark_p_`). Default max_p: mark while the average is below max_th, drop
+    /// in the gentle region (ns-2's rule); 1: mark throughout.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
     /// "packets" (thresholds and probabilities per packet) or "bytes" (probability scaled
     /// by packet size / mean packet size, ns-2 `bytes_`).
     #[serde(default)]
@@ -80,6 +86,7 @@ impl RedSpec {
             gentle: self.gentle,
             wait: self.wait,
             ecn: self.ecn,
+            mark_p: self.mark_p,
             byte_mode: self.mode == RedMode::Bytes,
             mean_pkt_bytes: self.mean_pkt_bytes,
         }
@@ -103,6 +110,8 @@ pub struct Red {
     mean: f64,
     curve: Curve,
     count: RedCount,
+    /// `RedParams::ecn_below`.
+    ecn: Option<f64>,
 }
 
 impl Red {
@@ -113,6 +122,7 @@ impl Red {
             mean: p.mean_bytes(pkt_bytes),
             curve: p.curve(),
             count: RedCount::new(p.wait),
+            ecn: p.ecn_below(),
             p,
         }
     }
@@ -129,7 +139,7 @@ impl Qdisc for Red {
         let queued = if self.p.byte_mode { self.rf.q.bytes() } else { self.rf.q.len() as u64 };
         let region = self.curve.region_at(avg, queued);
         let scale = if self.p.byte_mode { cx.pkts.get(id).size as f64 / self.mean } else { 1.0 };
-        if !red_verdict(region, scale, &mut self.count, self.p.ecn, id, cx) {
+        if !red_verdict(region, scale, &mut self.count, self.ecn, id, cx) {
             return false;
         }
         if !self.rf.admit(id, cx) {
@@ -171,6 +181,7 @@ mod tests {
             gentle,
             wait,
             ecn,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         }
@@ -251,32 +262,52 @@ mod tests {
         assert_eq!(measured_drop_fraction(true, false, 61, 5000), 1.0);
     }
 
-    #[test]
-    fn ecn_marks_ect_and_drops_not_ect() {
-        let mut b = Bench::new(3);
-        // min_th 0, max_th 2, max_p 1, gentle: with 2 packets queued (w_q = 1) the
-        // average sits where p_b = 1, so every arrival is an early drop or mark.
-        let mut q = Red::new(RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, ..params(true, false, true) }, 1500);
-        for i in 0..2 {
-            let x = b.pkt(0, i, ClassMark::None, Ecn::Ect);
-            b.offer(&mut q, x);
+    /// Offer ECT (or, with `not_ect`, a last not-ECT) arrivals to a fresh queue with `p`
+    /// held at `level` packets (w_q = 1, so the average is the level) and return the last
+    /// one's fate: Some(true) marked, Some(false) queued unmarked, None dropped early. The
+    /// first arrival only starts the count (ns-2's `old`); the second, with p_a >= 1, is
+    /// picked.
+    fn fate_at(p: RedParams, b: &mut Bench, level: usize, not_ect: bool) -> Option<bool> {
+        let q = &mut Red::new(p, 1500);
+        let mut fate = None;
+        for k in 0..2 {
+            while q.rf.q.len() > level {
+                let out = b.take(q).unwrap();
+                b.pkts.free(out);
+            }
+            while q.rf.q.len() < level {
+                let x = b.pkt(0, 0, ClassMark::None, Ecn::NotEct);
+                q.rf.q.push(x, &b.pkts);
+            }
+            let x = b.pkt(1, k, ClassMark::None, if not_ect && k == 1 { Ecn::NotEct } else { Ecn::Ect });
+            let (ok, drops) = b.offer(q, x);
+            fate = if ok {
+                Some(b.pkts.get(x).ecn == Ecn::Ce)
+            } else {
+                assert_eq!(drops, vec![(x, DropReason::Early)]);
+                None
+            };
         }
-        // The first arrival in the early region only starts the count (ns-2's `old`).
-        let first = b.pkt(0, 2, ClassMark::None, Ecn::Ect);
-        assert_eq!(b.offer(&mut q, first), (true, vec![]));
-        assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
-        let ect = b.pkt(1, 0, ClassMark::None, Ecn::Ect);
-        let (ok, drops) = b.offer(&mut q, ect);
-        assert!(ok && drops.is_empty());
-        assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
-        assert_eq!(b.out.marks, 1);
-        // Serve one so the queue (= average) stays below 2 max_th, in the early region.
-        let served = b.take(&mut q).unwrap();
-        b.pkts.free(served);
-        let syn = b.pkt(2, 0, ClassMark::None, Ecn::NotEct);
-        let (ok, drops) = b.offer(&mut q, syn);
-        assert!(!ok);
-        assert_eq!(drops, vec![(syn, DropReason::Early)]);
+        fate
+    }
+
+    #[test]
+    fn ecn_marks_while_p_b_is_below_mark_p_and_drops_in_the_gentle_region_by_default() {
+        // min_th 0, max_th 4, max_p 0.5, gentle, w_q = 1. At 3 packets p_b = 0.375 (early
+        // region), at 6 packets p_b = 0.75 (gentle region); from the second arrival on p_a
+        // >= 1 (no `wait`), so each arrival is picked. ns-2's rule (mark_p = max_p): mark
+        // below max_th, drop above it; mark_p = 0.8 marks at p_b 0.75; mark_p = 1 throughout.
+        let base = RedParams { min_th: 0.0, max_th: 4.0, max_p: 0.5, ..params(true, false, true) };
+        let mut b = Bench::new(3);
+        assert_eq!(fate_at(base, &mut b, 3, false), Some(true), "early region: marked");
+        assert_eq!(fate_at(base, &mut b, 6, false), None, "gentle region: dropped");
+        assert_eq!(fate_at(base, &mut b, 3, true), None, "not-ECT: dropped");
+        for (mark_p, want) in [(0.7, None), (0.8, Some(true)), (1.0, Some(true))] {
+            let p = RedParams { mark_p: Some(mark_p), ..base };
+            assert_eq!(fate_at(p, &mut b, 6, false), want, "gentle region, mark_p {mark_p}");
+        }
+        // Without ECN every pick is a drop.
+        assert_eq!(fate_at(RedParams { ecn: false, mark_p: Some(1.0), ..base }, &mut b, 3, false), None);
     }
 
     /// A RED queue holding `level` packets, its average preset to `avg` (w_q small, so
@@ -392,6 +423,10 @@ mod tests {
         );
         s.check("q").unwrap();
         assert_eq!(s.build(1500).kind(), "red");
+        assert_eq!(s.mark_p, None);
+        assert_eq!(RedSpec { ecn: true, ..s.clone() }.params().ecn_below(), Some(0.1), "mark_p defaults to max_p");
+        let bad = RedSpec { mark_p: Some(2.0), ..s.clone() };
+        assert_eq!(bad.check("q").unwrap_err().to_string(), "q.mark_p: must be in (0, 1], got 2");
         let bytes: RedSpec = toml::from_str("limit_pkts = 100\nmin_th = 5\nmax_th = 15\nmode = \"bytes\"").unwrap();
         assert!(bytes.params().byte_mode);
         let bad = RedSpec { max_th: 4.0, ..s.clone() };

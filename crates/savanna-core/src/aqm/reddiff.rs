@@ -14,7 +14,8 @@
 //!   (`RedAvg`, idle-time corrected); the paper balances per-packet probabilities
 //!   (p_t = p_l a_l + p_s a_s), so each long packet is dropped independently with
 //!   p_l = min(1, p_t / a_l), without RED's count spreading (which would change the
-//!   realised rate); with `ecn`, an ECT long packet is marked instead;
+//!   realised rate); with `ecn`, an ECT long packet is marked instead while p_t <
+//!   `mark_p` (default max_p: dropped in the gentle region, ns-2's RED rule);
 //! - above the hard threshold (max_th, or 2 max_th with `gentle`) RED's forced drop applies
 //!   to every arrival, short ones included (the paper changes only RED's early drops);
 //!   `gentle` is off by default: the paper cites original RED (Floyd & Jacobson 1993) and
@@ -91,6 +92,9 @@ pub struct RedDiffSpec {
     /// Mark ECT long packets instead of early-dropping them. Default off.
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, mark iff p_t < mark_p (as `red`); default max_p.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
     /// Fixed share a_l of arriving packets that are long, in (0, 1]. Omitted (default):
     /// measured online over the last `window_pkts` arrivals (or derived, `a_long_from`).
     #[serde(default)]
@@ -123,6 +127,7 @@ impl RedDiffSpec {
             gentle: self.gentle,
             wait: false,
             ecn: self.ecn,
+            mark_p: self.mark_p,
             byte_mode: false,
             mean_pkt_bytes: self.mean_pkt_bytes,
         }
@@ -307,6 +312,8 @@ pub struct RedDiff {
     mean: f64,
     curve: Curve,
     window: Option<LongShare>,
+    /// `RedParams::ecn_below`.
+    ecn: Option<f64>,
 }
 
 impl RedDiff {
@@ -317,6 +324,7 @@ impl RedDiff {
             mean: p.red.mean_bytes(pkt_bytes),
             curve: p.red.curve(),
             window: if p.a_long.is_none() { Some(LongShare::new(p.window_pkts)) } else { None },
+            ecn: p.red.ecn_below(),
             p,
         }
     }
@@ -350,7 +358,7 @@ impl Qdisc for RedDiff {
             Region::Early(p_t) => {
                 if long {
                     let p_l = (p_t / self.a_long()).min(1.0);
-                    if (p_l >= 1.0 || cx.rng.uniform() < p_l) && !(self.p.red.ecn && cx.mark(id)) {
+                    if (p_l >= 1.0 || cx.rng.uniform() < p_l) && !(self.ecn.is_some_and(|m| p_t < m) && cx.mark(id)) {
                         cx.drop(id, DropReason::Early);
                         return false;
                     }
@@ -391,6 +399,7 @@ mod tests {
             gentle: false,
             wait: false,
             ecn: false,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         };
@@ -523,6 +532,26 @@ mod tests {
         assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
         let not = b.pkt(1, 1, ClassMark::Long, Ecn::NotEct);
         assert_eq!(b.offer(&mut q, not), (false, vec![(not, DropReason::Early)]));
+    }
+
+    #[test]
+    fn ecn_drops_in_the_gentle_region_unless_mark_p_allows() {
+        // Gentle, 40 queued: p_t = 0.1 + 0.9 * 10 / 30 = 0.4, p_l = 1 with a_l = 0.01.
+        for (mark_p, marked) in [(None, false), (Some(0.5), true)] {
+            let mut b = Bench::new(4);
+            let mut q = RedDiff::new(
+                with(params(Some(0.01)), |r| {
+                    r.ecn = true;
+                    r.gentle = true;
+                    r.mark_p = mark_p;
+                }),
+                1500,
+            );
+            fill(&mut b, &mut q, 40);
+            let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
+            let want = if marked { (true, vec![]) } else { (false, vec![(ect, DropReason::Early)]) };
+            assert_eq!(b.offer(&mut q, ect), want, "mark_p {mark_p:?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,12 @@
 //! - ns-2's guard (`red.cc`, `qavg >= th_min && qlen > 1`; ns-3's RED has it too): no early
 //!   or average-forced drop for an arrival that finds at most one packet (or byte, in byte
 //!   mode) queued, and the first arrival after the average crosses min_th, or after such a
-//!   nearly empty spell, only starts the count (`Curve::region_at`, `RedCount`).
+//!   nearly empty spell, only starts the count (`Curve::region_at`, `RedCount`);
+//! - ECN (RFC 3168) as ns-2 marks: an ECT arrival picked for an early drop is marked iff
+//!   the curve's p_b (before count spreading and byte scaling) is below `mark_p` (ns-2.35
+//!   `use_mark_p_`/`mark_p_`); the default `mark_p` = max_p marks while the average is
+//!   below max_th and drops in the gentle region (ns-2's `red.cc` since 2001), and
+//!   `mark_p = 1` marks throughout the gentle region (ns-2.1b7's RIO).
 
 use super::{DropReason, Fifo, QCtx};
 use crate::engine::{Rng, Time};
@@ -41,6 +46,9 @@ pub struct RedParams {
     pub wait: bool,
     /// Mark ECT packets instead of early drops (RFC 3168).
     pub ecn: bool,
+    /// With `ecn`: an ECT packet picked for an early drop is marked iff p_b < mark_p (ns-2.35
+    /// `mark_p_`); None: max_p, so the gentle region drops (ns-2's rule).
+    pub mark_p: Option<f64>,
     /// Byte mode (ns-2 `bytes_`): p scaled by packet size / mean size (RED only).
     pub byte_mode: bool,
     /// Mean packet size, bytes (idle-time correction, byte mode); None: the scenario's
@@ -72,7 +80,18 @@ impl RedParams {
         if let Some(m) = self.mean_pkt_bytes {
             positive(&format!("{field}.mean_pkt_bytes"), m)?;
         }
+        if let Some(m) = self.mark_p {
+            if !(m > 0.0 && m <= 1.0) {
+                return bad(format!("{field}.mark_p"), format!("must be in (0, 1], got {m}"));
+            }
+        }
         Ok(())
+    }
+
+    /// The ECN rule for `red_verdict`: Some(mark_p) with ECN on (mark an ECT early pick iff
+    /// p_b < mark_p), None with it off.
+    pub fn ecn_below(&self) -> Option<f64> {
+        self.ecn.then(|| self.mark_p.unwrap_or(self.max_p))
     }
 
     /// The mean packet size in bytes, given the scenario's packet size.
@@ -235,12 +254,20 @@ impl RedCount {
 
 /// RED's verdict on one arrival whose average sits in `region` (F&J section 7): below
 /// min_th the count stops (the next early-region arrival restarts it); in the forced region
-/// the packet is dropped; in the early region the count-spread decision drops it, or marks
-/// it when `ecn` is on and the packet is ECT (RFC 3168). `pb_scale` multiplies p_b (byte
-/// mode: size / mean size; else 1). Returns false when the packet was dropped (the drop is
-/// reported through `cx`).
+/// the packet is dropped; in the early region the count-spread decision picks it, and a
+/// picked packet is marked instead of dropped when `ecn` is `Some(mark_p)`, the packet is
+/// ECT (RFC 3168) and p_b < mark_p (ns-2's rule, `RedParams::ecn_below`). `pb_scale`
+/// multiplies p_b for the pick (byte mode: size / mean size; else 1), not for the mark
+/// test. Returns false when the packet was dropped (the drop is reported through `cx`).
 #[inline]
-pub fn red_verdict(region: Region, pb_scale: f64, count: &mut RedCount, ecn: bool, id: PktId, cx: &mut QCtx) -> bool {
+pub fn red_verdict(
+    region: Region,
+    pb_scale: f64,
+    count: &mut RedCount,
+    ecn: Option<f64>,
+    id: PktId,
+    cx: &mut QCtx,
+) -> bool {
     match region {
         Region::Below => {
             count.below();
@@ -252,7 +279,7 @@ pub fn red_verdict(region: Region, pb_scale: f64, count: &mut RedCount, ecn: boo
             false
         }
         Region::Early(pb) => {
-            if count.decide((pb * pb_scale).min(1.0), cx.rng) && !(ecn && cx.mark(id)) {
+            if count.decide((pb * pb_scale).min(1.0), cx.rng) && !(ecn.is_some_and(|m| pb < m) && cx.mark(id)) {
                 cx.drop(id, DropReason::Early);
                 false
             } else {
@@ -332,6 +359,7 @@ mod tests {
             gentle: true,
             wait: true,
             ecn: false,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         }
@@ -341,7 +369,7 @@ mod tests {
     fn one_check_names_each_key_as_the_user_wrote_it() {
         red().check("q", "").unwrap();
         red().check("q", "_long").unwrap();
-        let cases: [(RedParams, &str); 8] = [
+        let cases: [(RedParams, &str); 10] = [
             (RedParams { limit_pkts: 0, ..red() }, "q.limit_pkts: must be at least 1 packet"),
             (RedParams { min_th: -1.0, ..red() }, "q.min_th_x: must be a number >= 0, got -1"),
             (RedParams { max_th: 0.0, ..red() }, "q.max_th_x: must be a positive number, got 0"),
@@ -350,6 +378,8 @@ mod tests {
             (RedParams { w_q: 1.5, ..red() }, "q.w_q_x: must be in (0, 1], got 1.5"),
             (RedParams { w_q: f64::NAN, ..red() }, "q.w_q_x: must be in (0, 1], got NaN"),
             (RedParams { mean_pkt_bytes: Some(0.0), ..red() }, "q.mean_pkt_bytes: must be a positive number, got 0"),
+            (RedParams { mark_p: Some(0.0), ..red() }, "q.mark_p: must be in (0, 1], got 0"),
+            (RedParams { mark_p: Some(1.5), ..red() }, "q.mark_p: must be in (0, 1], got 1.5"),
         ];
         for (p, want) in cases {
             assert_eq!(p.check("q", "_x").unwrap_err().to_string(), want);

@@ -17,14 +17,18 @@
 //!   or tail drop of that class);
 //! - ns-2's guard (`rio.cc`): an In packet is never dropped early or by the average while
 //!   at most one In packet is queued, an Out packet while at most one packet is queued;
-//! - with `ecn`, ECT packets are marked instead of early-dropped (not-ECT ones are
-//!   dropped); above the hard threshold (max_th, or 2 max_th with gentle) packets are
+//! - with `ecn`, an ECT packet picked for an early drop is marked while its curve's p_b is
+//!   below `mark_p` (default: that curve's max_p, so marks while the class's average is
+//!   below its max_th and drops in the gentle region, as ns-2.35's `rio.cc`; `mark_p = 1`
+//!   marks throughout, as ns-2.1b7's RIO marked In packets); not-ECT ones are dropped; above the hard threshold (max_th, or 2 max_th with gentle) packets are
 //!   force-dropped; a full buffer (`limit_pkts`) tail-drops.
 //!
-//! Idle time: both averages decay as in `red.rs` over periods when the whole queue is
-//! empty (`m = idle * link_rate / mean_pkt_bytes` empty samples). Our reading: Q_short is
-//! not decayed while the queue holds only Out packets (it is simply not sampled then, as
-//! the pseudo-code updates it only on In arrivals).
+//! Idle time, RED's rule (F&J section 4: `m = idle * link_rate / mean_pkt_bytes` empty
+//! samples over the time the averaged queue was empty) applied to each average: Q_total
+//! decays over whole-queue idle periods, Q_short over the time no In packet was queued
+//! (Out packets may have been), applied at the next In arrival. Q_short is sampled only on
+//! In arrivals (the pseudo-code), so without this it would not move during Out-only
+//! traffic (docs/ns2.md, 3d).
 
 use super::redmath::{red_verdict, Curve, RedAvg, RedCount, RedParams};
 use super::registry::DisciplineSpec;
@@ -85,6 +89,11 @@ pub struct RioSpec {
     /// Mark ECT packets instead of early drops (Table III: on; default off here).
     #[serde(default)]
     pub ecn: bool,
+    /// With `ecn`, mark an ECT packet picked for an early drop iff its curve's p_b <
+    /// mark_p, else drop it. Default: each curve's max_p (mark while the class average is
+    /// below its max_th, drop in the gentle region: ns-2.35); 1: mark throughout.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
     /// Mean packet size for the idle-time correction; defaults to packet_bytes.
     #[serde(default)]
     pub mean_pkt_bytes: Option<f64>,
@@ -102,6 +111,7 @@ impl RioSpec {
             gentle: self.gentle,
             wait: self.wait,
             ecn: self.ecn,
+            mark_p: self.mark_p,
             byte_mode: false,
             mean_pkt_bytes: self.mean_pkt_bytes,
         };
@@ -126,8 +136,8 @@ impl DisciplineSpec for RioSpec {
     }
 }
 
-/// RIO's two RED curves. The buffer (`limit_pkts`), `gentle`, `wait`, `ecn` and the mean
-/// packet size are the queue's, taken from `long`; `short` gives them equal.
+/// RIO's two RED curves. The buffer (`limit_pkts`), `gentle`, `wait`, `ecn`, `mark_p` and
+/// the mean packet size are the queue's, taken from `long`; `short` gives them equal.
 #[derive(Clone, Copy, Debug)]
 pub struct RioParams {
     /// In (short) packets, judged against Q_short.
@@ -140,7 +150,9 @@ pub struct Rio {
     q: Fifo,
     /// The queue's settings (`RioParams`): buffer, ECN, mean packet size, bytes.
     limit_pkts: usize,
-    ecn: bool,
+    /// `RedParams::ecn_below` of the In and the Out curve.
+    ecn_in: Option<f64>,
+    ecn_out: Option<f64>,
     mean: f64,
     curve_in: Curve,
     curve_out: Curve,
@@ -152,6 +164,8 @@ pub struct Rio {
     in_queued: usize,
     /// Start of the current idle period (queue empty), if any.
     idle_since: Option<Time>,
+    /// Since when no In packet has been queued (Q_short's idle period), if none is.
+    in_idle_since: Option<Time>,
 }
 
 #[inline]
@@ -164,8 +178,8 @@ impl Rio {
     pub fn new(p: RioParams, pkt_bytes: u32) -> Self {
         let (s, l) = (&p.short, &p.long);
         debug_assert!(
-            (s.limit_pkts, s.gentle, s.wait, s.ecn, s.mean_pkt_bytes)
-                == (l.limit_pkts, l.gentle, l.wait, l.ecn, l.mean_pkt_bytes),
+            (s.limit_pkts, s.gentle, s.wait, s.ecn, s.mark_p, s.mean_pkt_bytes)
+                == (l.limit_pkts, l.gentle, l.wait, l.ecn, l.mark_p, l.mean_pkt_bytes),
             "the queue's settings are shared by both curves"
         );
         let mut avg_short = RedAvg::new(s.w_q);
@@ -176,7 +190,8 @@ impl Rio {
         Rio {
             q: Fifo::with_capacity(l.limit_pkts.min(1 << 16)),
             limit_pkts: l.limit_pkts,
-            ecn: l.ecn,
+            ecn_in: s.ecn_below(),
+            ecn_out: l.ecn_below(),
             mean: l.mean_bytes(pkt_bytes),
             curve_in: s.curve(),
             curve_out: l.curve(),
@@ -186,6 +201,7 @@ impl Rio {
             count_out: RedCount::new(l.wait),
             in_queued: 0,
             idle_since: Some(0),
+            in_idle_since: Some(0),
         }
     }
 
@@ -198,6 +214,7 @@ impl Rio {
     fn push_direct(&mut self, id: PktId, pkts: &crate::net::PacketPool) {
         if is_in(pkts.get(id).class) {
             self.in_queued += 1;
+            self.in_idle_since = None;
         }
         self.idle_since = None;
         self.q.push(id, pkts);
@@ -209,25 +226,31 @@ impl Qdisc for Rio {
         "rio"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        let pps = cx.link_bps / (8.0 * self.mean);
         if let Some(t0) = self.idle_since.take() {
-            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * cx.link_bps / (8.0 * self.mean);
-            self.avg_short.avg *= (1.0 - self.avg_short.w_q).powf(m);
+            let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * pps;
             self.avg_total.avg *= (1.0 - self.avg_total.w_q).powf(m);
         }
         let inp = is_in(cx.pkts.get(id).class);
         // pkts_per_sec is irrelevant here: the idle marks inside RedAvg are never set.
         if inp {
+            if let Some(t0) = self.in_idle_since {
+                // The In class idle until now; it stays idle from now unless this is queued.
+                let m = cx.now.saturating_sub(t0) as f64 * 1e-9 * pps;
+                self.avg_short.avg *= (1.0 - self.avg_short.w_q).powf(m);
+                self.in_idle_since = Some(cx.now);
+            }
             self.avg_short.on_arrival(self.in_queued as f64, cx.now, 0.0);
         }
         let q_total = self.avg_total.on_arrival(self.q.len() as f64, cx.now, 0.0);
         // ns-2's guard: In packets are judged only while more than one In packet is queued,
         // Out packets while more than one packet of either class is.
-        let (region, count) = if inp {
-            (self.curve_in.region_at(self.avg_short.avg, self.in_queued as u64), &mut self.count_in)
+        let (region, count, ecn) = if inp {
+            (self.curve_in.region_at(self.avg_short.avg, self.in_queued as u64), &mut self.count_in, self.ecn_in)
         } else {
-            (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out)
+            (self.curve_out.region_at(q_total, self.q.len() as u64), &mut self.count_out, self.ecn_out)
         };
-        if !red_verdict(region, 1.0, count, self.ecn, id, cx) {
+        if !red_verdict(region, 1.0, count, ecn, id, cx) {
             return false;
         }
         if self.q.len() >= self.limit_pkts {
@@ -237,6 +260,7 @@ impl Qdisc for Rio {
         }
         if inp {
             self.in_queued += 1;
+            self.in_idle_since = None;
         }
         self.q.push(id, cx.pkts);
         true
@@ -245,6 +269,9 @@ impl Qdisc for Rio {
         let p = self.q.pop(cx.pkts)?;
         if is_in(cx.pkts.get(p).class) {
             self.in_queued -= 1;
+            if self.in_queued == 0 {
+                self.in_idle_since = Some(cx.now);
+            }
         }
         if self.q.is_empty() {
             self.idle_since = Some(cx.now);
@@ -278,6 +305,7 @@ mod tests {
             gentle: true,
             wait: true,
             ecn,
+            mark_p: None,
             byte_mode: false,
             mean_pkt_bytes: None,
         };
@@ -378,35 +406,61 @@ mod tests {
         assert_eq!(q.len_pkts(), 0);
     }
 
-    #[test]
-    fn ecn_marks_in_early_region() {
+    /// A fresh RIO queue (both curves min_th 0, max_th 4, max_p 0.5, gentle, no wait, w_q
+    /// 1, ECN, `mark_p`) holding `ins` In then `outs` Out packets; two ECT arrivals of
+    /// `class` follow (the first only starts that class's count; the second, with p_b >=
+    /// 1/3, has p_a >= 1 and is picked). The second's fate: Some(true) marked, None dropped.
+    fn second_pick(mark_p: Option<f64>, ins: u32, outs: u32, class: ClassMark) -> Option<bool> {
         let mut b = Bench::new(3);
-        // Long curve min 0, max 2, max_p 1: with 2 packets queued p_b = 1.
-        let p = both(params(true), |c| c.wait = false);
-        let mut q = Rio::new(
-            RioParams { long: RedParams { min_th: 0.0, max_th: 2.0, max_p: 1.0, w_q: 1.0, ..p.long }, ..p },
-            1500,
-        );
-        for i in 0..2 {
-            let x = b.pkt(0, i, ClassMark::Short, Ecn::Ect);
-            assert!(b.offer(&mut q, x).0);
+        let c = |p: RedParams| RedParams { min_th: 0.0, max_th: 4.0, max_p: 0.5, w_q: 1.0, wait: false, mark_p, ..p };
+        let p = params(true);
+        let mut q = Rio::new(RioParams { short: c(p.short), long: c(p.long) }, 1500);
+        for i in 0..ins {
+            q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
         }
-        // The first Out arrival in the early region only starts the Out count.
-        let first = b.pkt(1, 1, ClassMark::Long, Ecn::Ect);
+        for i in 0..outs {
+            q.push_direct(b.pkt(0, 100 + i, ClassMark::Long, Ecn::NotEct), &b.pkts);
+        }
+        let first = b.pkt(1, 0, class, Ecn::Ect);
         assert_eq!(b.offer(&mut q, first), (true, vec![]));
         assert_eq!(b.pkts.get(first).ecn, Ecn::Ect);
-        let ect = b.pkt(1, 0, ClassMark::Long, Ecn::Ect);
-        let (ok, drops) = b.offer(&mut q, ect);
-        assert!(ok && drops.is_empty());
-        assert_eq!(b.pkts.get(ect).ecn, Ecn::Ce);
-        assert_eq!(b.out.marks, 1);
-        // Serve one so the queue (= average) stays below 2 max_th, in the early region.
-        let served = b.take(&mut q).unwrap();
-        b.pkts.free(served);
+        let x = b.pkt(1, 1, class, Ecn::Ect);
+        match b.offer(&mut q, x) {
+            (true, d) if d.is_empty() => Some(b.pkts.get(x).ecn == Ecn::Ce),
+            (false, d) if d == vec![(x, DropReason::Early)] => None,
+            r => panic!("{r:?}"),
+        }
+    }
+
+    #[test]
+    fn ecn_marks_while_the_class_average_is_below_its_max_th_and_drops_in_the_gentle_region() {
+        use ClassMark::{Long, Short};
+        // In: Q_short 3 (p_b 0.375 < max_p) marks; Q_short 6 (gentle, p_b 0.75) drops.
+        assert_eq!(second_pick(None, 2, 0, Short), Some(true));
+        assert_eq!(second_pick(None, 5, 0, Short), None);
+        // Out: judged on Q_total, In packets included. Q_total 3 marks, 6 drops, even when
+        // the In packets' own average (2) would still mark an In arrival.
+        assert_eq!(second_pick(None, 0, 2, Long), Some(true));
+        assert_eq!(second_pick(None, 2, 3, Long), None);
+        assert_eq!(second_pick(None, 2, 3, Short), Some(true));
+        // mark_p = 1 marks throughout the gentle region (ns-2.1b7's In rule), both classes.
+        assert_eq!(second_pick(Some(1.0), 5, 0, Short), Some(true));
+        assert_eq!(second_pick(Some(1.0), 2, 3, Long), Some(true));
+        // A not-ECT early pick is dropped.
+        let mut b = Bench::new(3);
+        let p = both(params(true), |c| {
+            c.wait = false;
+            c.w_q = 1.0;
+        });
+        let mut q =
+            Rio::new(RioParams { long: RedParams { min_th: 0.0, max_th: 4.0, max_p: 0.5, ..p.long }, ..p }, 1500);
+        for i in 0..2 {
+            q.push_direct(b.pkt(0, i, ClassMark::Long, Ecn::NotEct), &b.pkts);
+        }
+        let first = b.pkt(1, 0, ClassMark::Long, Ecn::NotEct);
+        assert!(b.offer(&mut q, first).0);
         let syn = b.pkt(2, 0, ClassMark::Long, Ecn::NotEct);
-        let (ok, drops) = b.offer(&mut q, syn);
-        assert!(!ok);
-        assert_eq!(drops, vec![(syn, DropReason::Early)]);
+        assert_eq!(b.offer(&mut q, syn), (false, vec![(syn, DropReason::Early)]));
     }
 
     #[test]
@@ -427,6 +481,45 @@ mod tests {
         assert!(b.offer(&mut q, p).0);
         assert!((q.avg().unwrap() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
         assert!((q.avg_short() - 2.0 * 0.25 * 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn short_average_decays_over_the_time_no_in_packet_is_queued() {
+        // RED's idle rule applied to Q_short: while Out packets keep the queue busy but no In
+        // packet is queued, the next In arrival first applies m = idle * rate / size empty
+        // samples. 10 Mb/s, 1500 B: 1.2 ms per packet.
+        let mut b = Bench::new(5);
+        let mut q = Rio::new(both(params(false), |c| c.w_q = 0.5), 1500);
+        for i in 0..4 {
+            q.push_direct(b.pkt(0, i, ClassMark::Short, Ecn::NotEct), &b.pkts);
+        }
+        let s = b.pkt(0, 9, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s).0);
+        assert_eq!(q.avg_short(), 2.0);
+        // Out packets arrive; then every In packet leaves at t = 0 (the In class idles).
+        for i in 0..3 {
+            let l = b.pkt(1, i, ClassMark::Long, Ecn::NotEct);
+            assert!(b.offer(&mut q, l).0);
+        }
+        for _ in 0..5 {
+            let out = b.take(&mut q).unwrap();
+            b.pkts.free(out);
+        }
+        assert_eq!((q.in_queued, q.len_pkts()), (0, 3));
+        // 3.6 ms later (3 samples), with Out packets still queued, an Out arrival leaves
+        // Q_short alone; an In arrival then decays it by 0.5^3 before its own sample (0).
+        b.now = 3_600_000;
+        let l = b.pkt(1, 9, ClassMark::Long, Ecn::NotEct);
+        assert!(b.offer(&mut q, l).0);
+        assert_eq!(q.avg_short(), 2.0);
+        let s = b.pkt(2, 0, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s).0);
+        assert!((q.avg_short() - 2.0 * 0.125 * 0.5).abs() < 1e-9, "{}", q.avg_short());
+        // Queued now: no further decay at the next In arrival, 1.2 ms later.
+        b.now = 4_800_000;
+        let s2 = b.pkt(2, 1, ClassMark::Short, Ecn::NotEct);
+        assert!(b.offer(&mut q, s2).0);
+        assert!((q.avg_short() - (0.125 * 0.5 + 0.5)).abs() < 1e-9, "{}", q.avg_short());
     }
 
     #[test]
