@@ -27,6 +27,7 @@ pub mod redmath;
 pub mod registry;
 pub mod rio;
 pub mod run2c;
+pub mod step;
 
 pub use registry::{DisciplineSpec, QueueSpec};
 

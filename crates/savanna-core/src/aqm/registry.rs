@@ -134,6 +134,8 @@ disciplines! {
     "prq" => Prq(super::prq::PrqSpec),
     /// RED-based differentiation of Tokuda et al. 2002 (p_s = 0, p_l = p_t / a_l).
     "reddiff" => Reddiff(super::reddiff::RedDiffSpec),
+    /// Step marking on the instantaneous queue or sojourn (DCTCP's switch, RFC 8257 3.1).
+    "step" => Step(super::step::StepSpec),
 }
 
 #[cfg(test)]
