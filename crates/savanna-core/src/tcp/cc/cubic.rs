@@ -10,7 +10,9 @@
 //!
 //! Readings: t is the simulator clock (ns), not wall time; RTT in W_cubic(t + RTT) is the
 //! smoothed RTT; beta multiplies cwnd, as Linux and Windows do (the RFC's flight_size is
-//! the same for a sender that is not application-limited); the epoch starts at the first
+//! the same for a sender that is not application-limited), except on a timeout, where the
+//! flight is used when smaller, and a timeout within a loss episode (fast recovery, or a
+//! repeated timeout) reduces nothing more, as in Linux; the epoch starts at the first
 //! ACK in congestion avoidance, with cwnd_epoch = W_est = cwnd; when slow start ended with
 //! no congestion event (HyStart++, or cwnd reaching ssthresh), W_max = cwnd_prior = cwnd,
 //! so K = 0 (RFC 9438 4.10); W_cubic's step is per ACK and W_est's per packet acknowledged
@@ -51,6 +53,9 @@ pub struct Cubic {
     /// The clock and smoothed RTT of the ACK being processed.
     now: Time,
     srtt_s: f64,
+    /// A loss episode (fast recovery, or a timeout's go-back-N) is under way: no new ACK
+    /// outside recovery since it began.
+    in_loss: bool,
 }
 
 /// RFC 9438 eq. 2: K = cbrt((W_max - cwnd_epoch) / C). Signed: with cwnd_epoch above W_max
@@ -74,6 +79,7 @@ impl Cubic {
             w_est: 0.0,
             now: 0,
             srtt_s: 0.0,
+            in_loss: false,
         }
     }
     pub fn hystart(&self) -> Option<&HyStart> {
@@ -89,9 +95,8 @@ impl Cubic {
         self.w_est
     }
 
-    /// RFC 9438 4.6 and 4.7: a congestion event (loss or ECN-Echo) with cwnd as it was.
-    fn congestion(&mut self, w: &mut Window) {
-        let cwnd = w.cwnd;
+    /// RFC 9438 4.6 and 4.7: a congestion event (loss or ECN-Echo) with a window of `cwnd`.
+    fn congestion(&mut self, w: &mut Window, cwnd: f64) {
         // 4.7 fast convergence: a window that did not regain W_max lowers it further.
         self.w_max = Some(match self.w_max {
             Some(m) if cwnd < m => cwnd * (1.0 + BETA) / 2.0,
@@ -141,6 +146,7 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, acked: u64, max_window: u32) {
+        self.in_loss = false;
         if w.cwnd < w.ssthresh {
             // RFC 5681 slow start, or HyStart++'s CSS (growth / CSS_GROWTH_DIVISOR).
             w.cwnd += 1.0 / self.hystart.map_or(1.0, |h| h.growth_divisor());
@@ -169,7 +175,8 @@ impl CongestionControl for Cubic {
     }
 
     fn on_fast_retransmit(&mut self, w: &mut Window, _flight: u64, dupacks: u32) -> LossResponse {
-        self.congestion(w);
+        self.congestion(w, w.cwnd);
+        self.in_loss = true;
         // RFC 5681 3.2 step 3 with CUBIC's ssthresh.
         w.cwnd = w.ssthresh + dupacks as f64;
         LossResponse::FastRecovery
@@ -181,15 +188,23 @@ impl CongestionControl for Cubic {
         PartialAck::Retransmit
     }
 
-    /// RFC 9438 4.8: on a timeout, ssthresh as for any congestion event, cwnd = 1.
-    fn on_timeout(&mut self, w: &mut Window, _flight: u64) {
-        self.congestion(w);
+    /// RFC 9438 4.8: on a timeout, ssthresh as for any congestion event, cwnd = 1. A
+    /// timeout within a loss episode (in fast recovery, or a backed-off repeat) is no new
+    /// congestion event: ssthresh and W_max stay (Linux's tcp_enter_loss); fast recovery's
+    /// inflated cwnd is no window to remember.
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        if self.in_loss {
+            self.epoch = None;
+        } else {
+            self.congestion(w, w.cwnd.min(flight as f64));
+        }
+        self.in_loss = true;
         w.cwnd = 1.0;
     }
 
     /// RFC 9438 4.6: an ECN-Echo is a congestion event; cwnd = ssthresh at once.
     fn on_ecn_echo(&mut self, w: &mut Window, _flight: u64) {
-        self.congestion(w);
+        self.congestion(w, w.cwnd);
         w.cwnd = w.ssthresh;
     }
 }

@@ -88,7 +88,7 @@ impl HyStart {
             return;
         }
         // RFC 9406 4.2: a new round starts when the ACK passes windowEnd.
-        if a.snd_una >= self.window_end {
+        if a.snd_una > self.window_end {
             self.last_round_min_s = self.current_round_min_s;
             self.current_round_min_s = f64::INFINITY;
             self.samples = 0;
