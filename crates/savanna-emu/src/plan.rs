@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use savanna_core::scenario::build::Plan;
 use savanna_core::scenario::schema::{Mode, TrafficSpec};
 use savanna_core::scenario::Scenario;
-use savanna_core::tcp::{RttSampling, Variant};
+use savanna_core::tcp::RttSampling;
 use savanna_core::traffic::{Action, Actions, NO_SESSION};
 use savanna_core::{Error, Result};
 use serde_json::{json, Value};
@@ -112,11 +112,7 @@ pub fn check_supported(sc: &Scenario, plan: &Plan) -> Result<()> {
 
 fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
     json!({
-        "variant": match c.variant {
-            Variant::NewReno => "newreno",
-            Variant::Reno => "reno",
-            Variant::Tahoe => "tahoe",
-        },
+        "variant": c.variant.name(),
         "handshake": c.handshake,
         "ito_s": c.ito_s,
         "min_rto_s": c.min_rto_s,

@@ -32,6 +32,7 @@ pub mod registry;
 pub mod rio;
 pub mod run2c;
 pub mod sppifo;
+pub mod step;
 
 pub use registry::{DisciplineSpec, QueueSpec};
 

@@ -142,6 +142,8 @@ disciplines! {
     "sppifo" => Sppifo(super::sppifo::SpPifoSpec),
     /// AIFO (Yu et al. 2021): one FIFO, quantile admission over a window of ranks.
     "aifo" => Aifo(super::aifo::AifoSpec),
+    /// Step marking on the instantaneous queue or sojourn (DCTCP's switch, RFC 8257 3.1).
+    "step" => Step(super::step::StepSpec),
 }
 
 #[cfg(test)]

@@ -26,9 +26,10 @@
 //!   `sack_*` methods below.
 //! - ECN (RFC 3168): negotiated on SYN (ECE+CWR) / SYN-ACK (ECE); new data packets are ECT,
 //!   retransmissions, pure ACKs and SYNs are not; the receiver echoes ECE from the first CE
-//!   until it sees CWR; the sender reduces at most once per window and sets CWR.
+//!   until it sees CWR; the sender reduces at most once per window and sets CWR. With DCTCP
+//!   (RFC 8257 3.2) the receiver instead echoes each packet's CE state exactly.
 
-use super::cc::{Cc, CongestionControl, LossResponse, Window};
+use super::cc::{AckInfo, Cc, CongestionControl, LossResponse, Window};
 use super::prr::Prr;
 use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
@@ -268,6 +269,10 @@ impl TcpEndpoint {
     pub fn ssthresh(&self) -> f64 {
         self.win.ssthresh
     }
+    /// The congestion control's state (CUBIC's epoch, DCTCP's alpha, ...).
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
     pub fn srtt(&self) -> Option<f64> {
         self.rto.srtt()
     }
@@ -463,11 +468,13 @@ impl TcpEndpoint {
     // ------------------------------------------------------------------ receive half
 
     fn on_data(&mut self, p: &Packet, io: &mut TcpIo) {
-        if p.flags & FLAG_CWR != 0 {
+        if p.flags & FLAG_CWR != 0 && !io.cfg.variant.exact_ce_echo() {
             self.echo = EceEcho::Idle;
         }
         let mut immediate = false;
-        if p.ecn == Ecn::Ce {
+        if io.cfg.variant.exact_ce_echo() {
+            self.echo_ce_exactly(p.ecn == Ecn::Ce, io);
+        } else if p.ecn == Ecn::Ce {
             self.echo = EceEcho::Echoing;
             self.stats.ecn_marks += 1;
             immediate = true;
@@ -535,6 +542,21 @@ impl TcpEndpoint {
         };
     }
 
+    /// RFC 8257 3.2 (DCTCP): every ACK carries ECE iff the data it acknowledges was CE;
+    /// when the CE state changes while a delayed ACK is held, that ACK (for the packets
+    /// before this one, with the old state) goes at once. CWR is ignored.
+    fn echo_ce_exactly(&mut self, ce: bool, io: &mut TcpIo) {
+        if ce {
+            self.stats.ecn_marks += 1;
+        }
+        if ce != (self.echo == EceEcho::Echoing) {
+            if let AckState::Delayed { .. } = self.ack {
+                self.send_ctl(io, PktKind::Ack, 0);
+            }
+            self.echo = if ce { EceEcho::Echoing } else { EceEcho::Idle };
+        }
+    }
+
     /// With `teardown`, this side closes first once its data is sent (the data sender).
     pub fn set_active_close(&mut self, cfg: &TcpConfig) {
         if cfg.teardown {
@@ -594,13 +616,24 @@ impl TcpEndpoint {
         }
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
-            if let Some(r) = self.rtt.on_new_ack(ack, self.snd_una, io.now) {
+            let rtt_s = self.rtt.on_new_ack(ack, self.snd_una, io.now);
+            if let Some(r) = rtt_s {
                 self.rto.sample_at(r, io.now);
             }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
+            let info = AckInfo {
+                now: io.now,
+                acked: newly,
+                snd_una: ack,
+                snd_max: self.snd_max,
+                rtt_s,
+                srtt_s: self.rto.srtt(),
+                ece,
+            };
+            self.cc.on_ack_info(&mut self.win, &info);
             // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {

@@ -31,6 +31,30 @@ pub enum Variant {
     NewReno,
     Reno,
     Tahoe,
+    /// CUBIC (RFC 9438), with HyStart++ (RFC 9406) for the initial slow start or not.
+    Cubic {
+        hystart: bool,
+    },
+    /// DCTCP (RFC 8257): needs ECN; its receiver echoes CE exactly.
+    Dctcp,
+}
+
+impl Variant {
+    /// The name a scenario gives it (`cc` / `variant` in `[tcp]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::NewReno => "newreno",
+            Variant::Reno => "reno",
+            Variant::Tahoe => "tahoe",
+            Variant::Cubic { .. } => "cubic",
+            Variant::Dctcp => "dctcp",
+        }
+    }
+    /// The receiver echoes each packet's CE state (RFC 8257 3.2) instead of RFC 3168's
+    /// echo-until-CWR.
+    pub fn exact_ce_echo(self) -> bool {
+        self == Variant::Dctcp
+    }
 }
 
 /// How RTT samples are taken (RFC 6298 allows both).

@@ -53,11 +53,10 @@ pub fn keys(name: &str) -> Option<&'static str> {
             "#
         }
         "linux" => {
-            // CC: set `cc = "cubic"` here once the congestion-control helper's `cc` key
-            // (tcp/cc/cubic.rs, HyStart++) is merged; until then the linux profile runs
-            // NewReno's arithmetic.
+            // Linux's default congestion control since 2.6.19: CUBIC, with HyStart (on
+            // with cubic by default, tcp/spec.rs).
             r#"
-            variant = "newreno"
+            cc = "cubic"
             handshake = true
             init_cwnd = 10
             ito_s = 1.0

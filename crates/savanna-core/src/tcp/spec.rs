@@ -47,6 +47,14 @@ fn d_sack_blocks() -> u8 {
 pub struct TcpSpec {
     #[serde(default)]
     pub variant: VariantSpec,
+    /// Congestion control: "newreno" | "reno" | "tahoe" (as `variant`), "cubic" (RFC 9438)
+    /// or "dctcp" (RFC 8257, turns `ecn` on). Overrides `variant`; give one of the two.
+    #[serde(default)]
+    pub cc: Option<CcSpec>,
+    /// HyStart++ (RFC 9406) for CUBIC's initial slow start; default on with cubic, as
+    /// Linux's cubic runs HyStart by default. Only with cc = "cubic".
+    #[serde(default)]
+    pub hystart: Option<bool>,
     /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
     #[serde(default = "t")]
     pub handshake: bool,
@@ -136,6 +144,16 @@ pub enum VariantSpec {
     Tahoe,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcSpec {
+    Newreno,
+    Reno,
+    Tahoe,
+    Cubic,
+    Dctcp,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSamplingSpec {
@@ -155,10 +173,24 @@ pub fn build(
     header_bytes: u32,
 ) -> Result<TcpConfig> {
     let mut t = base.clone();
+    // `cc` and `variant` name the same thing: the override's choice replaces the base's.
+    for (k, other) in [("cc", "variant"), ("variant", "cc")] {
+        if over.contains_key(k) && !over.contains_key(other) {
+            t.remove(other);
+        }
+    }
     for (k, v) in over {
         t.insert(k.clone(), v.clone());
     }
+    if t.contains_key("cc") && t.contains_key("variant") {
+        return bad(format!("{field}.cc"), "give either `cc` or `variant`, not both");
+    }
+    // The user's choice of `cc` or `variant` stands over the profile's.
+    let chose = ["cc", "variant"].into_iter().find(|k| t.contains_key(*k));
     profile::apply(&mut t).map_err(|m| Error::input(format!("{field}.profile"), m))?;
+    if let Some(k) = chose {
+        t.remove(if k == "cc" { "variant" } else { "cc" });
+    }
     let spec: TcpSpec = serde_path_to_error::deserialize(toml::Value::Table(t)).map_err(|e| {
         let p = e.path().to_string();
         let path = if p == "." { field.to_string() } else { format!("{field}.{p}") };
@@ -194,6 +226,9 @@ impl TcpSpec {
             return bad(format!("{field}.dupack_threshold"), "must be at least 1");
         }
         time_s(&format!("{field}.delack_timeout_s"), self.delack_timeout_s)?;
+        if self.hystart.is_some() && self.cc != Some(CcSpec::Cubic) {
+            return bad(format!("{field}.hystart"), "applies to cc = \"cubic\" only");
+        }
         if let Some(s) = self.init_ssthresh {
             positive(&format!("{field}.init_ssthresh"), s)?;
         }
@@ -233,10 +268,12 @@ impl TcpSpec {
     /// The configuration the endpoints use (call `check` first).
     pub fn config(&self, packet_bytes: u32, header_bytes: u32) -> TcpConfig {
         TcpConfig {
-            variant: match self.variant {
-                VariantSpec::Newreno => Variant::NewReno,
-                VariantSpec::Reno => Variant::Reno,
-                VariantSpec::Tahoe => Variant::Tahoe,
+            variant: match (self.cc, self.variant) {
+                (None, VariantSpec::Newreno) | (Some(CcSpec::Newreno), _) => Variant::NewReno,
+                (None, VariantSpec::Reno) | (Some(CcSpec::Reno), _) => Variant::Reno,
+                (None, VariantSpec::Tahoe) | (Some(CcSpec::Tahoe), _) => Variant::Tahoe,
+                (Some(CcSpec::Cubic), _) => Variant::Cubic { hystart: self.hystart.unwrap_or(true) },
+                (Some(CcSpec::Dctcp), _) => Variant::Dctcp,
             },
             handshake: self.handshake,
             ito_s: self.ito_s,
@@ -248,7 +285,8 @@ impl TcpSpec {
             init_ssthresh: self.init_ssthresh.unwrap_or(self.max_window as f64),
             delayed_ack: self.delayed_ack,
             delack_timeout_s: self.delack_timeout_s,
-            ecn: self.ecn,
+            // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
+            ecn: self.ecn || self.cc == Some(CcSpec::Dctcp),
             dupack_threshold: self.dupack_threshold,
             rtt_sampling: match self.rtt_sampling {
                 RttSamplingSpec::EveryAck => RttSampling::EveryAck,
@@ -293,6 +331,27 @@ mod tests {
     fn override_replaces_the_base_key() {
         let c = build("traffic[0].tcp", &table("variant = 'reno'"), &table("variant = 'tahoe'"), 1500, 40).unwrap();
         assert_eq!(c.variant, Variant::Tahoe);
+    }
+
+    #[test]
+    fn cc_selects_the_congestion_control_and_variant_still_works() {
+        let none = toml::Table::new();
+        let c = build("tcp", &table("cc = 'cubic'"), &none, 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::Cubic { hystart: true });
+        let c = build("tcp", &table("cc = 'cubic'\nhystart = false"), &none, 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::Cubic { hystart: false });
+        let c = build("tcp", &table("cc = 'dctcp'"), &none, 1500, 40).unwrap();
+        assert_eq!((c.variant, c.ecn), (Variant::Dctcp, true));
+        let c = build("tcp", &table("variant = 'reno'"), &table("cc = 'cubic'"), 1500, 40).unwrap();
+        assert_eq!(c.variant.name(), "cubic");
+        let c = build("tcp", &table("cc = 'cubic'"), &table("variant = 'tahoe'"), 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::Tahoe);
+        let e = build("tcp", &table("cc = 'cubic'\nvariant = 'reno'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.cc"), "{e}");
+        let e = build("tcp", &table("hystart = true"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.hystart"), "{e}");
+        let e = build("tcp", &table("cc = 'bbr'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.cc"), "{e}");
     }
 
     #[test]

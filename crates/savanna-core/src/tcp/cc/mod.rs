@@ -2,20 +2,49 @@
 //! `tcp_congestion_ops` and ns-3's `TcpCongestionOps`), apart from loss detection and
 //! recovery (`recovery.rs`, which decides *when* an event happens and what to retransmit).
 //! The trait's default methods are RFC 5681's arithmetic (Reno); NewReno (RFC 6582) and
-//! Tahoe override what differs. `Cc` dispatches statically over the three.
+//! Tahoe override what differs; CUBIC (RFC 9438, with HyStart++ RFC 9406) and DCTCP
+//! (RFC 8257) also take the ACK's context (`AckInfo`: the clock, RTT sample, ECE, the
+//! round). `Cc` dispatches statically over the five.
 //!
 //! Windows are in packets (f64, as ns-2's `cwnd_`); `flight` is snd_max - snd_una. RFC 5681
 //! eq. (4) uses FlightSize; with packet-granular sequence numbers that is the flight.
 
+pub mod cubic;
+pub mod dctcp;
+pub mod hystart;
 pub mod newreno;
 pub mod reno;
 pub mod tahoe;
 
+pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use tahoe::Tahoe;
 
 use super::Variant;
+use crate::engine::Time;
+
+/// What the sender knows when an ACK of new data arrives, for the congestion controls
+/// that need more than the window: CUBIC's clock, HyStart++'s RTT samples and rounds,
+/// DCTCP's marked fraction per window.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    /// The simulator clock, ns.
+    pub now: Time,
+    /// Packets newly acknowledged.
+    pub acked: u64,
+    /// snd_una after the ACK.
+    pub snd_una: u64,
+    /// The highest sequence sent + 1 (snd_max): where a round that starts now ends.
+    pub snd_max: u64,
+    /// The RTT sample this ACK gave (Karn's rule applied), seconds.
+    pub rtt_s: Option<f64>,
+    /// The smoothed RTT after the sample, seconds.
+    pub srtt_s: Option<f64>,
+    /// The ACK carries ECN-Echo.
+    pub ece: bool,
+}
 
 /// The congestion window and slow-start threshold, packets.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,6 +78,10 @@ pub fn halved_flight(flight: u64) -> f64 {
 
 /// Window arithmetic for each event the sender sees. Defaults: RFC 5681 (Reno).
 pub trait CongestionControl {
+    /// An ACK of new data arrived (called before any window change it causes). The default
+    /// ignores it: the Reno family needs only the window.
+    fn on_ack_info(&mut self, _w: &mut Window, _a: &AckInfo) {}
+
     /// ssthresh after a congestion event with `flight` packets outstanding.
     fn ssthresh(&self, _w: &Window, flight: u64) -> f64 {
         halved_flight(flight)
@@ -114,6 +147,8 @@ pub enum Cc {
     NewReno(NewReno),
     Reno(Reno),
     Tahoe(Tahoe),
+    Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 impl Cc {
@@ -122,6 +157,8 @@ impl Cc {
             Variant::NewReno => Cc::NewReno(NewReno),
             Variant::Reno => Cc::Reno(Reno),
             Variant::Tahoe => Cc::Tahoe(Tahoe),
+            Variant::Cubic { hystart } => Cc::Cubic(Cubic::new(hystart)),
+            Variant::Dctcp => Cc::Dctcp(Dctcp::default()),
         }
     }
 }
@@ -132,11 +169,17 @@ macro_rules! each {
             Cc::NewReno($c) => $e,
             Cc::Reno($c) => $e,
             Cc::Tahoe($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Dctcp($c) => $e,
         }
     };
 }
 
 impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack_info(&mut self, w: &mut Window, a: &AckInfo) {
+        each!(self, c => c.on_ack_info(w, a))
+    }
     #[inline]
     fn ssthresh(&self, w: &Window, flight: u64) -> f64 {
         each!(self, c => c.ssthresh(w, flight))
