@@ -227,6 +227,9 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         sysctls["net/ipv4/tcp_rto_max_ms"] = str(max_rto_ms)
 
     variant = base["variant"]
+    if cc is None and variant in ("cubic", "dctcp"):
+        # The simulator's cc = "cubic" / "dctcp" are Linux's modules of the same names.
+        cc = variant
     if cc is None:
         if variant != "newreno":
             cannot(
