@@ -126,7 +126,8 @@ fn a_range_or_distribution_maximum_must_be_finite_and_at_least_its_minimum() {
         for dist in ["uniform", "bounded_pareto"] {
             let shape = if dist == "uniform" { "" } else { ", shape = 1.2" };
             let t = format!(
-                "[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nsize = {{ dist = \"{dist}\", min = 1.0, max = {max}{shape} }}\n"
+                "[[traffic]]\ntype = \"poisson\"\nrate_per_s = 1.0\nsize = {{ dist = \"{dist}\", min = 1.0, max = \
+                    {max}{shape} }}\n"
             );
             refused(&scenario(1.0, "", "", &t), "traffic[0].size.max");
         }
@@ -152,7 +153,8 @@ fn min_max_tables_reject_unknown_keys() {
 #[test]
 fn a_run_shorter_than_a_blocks_start_keeps_an_empty_prefix_of_it() {
     let late = "[[traffic]]\ntype = \"periodic\"\nstart_s = 25.0\nsize = { dist = \"fixed\", value = 1 }\n\
-                [[traffic]]\ntype = \"poisson\"\nstart_s = 25.0\nrate_per_s = 10.0\nsize = { dist = \"fixed\", value = 1 }\n";
+                [[traffic]]\ntype = \"poisson\"\nstart_s = 25.0\nrate_per_s = 10.0\nsize = { dist = \"fixed\", value \
+                    = 1 }\n";
     let t = scenario(30.0, "", "", &format!("{ONE_FLOW}{late}"));
     let opts = RunOptions { duration_s: Some(20.0), ..RunOptions::default() };
     let sc = load(&t, Format::Toml, Path::new("."), &opts).expect("a shorter duration keeps a prefix");

@@ -143,13 +143,14 @@ fn newreno_recovers_two_losses_with_a_partial_ack() {
 }
 
 #[test]
-fn reno_needs_a_second_fast_retransmit_or_a_timeout() {
-    // Reno leaves recovery on the partial ACK; the duplicate ACKs for the second hole do not
-    // cover `recover`, so (with ns-2's bugfix, as in the papers) only the timeout repairs it.
+fn reno_repairs_a_second_loss_in_a_window_with_a_second_fast_retransmit() {
+    // RFC 5681 3.2 (Reno has no `recover`; ns-2's RenoTcpAgent checks it only after a
+    // timeout): Reno leaves recovery on the partial ACK, and the duplicate ACKs for the second
+    // hole start a second fast retransmit, halving the window again.
     let f = two_losses("reno");
     assert!(f.fct_s.is_some());
-    assert_eq!(f.fast_retransmits, 1, "{f:?}");
-    assert_eq!(f.timeouts, 1, "{f:?}");
+    assert_eq!(f.fast_retransmits, 2, "{f:?}");
+    assert_eq!(f.timeouts, 0, "{f:?}");
     let nr = two_losses("newreno");
     assert!(f.fct_s.unwrap() > nr.fct_s.unwrap(), "Reno is slower than NewReno here");
 }

@@ -1,9 +1,9 @@
 //! Segment-level tests of one TCP endpoint, each named after the RFC rule it checks and
 //! citing its section: RFC 5681 (congestion control), RFC 6582 (NewReno), RFC 6298 (RTO),
 //! RFC 3168 (ECN), the Tahoe and Reno variants, RFC 3042 (limited transmit), RFC 2018 and
-//! 2883 (SACK, D-SACK), RFC 6675 (SACK recovery), RFC 6937 (PRR) and ns-2's tick rounding. Built on `tcp::harness`: no simulator,
-//! hand-made segments and clock, assertions on what the endpoint sends, its window and its
-//! timers. Windows and sequence numbers count packets.
+//! 2883 (SACK, D-SACK), RFC 6675 (SACK recovery), RFC 6937 (PRR) and ns-2's tick rounding.
+//! Built on `tcp::harness`: no simulator, hand-made segments and clock, assertions on what
+//! the endpoint sends, its window and its timers. Windows and sequence numbers count packets.
 
 use savanna_core::net::packet::{FLAG_CWR, FLAG_ECE};
 use savanna_core::net::{Ecn, PktKind};

@@ -20,8 +20,9 @@
 //! - with `ecn`, an ECT packet picked for an early drop is marked while its curve's p_b is
 //!   below `mark_p` (default: that curve's max_p, so marks while the class's average is
 //!   below its max_th and drops in the gentle region, as ns-2.35's `rio.cc`; `mark_p = 1`
-//!   marks throughout, as ns-2.1b7's RIO marked In packets); not-ECT ones are dropped; above the hard threshold (max_th, or 2 max_th with gentle) packets are
-//!   force-dropped; a full buffer (`limit_pkts`) tail-drops.
+//!   marks throughout, as ns-2.1b7's RIO marked In packets); not-ECT ones are dropped;
+//!   above the hard threshold (max_th, or 2 max_th with gentle) packets are force-dropped;
+//!   a full buffer (`limit_pkts`) tail-drops.
 //!
 //! Idle time, RED's rule (F&J section 4: `m = idle * link_rate / mean_pkt_bytes` empty
 //! samples over the time the averaged queue was empty) applied to each average: Q_total

@@ -144,7 +144,8 @@ impl Topology {
             return Err(Error::input(
                 "topology",
                 format!(
-                    "{nc} nodes that are routers or hosts with more than one link; routing supports at most {MAX_CORE_NODES}"
+                    "{nc} nodes that are routers or hosts with more than one link; routing supports at most \
+                        {MAX_CORE_NODES}"
                 ),
             ));
         }
