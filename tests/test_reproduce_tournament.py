@@ -23,8 +23,10 @@ def test_registered_but_not_part_of_all(monkeypatch, tmp_path):
     assert "tournament" in rp.papers()
     ran = []
 
-    def fake_one(key, modname, quick, out_dir, workers, progress, cmd):
+    def fake_one(key, modname, quick, out_dir, workers, progress, cmd, timings):
         ran.append(key)
+        zero = ("wall_s", "simulation_s", "analysis_s", "cpu_parent_s", "cpu_workers_s")
+        timings.append({"paper": key, "runs": 0, "reused": 0, "peak_rss_bytes": 0} | dict.fromkeys(zero, 0.0))
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "claims.json").write_text(json.dumps({"verdicts": {}}))
         return out_dir / "report.html"
