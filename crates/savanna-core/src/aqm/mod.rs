@@ -217,7 +217,7 @@ pub(crate) mod testutil {
     //! A bench for driving a discipline directly with synthetic packets.
     use super::*;
     use crate::net::ClassMark;
-    use crate::net::{Packet, PktKind};
+    use crate::net::Packet;
 
     pub struct Bench {
         pub pkts: PacketPool,
@@ -238,23 +238,7 @@ pub(crate) mod testutil {
             }
         }
         pub fn pkt(&mut self, flow: u32, seq: u32, class: ClassMark, ecn: Ecn) -> PktId {
-            self.pkts.alloc(Packet {
-                flow,
-                seq,
-                ack: 0,
-                src: 0,
-                dst: 1,
-                size: 1500,
-                enq_ns: 0,
-                kind: PktKind::Data,
-                ecn,
-                flags: 0,
-                class,
-                to_side: 1,
-                path: 0,
-                qmark: 0,
-                sack: crate::net::packet::SackOpt::NONE,
-            })
+            self.pkts.alloc(Packet { ecn, class, ..Packet::test_data(flow, seq) })
         }
         /// Offer a packet; returns (accepted, drops reported).
         pub fn offer(&mut self, q: &mut dyn Qdisc, p: PktId) -> (bool, Vec<(PktId, DropReason)>) {

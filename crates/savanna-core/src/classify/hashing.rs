@@ -220,29 +220,12 @@ impl Classifier for HashingClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, PktKind};
 
     const S: Time = 1_000_000_000;
     const TB: Time = S / 2;
 
     fn pkt(flow: u32) -> Packet {
-        Packet {
-            flow,
-            seq: 0,
-            ack: 0,
-            src: 3,
-            dst: 9,
-            size: 1500,
-            enq_ns: 0,
-            kind: PktKind::Data,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet { src: 3, dst: 9, ..Packet::test_data(flow, 0) }
     }
     fn mark(c: &mut HashingClassifier, flow: u32, now: Time) -> ClassMark {
         let mut p = pkt(flow);

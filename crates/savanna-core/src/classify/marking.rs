@@ -179,28 +179,11 @@ impl Classifier for MarkingClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Ecn;
 
     const S: Time = 1_000_000_000;
 
     fn pkt(flow: u32, kind: PktKind) -> Packet {
-        Packet {
-            flow,
-            seq: 0,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            enq_ns: 0,
-            kind,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet { kind, ..Packet::test_data(flow, 0) }
     }
     fn mark(c: &mut MarkingClassifier, flow: u32, kind: PktKind, now: Time) -> ClassMark {
         let mut p = pkt(flow, kind);

@@ -57,28 +57,11 @@ impl Classifier for SizeOracle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, PktKind};
 
     #[test]
     fn classes_by_true_size() {
         let mut o = SizeOracle { threshold: 10 };
-        let mut p = Packet {
-            flow: 0,
-            seq: 0,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            enq_ns: 0,
-            kind: PktKind::Data,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        };
+        let mut p = Packet::test_data(0, 0);
         o.classify(&mut p, 0, Some(10));
         assert_eq!(p.class, ClassMark::Short);
         o.classify(&mut p, 0, Some(11));

@@ -162,26 +162,9 @@ impl Classifier for PiasTagger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{ClassMark, Ecn};
 
     fn pkt(kind: PktKind, seq: u32) -> Packet {
-        Packet {
-            flow: 0,
-            seq,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            enq_ns: 0,
-            kind,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet { kind, ..Packet::test_data(0, seq) }
     }
 
     #[test]

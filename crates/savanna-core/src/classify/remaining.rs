@@ -78,26 +78,10 @@ impl Classifier for RemainingTagger {
 mod tests {
     use super::*;
     use crate::net::packet::{FLAG_ECE, FLAG_RETX};
-    use crate::net::{ClassMark, Ecn};
+    use crate::net::ClassMark;
 
     fn pkt(kind: PktKind, seq: u32) -> Packet {
-        Packet {
-            flow: 0,
-            seq,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            enq_ns: 0,
-            kind,
-            ecn: Ecn::NotEct,
-            flags: FLAG_ECE | FLAG_RETX,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet { kind, flags: FLAG_ECE | FLAG_RETX, ..Packet::test_data(0, seq) }
     }
 
     #[test]

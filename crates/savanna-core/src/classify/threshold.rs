@@ -184,26 +184,9 @@ impl Classifier for ThresholdClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, PktKind};
 
     fn pkt(flow: u32) -> Packet {
-        Packet {
-            flow,
-            seq: 0,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            enq_ns: 0,
-            kind: PktKind::Data,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet::test_data(flow, 0)
     }
     const S: Time = 1_000_000_000;
 

@@ -124,6 +124,28 @@ impl Packet {
     pub fn set_tag(&mut self, t: u8) {
         self.flags = (self.flags & ((1 << TAG_SHIFT) - 1)) | (t.min(TAG_MAX) << TAG_SHIFT);
     }
+    /// The components' unit-test fixture: data packet `seq` of `flow`, 1500 bytes, host 0 to
+    /// host 1, unmarked and not ECT; tests change what they need by struct update.
+    #[cfg(test)]
+    pub(crate) fn test_data(flow: u32, seq: u32) -> Packet {
+        Packet {
+            flow,
+            seq,
+            ack: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            enq_ns: 0,
+            kind: PktKind::Data,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            class: ClassMark::None,
+            to_side: 1,
+            path: 0,
+            qmark: 0,
+            sack: SackOpt::NONE,
+        }
+    }
 }
 
 /// Pool of packets with a free list.

@@ -281,27 +281,9 @@ fn fault_hits(faults: &mut [(FaultSpec, u32)], p: &Packet) -> bool {
 mod tests {
     use super::*;
     use crate::aqm::droptail::DropTail;
-    use crate::metrics::ClassMark;
-    use crate::net::Ecn;
 
     fn pkt(flow: u32, size: u32) -> Packet {
-        Packet {
-            flow,
-            seq: 0,
-            ack: 0,
-            src: 0,
-            dst: 1,
-            size,
-            enq_ns: 0,
-            kind: PktKind::Data,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            class: ClassMark::None,
-            to_side: 1,
-            path: 0,
-            qmark: 0,
-            sack: crate::net::packet::SackOpt::NONE,
-        }
+        Packet { size, ..Packet::test_data(flow, 0) }
     }
 
     #[test]
