@@ -457,6 +457,19 @@ def test_emulated_flows_are_the_simulators_flows(tmp_path):
         assert f["base_rtt_s"] == pytest.approx(s.base_rtt_s)
 
 
+def test_emulated_flows_table_has_the_simulators_columns_and_types(tmp_path):
+    # The emulator's flows schema comes from the core (flow_schema); it must be the one
+    # `savanna run` writes, column for column and type for type, then srtt_s.
+    import pyarrow.parquet as pq
+
+    root = Path(__file__).resolve().parent.parent
+    savanna.run(root / "scenarios" / "dumbbell-droptail.toml", duration_s=5.0, out=tmp_path)
+    written = pq.read_schema(tmp_path / "flows.parquet")
+    emulated = em._flow_schema()
+    assert emulated.names[-1] == "srtt_s"
+    assert [(f.name, f.type) for f in emulated][:-1] == [(f.name, f.type) for f in written]
+
+
 def test_summary_of_an_emulated_run_has_the_simulators_keys(tmp_path):
     # Key-for-key with `savanna run`'s summary.json (plus the emulation's own keys).
     sim = savanna.run(scenario(tmp_path, dumbbell(duration=0.5)), out=tmp_path / "sim").summary

@@ -701,38 +701,16 @@ class Traffic:
 # Records
 
 
-# flows.parquet: the simulator's columns in its order, then srtt_s (TCP_INFO's smoothed RTT
-# of the data sender at its last reading), which only emulated runs have.
-FLOW_COLUMNS = (
-    "flow_id",
-    "src",
-    "dst",
-    "kind",
-    "source",
-    "tag",
-    "start_s",
-    "end_s",
-    "size_bytes",
-    "size_pkts",
-    "fct_s",
-    "data_pkts_sent",
-    "retransmits",
-    "timeouts",
-    "fast_retransmits",
-    "drops",
-    "ecn_marks",
-    "syn_drops",
-    "first_data_drop",
-    "favored_pkts",
-    "class_at_end",
-    "path",
-    "base_rtt_s",
-    "delivered_pkts",
-    "syn_sent",
-    "synack_drops",
-    "pushed_out",
-    "srtt_s",
-)
+# flows.parquet: the simulator's columns and types in its order (from the core), then
+# srtt_s (TCP_INFO's smoothed RTT of the data sender at its last reading), which only
+# emulated runs have. A column the kernel cannot give is null.
+def _flow_schema():
+    import pyarrow as pa
+
+    from savanna._core import flow_schema
+
+    types = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
+    return pa.schema([(n, types[t]) for n, t in flow_schema()] + [("srtt_s", pa.float64())])
 
 
 def _flows_table(plan: dict, traffic: Traffic, report: dict):
@@ -740,7 +718,8 @@ def _flows_table(plan: dict, traffic: Traffic, report: dict):
 
     conns = {(c["client"], c["cport"]): c for c in report["conns"]}
     mss = traffic.mss
-    cols: dict[str, list] = {k: [] for k in FLOW_COLUMNS}
+    schema = _flow_schema()
+    cols: dict[str, list] = {k: [] for k in schema.names}
     for f in traffic.flows:
         blk = plan["blocks"][f.block]
         c = conns.get(f.key, {})
@@ -778,37 +757,7 @@ def _flows_table(plan: dict, traffic: Traffic, report: dict):
         cols["synack_drops"].append(c.get("synack_drops", 0))
         cols["pushed_out"].append(c.get("pushed_out", 0))
         cols["srtt_s"].append(snd["rtt_us"] / 1e6 if snd.get("rtt_us") else None)
-    int_cols = {
-        "flow_id",
-        "size_bytes",
-        "size_pkts",
-        "data_pkts_sent",
-        "retransmits",
-        "timeouts",
-        "fast_retransmits",
-        "drops",
-        "ecn_marks",
-        "syn_drops",
-        "favored_pkts",
-        "delivered_pkts",
-        "syn_sent",
-        "synack_drops",
-        "pushed_out",
-    }
-    str_cols = {"src", "dst", "kind", "source", "tag", "class_at_end", "path"}
-    arrays = {}
-    for k, v in cols.items():
-        t = (
-            pa.int64()
-            if k in int_cols
-            else pa.string()
-            if k in str_cols
-            else pa.bool_()
-            if k == "first_data_drop"
-            else pa.float64()
-        )
-        arrays[k] = pa.array(v, type=t)
-    return pa.table(arrays)
+    return pa.table(cols, schema=schema)
 
 
 def _queues_table(report: dict):

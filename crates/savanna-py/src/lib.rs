@@ -415,12 +415,20 @@ fn control_simulate(
     })
 }
 
+/// flows.parquet's columns in file order with their Arrow types (the emulator writes the
+/// same table).
+#[pyfunction]
+fn flow_schema() -> Vec<(String, &'static str)> {
+    savanna_core::metrics::parquet::flow_schema()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", savanna_core::VERSION)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(run_to_dir, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_schema, m)?)?;
     for f in [
         wrap_pyfunction!(padhye_throughput, m)?,
         wrap_pyfunction!(guo_matta_latency, m)?,

@@ -99,6 +99,24 @@ fn bool_col<R>(name: &str, f: impl Fn(&R) -> bool + 'static) -> Column<R> {
     col(name, Getter::Bool(Box::new(f)))
 }
 
+/// flows.parquet's columns in file order, each with its type (`"int64"`, `"float64"`,
+/// `"bool"` or `"string"`): what another writer of the same table (the emulator) builds
+/// its schema from.
+pub fn flow_schema() -> Vec<(String, &'static str)> {
+    flow_columns()
+        .into_iter()
+        .map(|c| {
+            let ty = match c.get {
+                Getter::I64(_) | Getter::OptI64(_) => "int64",
+                Getter::F64(_) | Getter::OptF64(_) => "float64",
+                Getter::Bool(_) => "bool",
+                Getter::Str(_) => "string",
+            };
+            (c.name, ty)
+        })
+        .collect()
+}
+
 /// Columns of flows.parquet, in file order.
 fn flow_columns() -> Vec<Column<FlowRecord>> {
     vec![
