@@ -100,14 +100,23 @@ fn rio_with_the_threshold_classifier_is_rio_ps() {
 }
 
 #[test]
-fn a_classifier_needs_a_queue_that_reads_its_marks() {
-    let toml = scenario(
-        r#"{ type = "droptail", limit_pkts = 20 }"#,
-        "[[classifiers]]\ntype = \"threshold\"\nnode = \"left\"\n",
-    );
-    let err = load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
-    assert!(err.is_input());
-    assert!(err.to_string().starts_with("classifiers:"), "{err}");
+fn a_classifier_needs_a_queue_that_reads_what_it_writes() {
+    let err = |queue: &str, classifier: &str| {
+        let toml = scenario(queue, &format!("[[classifiers]]\ntype = \"{classifier}\"\nnode = \"left\"\n"));
+        load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).err().map(|e| e.to_string())
+    };
+    // Class marks: read by RIO, DRR, PRQ and RED-diff, ignored by the tag readers.
+    let e = err(r#"{ type = "droptail", limit_pkts = 20 }"#, "threshold").unwrap();
+    assert!(e.starts_with("classifiers[0]: it writes class marks, which no queue reads"), "{e}");
+    assert!(e.contains("(rio, drr, prq, reddiff)"), "{e}");
+    assert!(err(r#"{ type = "pfabric", limit_pkts = 20 }"#, "threshold").unwrap().contains("class marks"));
+    assert_eq!(err(RIO80, "threshold"), None);
+    // Priority tags: read by pFabric and PIAS, and by SP-PIFO / AIFO ranking by remaining size.
+    let e = err(RIO80, "remaining").unwrap();
+    assert!(e.starts_with("classifiers[0]: it writes priority tags") && e.contains("(pfabric, pias, sppifo, aifo)"));
+    assert!(err(r#"{ type = "sppifo", limit_pkts = 20, rank = "fifo" }"#, "remaining").is_some());
+    assert_eq!(err(r#"{ type = "sppifo", limit_pkts = 20, rank = "remaining" }"#, "remaining"), None);
+    assert_eq!(err(r#"{ type = "pias", limit_pkts = 20 }"#, "pias"), None);
     let toml = scenario(RIO80, "[[classifiers]]\ntype = \"threshold\"\nnode = \"nowhere\"\n");
     let err = load(&toml, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().starts_with("classifiers[0].node:"), "{err}");

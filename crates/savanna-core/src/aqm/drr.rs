@@ -53,7 +53,9 @@ pub struct DrrSpec {
 
 impl DisciplineSpec for DrrSpec {
     const MINIMAL: &'static str = "limit_short_pkts = 40\nlimit_long_pkts = 60";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Class)
+    }
     fn check(&self, field: &str) -> crate::Result<()> {
         if self.limit_short_pkts == 0 {
             return Err(crate::Error::input(format!("{field}.limit_short_pkts"), "must be at least 1 packet"));

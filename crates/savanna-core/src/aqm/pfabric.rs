@@ -37,7 +37,9 @@ pub struct PfabricSpec {
 
 impl DisciplineSpec for PfabricSpec {
     const MINIMAL: &'static str = "limit_pkts = 24";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Tag)
+    }
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return crate::spec::bad(format!("{field}.limit_pkts"), "must be at least 1 packet");

@@ -44,7 +44,9 @@ pub struct PiasSpec {
 
 impl DisciplineSpec for PiasSpec {
     const MINIMAL: &'static str = "limit_pkts = 100";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Tag)
+    }
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return crate::spec::bad(format!("{field}.limit_pkts"), "must be at least 1 packet");

@@ -44,7 +44,9 @@ pub struct PrqSpec {
 
 impl DisciplineSpec for PrqSpec {
     const MINIMAL: &'static str = "";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Class)
+    }
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return Err(Error::input(format!("{field}.limit_pkts"), "must be at least 1 packet"));

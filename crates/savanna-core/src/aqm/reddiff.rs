@@ -136,7 +136,9 @@ impl RedDiffSpec {
 
 impl DisciplineSpec for RedDiffSpec {
     const MINIMAL: &'static str = "";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Class)
+    }
     fn check(&self, field: &str) -> Result<()> {
         self.red().check(field, "")?;
         if let Some(a) = self.a_long {

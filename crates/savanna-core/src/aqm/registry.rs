@@ -9,6 +9,7 @@
 use super::Qdisc;
 use crate::error::Result;
 use crate::model::tokuda::SizeFn;
+use crate::net::Mark;
 
 /// What a queue discipline's spec provides. Implemented in the discipline's own file.
 pub trait DisciplineSpec: Clone + std::fmt::Debug + serde::de::DeserializeOwned {
@@ -16,9 +17,11 @@ pub trait DisciplineSpec: Clone + std::fmt::Debug + serde::de::DeserializeOwned 
     /// workable values. The registry's tests build every discipline from it and check
     /// that each of its keys is indeed required.
     const MINIMAL: &'static str;
-    /// Whether the discipline acts on the class marks edge classifiers write (a scenario
-    /// with classifiers needs at least one such queue).
-    const READS_CLASS: bool = false;
+    /// The mark edge classifiers write that this discipline acts on, if any (a scenario's
+    /// classifier needs a queue that reads what it writes).
+    fn reads(&self) -> Option<Mark> {
+        None
+    }
     /// Check the parameters; an error names the key under `field`, this table's path
     /// (`topology.bottleneck_queue`).
     fn check(&self, field: &str) -> Result<()>;
@@ -51,11 +54,18 @@ macro_rules! disciplines {
             /// Every registered `type`, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($name),+];
 
-            /// The registered `type`s of the disciplines that read class marks.
-            pub fn class_readers() -> Vec<&'static str> {
-                [$(($name, <$spec as DisciplineSpec>::READS_CLASS)),+]
+            /// The registered `type`s that read `mark` in their minimal form (for errors).
+            pub fn readers_of(mark: Mark) -> Vec<&'static str> {
+                let reads = |name: &str, minimal: &str| {
+                    let text = format!("type = \"{name}\"\n{minimal}");
+                    toml::from_str::<toml::Value>(&text)
+                        .ok()
+                        .and_then(|v| crate::spec::sub::<QueueSpec>(v).ok())
+                        .is_some_and(|q| q.reads() == Some(mark))
+                };
+                [$(($name, <$spec as DisciplineSpec>::MINIMAL)),+]
                     .into_iter()
-                    .filter_map(|(n, reads)| reads.then_some(n))
+                    .filter_map(|(n, m)| reads(n, m).then_some(n))
                     .collect()
             }
             /// The `MINIMAL` table of the discipline registered as `name`.
@@ -83,10 +93,10 @@ macro_rules! disciplines {
                     $(QueueSpec::$var(s) => DisciplineSpec::build(s, pkt_bytes),)+
                 }
             }
-            /// Whether the discipline acts on the class marks edge classifiers write.
-            pub fn reads_class(&self) -> bool {
+            /// The mark edge classifiers write that the discipline acts on, if any.
+            pub fn reads(&self) -> Option<Mark> {
                 match self {
-                    $(QueueSpec::$var(_) => <$spec as DisciplineSpec>::READS_CLASS,)+
+                    $(QueueSpec::$var(s) => DisciplineSpec::reads(s),)+
                 }
             }
             /// Whether some parameters are derived from models (`resolve_models`).
@@ -192,13 +202,15 @@ mod tests {
     }
 
     #[test]
-    fn class_readers_are_the_class_aware_disciplines() {
-        let readers: Vec<&str> = QueueSpec::NAMES
-            .iter()
-            .copied()
-            .filter(|n| parse(n, QueueSpec::minimal(n).unwrap()).unwrap().reads_class())
-            .collect();
-        assert_eq!(readers, ["rio", "drr", "prq", "reddiff", "pfabric", "pias", "sppifo", "aifo"]);
-        assert_eq!(QueueSpec::class_readers(), readers);
+    fn readers_are_the_disciplines_that_act_on_each_mark() {
+        assert_eq!(QueueSpec::readers_of(Mark::Class), ["rio", "drr", "prq", "reddiff"]);
+        assert_eq!(QueueSpec::readers_of(Mark::Tag), ["pfabric", "pias", "sppifo", "aifo"]);
+        // SP-PIFO and AIFO read the tag only when their rank is the remaining size.
+        for q in ["sppifo", "aifo"] {
+            for (rank, reads) in [("remaining", Some(Mark::Tag)), ("attained", None), ("fifo", None)] {
+                let spec = parse(q, &format!("limit_pkts = 10\nrank = \"{rank}\"")).unwrap();
+                assert_eq!(spec.reads(), reads, "{q} with rank {rank}");
+            }
+        }
     }
 }

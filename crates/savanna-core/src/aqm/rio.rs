@@ -126,7 +126,9 @@ impl RioSpec {
 impl DisciplineSpec for RioSpec {
     const MINIMAL: &'static str =
         "limit_pkts = 100\nmin_th_short = 5.0\nmax_th_short = 15.0\nmin_th_long = 5.0\nmax_th_long = 25.0";
-    const READS_CLASS: bool = true;
+    fn reads(&self) -> Option<crate::net::Mark> {
+        Some(crate::net::Mark::Class)
+    }
     fn check(&self, field: &str) -> Result<()> {
         let p = self.params();
         p.short.check(field, "_short")?;

@@ -53,7 +53,11 @@ pub struct SpPifoSpec {
 
 impl DisciplineSpec for SpPifoSpec {
     const MINIMAL: &'static str = "limit_pkts = 100";
-    const READS_CLASS: bool = true;
+    /// The tag only when ranking by remaining size; attained service and FIFO order are
+    /// computed here.
+    fn reads(&self) -> Option<crate::net::Mark> {
+        (self.rank == RankFn::Remaining).then_some(crate::net::Mark::Tag)
+    }
     fn check(&self, field: &str) -> Result<()> {
         if self.limit_pkts == 0 {
             return crate::spec::bad(format!("{field}.limit_pkts"), "must be at least 1 packet");

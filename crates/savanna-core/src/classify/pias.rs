@@ -77,6 +77,7 @@ pub fn equal_split(k: u32, n: usize, mut draw: impl FnMut() -> u64) -> Vec<u64> 
 
 impl EdgeClassifierSpec for PiasClassifierSpec {
     const MINIMAL: &'static str = "node = \"edge\"";
+    const WRITES: crate::net::Mark = crate::net::Mark::Tag;
     fn node(&self) -> &str {
         &self.node
     }

@@ -8,6 +8,7 @@
 use super::Classifier;
 use crate::error::Result;
 use crate::model::tokuda::{KSpec, SizeFn};
+use crate::net::Mark;
 
 /// What an edge classifier's spec provides. Implemented in the classifier's own file.
 pub trait EdgeClassifierSpec: Clone + std::fmt::Debug + serde::de::DeserializeOwned {
@@ -15,6 +16,8 @@ pub trait EdgeClassifierSpec: Clone + std::fmt::Debug + serde::de::DeserializeOw
     /// other) with workable values. The registry's tests build every classifier from it
     /// and check that each of its keys is indeed required.
     const MINIMAL: &'static str;
+    /// What it writes into the packets it classifies.
+    const WRITES: Mark = Mark::Class;
     /// The node on whose ingress the classifier marks packets (every spec has `node`).
     fn node(&self) -> &str;
     /// Check the parameters; an error names the key under `field` (`classifiers[0]`).
@@ -62,6 +65,12 @@ macro_rules! classifiers {
             pub fn name(&self) -> &'static str {
                 match self {
                     $(ClassifierSpec::$var(_) => $name,)+
+                }
+            }
+            /// What it writes into the packets it classifies.
+            pub fn writes(&self) -> Mark {
+                match self {
+                    $(ClassifierSpec::$var(_) => <$spec as EdgeClassifierSpec>::WRITES,)+
                 }
             }
             /// The node whose ingress it marks.

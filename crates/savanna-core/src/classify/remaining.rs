@@ -33,6 +33,7 @@ pub struct RemainingClassifierSpec {
 
 impl EdgeClassifierSpec for RemainingClassifierSpec {
     const MINIMAL: &'static str = "node = \"edge\"";
+    const WRITES: crate::net::Mark = crate::net::Mark::Tag;
     fn node(&self) -> &str {
         &self.node
     }

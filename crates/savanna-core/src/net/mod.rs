@@ -5,5 +5,5 @@ pub mod packet;
 pub mod policy;
 pub mod topology;
 
-pub use packet::{ClassMark, Ecn, Packet, PacketPool, PktId, PktKind};
+pub use packet::{ClassMark, Ecn, Mark, Packet, PacketPool, PktId, PktKind};
 pub use topology::{LinkSpec, NodeKind, Topology};

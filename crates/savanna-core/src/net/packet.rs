@@ -61,6 +61,24 @@ pub const FLAG_RETX: u8 = 4;
 /// field would: written by an edge classifier (PIAS's priority, pFabric's remaining size),
 /// read by the rank-based disciplines. Untagged packets carry 0.
 pub const TAG_SHIFT: u8 = 3;
+
+/// What an edge classifier writes into a packet and a queue discipline may read: the class
+/// mark (`Packet::class`) or the priority tag (`Packet::tag`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Class,
+    Tag,
+}
+
+impl Mark {
+    /// How errors name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mark::Class => "class marks",
+            Mark::Tag => "priority tags",
+        }
+    }
+}
 /// The largest tag.
 pub const TAG_MAX: u8 = 31;
 

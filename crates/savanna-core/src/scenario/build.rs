@@ -217,15 +217,19 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         c.check(&field)?;
         classifiers.push((node, c.clone()));
     }
-    if !classifiers.is_empty() && !queues.iter().any(reads_class) {
-        return bad(
-            "classifiers",
-            format!(
-                "no queue reads the class marks a classifier writes; use a class-aware discipline ({}) on the queue \
-                    it should act on",
-                QueueSpec::class_readers().join(", ")
-            ),
-        );
+    for (i, (_, c)) in classifiers.iter().enumerate() {
+        let mark = c.writes();
+        if !queues.iter().any(|q| q.reads() == Some(mark)) {
+            return bad(
+                format!("classifiers[{i}]"),
+                format!(
+                    "it writes {}, which no queue reads; use a discipline that does ({}) on the queue it should \
+                     act on",
+                    mark.describe(),
+                    QueueSpec::readers_of(mark).join(", ")
+                ),
+            );
+        }
     }
     Ok(Plan {
         name: sc.name.clone(),
@@ -244,11 +248,6 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         goodput_ns,
         policies,
     })
-}
-
-/// Whether a discipline acts on the class marks edge classifiers write.
-pub fn reads_class(q: &QueueSpec) -> bool {
-    q.reads_class()
 }
 
 /// Build the classifier a specification describes (through classify/registry.rs).
