@@ -212,6 +212,54 @@ impl Fifo {
     }
 }
 
+/// Strict-priority bands: FIFOs served lowest index first (PIAS's levels, SP-PIFO's
+/// queues), with the packet total kept for an O(1) shared-buffer limit.
+pub struct Bands {
+    qs: Vec<Fifo>,
+    len: usize,
+}
+
+impl Bands {
+    /// `n` bands sharing a buffer of `limit_pkts`.
+    pub fn new(n: usize, limit_pkts: usize) -> Self {
+        Bands { qs: (0..n).map(|_| Fifo::with_capacity(limit_pkts)).collect(), len: 0 }
+    }
+    #[inline]
+    pub fn push(&mut self, band: usize, p: PktId, pkts: &PacketPool) {
+        self.qs[band].push(p, pkts);
+        self.len += 1;
+    }
+    /// The head of the highest-priority non-empty band.
+    #[inline]
+    pub fn pop(&mut self, pkts: &PacketPool) -> Option<PktId> {
+        let p = self.qs.iter_mut().find(|q| !q.is_empty())?.pop(pkts)?;
+        self.len -= 1;
+        Some(p)
+    }
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn bytes(&self) -> u64 {
+        self.qs.iter().map(Fifo::bytes).sum()
+    }
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.qs.len()
+    }
+    #[inline]
+    pub fn band(&self, i: usize) -> &Fifo {
+        &self.qs[i]
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Fifo> {
+        self.qs.iter()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testutil {
     //! A bench for driving a discipline directly with synthetic packets.

@@ -19,7 +19,7 @@
 //! queue is FIFO.
 
 use super::registry::DisciplineSpec;
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::{Bands, DropReason, QCtx, Qdisc};
 use crate::error::Result;
 use crate::net::PktId;
 
@@ -65,22 +65,14 @@ impl DisciplineSpec for PiasSpec {
 }
 
 pub struct Pias {
-    qs: Vec<Fifo>,
+    bands: Bands,
     limit: usize,
     ecn_k: Option<usize>,
-    len: usize,
-    bytes: u64,
 }
 
 impl Pias {
     pub fn new(limit_pkts: usize, queues: usize, ecn_k: Option<usize>) -> Self {
-        Pias {
-            qs: (0..queues).map(|_| Fifo::with_capacity(limit_pkts)).collect(),
-            limit: limit_pkts,
-            ecn_k,
-            len: 0,
-            bytes: 0,
-        }
+        Pias { bands: Bands::new(queues, limit_pkts), limit: limit_pkts, ecn_k }
     }
 }
 
@@ -89,36 +81,30 @@ impl Qdisc for Pias {
         "pias"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
-        if self.len >= self.limit {
+        if self.bands.len() >= self.limit {
             cx.drop(id, DropReason::Overflow);
             return false;
         }
-        let level = (cx.pkts.get(id).tag() as usize).min(self.qs.len() - 1);
+        let level = (cx.pkts.get(id).tag() as usize).min(self.bands.count() - 1);
         if let Some(k) = self.ecn_k {
-            if self.qs[level].len() >= k {
+            if self.bands.band(level).len() >= k {
                 cx.mark(id);
             }
         }
         if level == 0 {
             cx.favor();
         }
-        self.qs[level].push(id, cx.pkts);
-        self.len += 1;
-        self.bytes += cx.pkts.get(id).size as u64;
+        self.bands.push(level, id, cx.pkts);
         true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let q = self.qs.iter_mut().find(|q| !q.is_empty())?;
-        let p = q.pop(cx.pkts)?;
-        self.len -= 1;
-        self.bytes -= cx.pkts.get(p).size as u64;
-        Some(p)
+        self.bands.pop(cx.pkts)
     }
     fn len_pkts(&self) -> usize {
-        self.len
+        self.bands.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.bands.bytes()
     }
 }
 
@@ -219,7 +205,7 @@ mod tests {
                 }
                 assert_eq!(ok, drops.is_empty());
             } else {
-                let lens: Vec<usize> = q.qs.iter().map(|x| x.len()).collect();
+                let lens: Vec<usize> = q.bands.iter().map(|x| x.len()).collect();
                 if let Some(p) = b.take(&mut q) {
                     let l = (b.pkts.get(p).tag() as usize).min(3);
                     assert!(lens[..l].iter().all(|&n| n == 0), "served level {l} with {lens:?}");
@@ -230,7 +216,7 @@ mod tests {
                     b.pkts.free(p);
                 }
             }
-            assert_eq!(q.len_pkts(), q.qs.iter().map(|x| x.len()).sum::<usize>());
+            assert_eq!(q.len_pkts(), q.bands.iter().map(|x| x.len()).sum::<usize>());
             assert!(q.len_pkts() <= 10);
         }
         assert!(served.iter().all(|&n| n > 100), "{served:?}");

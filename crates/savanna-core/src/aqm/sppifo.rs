@@ -25,7 +25,7 @@
 
 use super::rank::{RankFn, Ranker};
 use super::registry::DisciplineSpec;
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::{Bands, DropReason, QCtx, Qdisc};
 use crate::error::Result;
 use crate::net::PktId;
 
@@ -73,24 +73,20 @@ impl DisciplineSpec for SpPifoSpec {
 }
 
 pub struct SpPifo {
-    qs: Vec<Fifo>,
+    bands: Bands,
     /// q_i, index 0 = highest priority.
     bounds: Vec<u64>,
     ranker: Ranker,
     limit: usize,
-    len: usize,
-    bytes: u64,
 }
 
 impl SpPifo {
     pub fn new(limit_pkts: usize, queues: usize, rank: RankFn) -> Self {
         SpPifo {
-            qs: (0..queues).map(|_| Fifo::with_capacity(limit_pkts)).collect(),
+            bands: Bands::new(queues, limit_pkts),
             bounds: vec![0; queues],
             ranker: Ranker::new(rank),
             limit: limit_pkts,
-            len: 0,
-            bytes: 0,
         }
     }
     /// The queue a packet of rank `r` joins, adapting the bounds (Algorithm 1).
@@ -123,28 +119,22 @@ impl Qdisc for SpPifo {
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
         let r = self.ranker.rank(cx.pkts.get(id));
         let i = self.map(r);
-        if self.len >= self.limit {
+        if self.bands.len() >= self.limit {
             cx.drop(id, DropReason::Overflow);
             return false;
         }
         cx.pkts.get_mut(id).qmark = i as u8;
-        self.qs[i].push(id, cx.pkts);
-        self.len += 1;
-        self.bytes += cx.pkts.get(id).size as u64;
+        self.bands.push(i, id, cx.pkts);
         true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        let q = self.qs.iter_mut().find(|q| !q.is_empty())?;
-        let p = q.pop(cx.pkts)?;
-        self.len -= 1;
-        self.bytes -= cx.pkts.get(p).size as u64;
-        Some(p)
+        self.bands.pop(cx.pkts)
     }
     fn len_pkts(&self) -> usize {
-        self.len
+        self.bands.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.bands.bytes()
     }
 }
 
@@ -251,8 +241,8 @@ mod tests {
                     b.pkts.free(d);
                 }
             } else {
-                let lens: Vec<usize> = q.qs.iter().map(|x| x.len()).collect();
-                let min_rank = q.qs.iter().flat_map(|x| x.iter()).map(|&p| b.pkts.get(p).tag()).min();
+                let lens: Vec<usize> = q.bands.iter().map(|x| x.len()).collect();
+                let min_rank = q.bands.iter().flat_map(|x| x.iter()).map(|&p| b.pkts.get(p).tag()).min();
                 if let Some(p) = b.take(&mut q) {
                     let i = b.pkts.get(p).qmark as usize;
                     assert!(lens[..i].iter().all(|&n| n == 0), "served queue {i} with {lens:?}");
