@@ -58,10 +58,19 @@ QUEUES: dict[str, dict[str, Any]] = {
     "prq": {"type": "prq", "limit_pkts": 60},
     "reddiff": {"type": "reddiff", "limit_pkts": 60, "min_th": 9.0, "max_th": 30.0},
     "droptail-bytes": {"type": "droptail", "limit_pkts": 100, "limit_bytes": 12000},
+    "red-markp": {"type": "red", "limit_pkts": 80, "min_th": 12.0, "max_th": 40.0, "ecn": True, "mark_p": 1.0},
+    "pfabric": {"type": "pfabric", "limit_pkts": 8},
+    "pias": {"type": "pias", "limit_pkts": 30, "queues": 4, "ecn_k_pkts": 6},
+    "sppifo": {"type": "sppifo", "limit_pkts": 30},
+    "sppifo-attained": {"type": "sppifo", "limit_pkts": 30, "rank": "attained"},
+    "aifo": {"type": "aifo", "limit_pkts": 30},
+    "step-ecn": {"type": "step", "limit_pkts": 60, "k_pkts": 10},
 }
 
-# Queues that read class marks get a classifier in front of them.
+# Queues that read class marks get a classifier in front of them; those that read
+# priority tags, the tagger they are paired with.
 CLASSIFIED = {"rio", "drr", "prq", "reddiff"}
+TAGGED = {"pfabric": "remaining", "pias": "pias", "sppifo": "remaining", "aifo": "remaining"}
 CLASSIFIERS: dict[str, dict[str, Any]] = {
     "threshold": {"type": "threshold", "node": "left"},
     "threshold-static": {"type": "threshold", "node": "left", "adaptive": False, "initial_threshold": 10},
@@ -82,6 +91,15 @@ TCP: dict[str, dict[str, Any]] = {
     "keep-rto": {"restart_rto_on_fast_retransmit": False},
     "iw10-ito1": {"init_cwnd": 10, "ito_s": 1.0, "min_rto_s": 1.0},
     "ssthresh": {"init_ssthresh": 16.0, "max_window": 20, "dupack_threshold": 2},
+    "limited-transmit": {"limited_transmit": True},
+    "sack-prr": {"sack": True, "dsack": True},
+    "sack-rfc6675": {"sack": True, "recovery_rate": "rfc6675", "sack_blocks": 3},
+    "tick": {"tick_s": 0.1},
+    "cubic": {"cc": "cubic"},
+    "cubic-no-hystart": {"cc": "cubic", "hystart": False},
+    "profile-ns2-2001": {"profile": "ns2-2001"},
+    "profile-rfc": {"profile": "rfc"},
+    "profile-linux": {"profile": "linux"},
 }
 
 
@@ -103,6 +121,8 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
             sc["tcp"]["ecn"] = True
         if q["type"] in CLASSIFIED:
             sc["classifiers"] = [dict(CLASSIFIERS["threshold"])]
+        if q["type"] in TAGGED and q.get("rank", "remaining") == "remaining":
+            sc["classifiers"] = [{"type": TAGGED[q["type"]], "node": "left"}]
         out.append((f"queue-{name}", sc))
     rio = QUEUES["rio"]
     for name, c in CLASSIFIERS.items():
@@ -112,6 +132,10 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
         out.append((f"classifier-{name}", sc))
     for name, t in TCP.items():
         sc = copy.deepcopy(base)
+        if "profile" in t:  # the profile's own settings, not the scenario's
+            sc["tcp"] = {k: v for k, v in sc["tcp"].items() if k == "max_window"}
+        if "cc" in t:
+            sc["tcp"].pop("variant", None)
         sc["tcp"].update(t)
         out.append((f"tcp-{name}", sc))
     # Request/response with delayed ACKs and ECN through RED, traced flows and faults.
@@ -126,6 +150,12 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
         {"link": "right->left", "flow": 6, "kind": "ack", "seq": 3},
     ]
     out.append(("reqresp-trace-faults", sc))
+    # DCTCP through a step-marking queue.
+    sc = copy.deepcopy(base)
+    sc["tcp"].pop("variant", None)
+    sc["tcp"]["cc"] = "dctcp"
+    sc["topology"]["bottleneck_queue"] = QUEUES["step-ecn"]
+    out.append(("tcp-dctcp-step", sc))
     sc = copy.deepcopy(base)
     sc["topology"]["bottleneck_loss"] = 0.01
     sc["topology"]["reverse_loss"] = 0.005
