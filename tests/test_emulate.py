@@ -382,6 +382,12 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     assert ks.window_clamp == 64 * 1460
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\ndelayed_ack = true"))
     assert "quickack" not in ks.route_opts
+    # The scenario's SACK reaches the kernel; D-SACK follows `dsack`.
+    ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true"))
+    assert (ks.sysctls["net/ipv4/tcp_sack"], ks.sysctls["net/ipv4/tcp_dsack"]) == ("1", "0")
+    assert "net/ipv4/tcp_recovery" not in ks.sysctls
+    ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true\ndsack = true"))
+    assert ks.sysctls["net/ipv4/tcp_dsack"] == "1"
 
 
 @pytest.mark.parametrize(
@@ -393,6 +399,8 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
         ("ito_s = 1.0\ninit_ssthresh = 20.0", "tcp.init_ssthresh"),
         ("ito_s = 1.0\nmin_rto_s = 0.0005", "tcp.min_rto_s"),
         ('ito_s = 1.0\nrtt_sampling = "once_per_rtt"', "tcp.rtt_sampling"),
+        ('ito_s = 1.0\nsack = true\nrecovery_rate = "rfc6675"', "tcp.recovery_rate"),
+        ("ito_s = 1.0\ntick_s = 0.1", "tcp.tick_s"),
     ],
 )
 def test_a_setting_linux_cannot_honour_is_an_error_naming_the_field(tmp_path, tcp, field):

@@ -242,7 +242,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>-emulated)")
     _add_overrides(p)
     p.add_argument("--cc", metavar="NAME", help="kernel congestion control (default: reno for variant newreno)")
-    p.add_argument("--sack", action="store_true", help="turn SACK on (the simulator has none)")
+    p.add_argument("--sack", action="store_true", help="turn SACK on even where the scenario's tcp.sack does not")
     p.add_argument("--approx", action="store_true", help="run settings Linux cannot honour with Linux's behaviour")
     p.add_argument(
         "--spin-us", type=int, default=0, metavar="U", help="router: poll without sleeping U us before each deadline"

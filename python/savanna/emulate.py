@@ -162,6 +162,10 @@ _NS_KEYS = (
     "rtt_sampling",
     "restart_rto_on_fast_retransmit",
     "request_bytes",
+    "sack",
+    "dsack",
+    "recovery_rate",
+    "tick_s",
 )
 
 
@@ -210,8 +214,15 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         )
     if not 576 <= pkt <= 2000:
         raise _err("packet_bytes", f"emulate sets it as the devices' MTU: 576 to 2000, not {pkt}")
+    # The scenario's `sack` (or the caller's `sack`, to run Linux with SACK against a
+    # simulation without); with SACK Linux recovers at PRR's rate, always.
+    sack = sack or base["sack"]
     sysctls["net/ipv4/tcp_sack"] = "1" if sack else "0"
-    sysctls["net/ipv4/tcp_dsack"] = "1" if sack else "0"
+    sysctls["net/ipv4/tcp_dsack"] = "1" if sack and (base["dsack"] or not base["sack"]) else "0"
+    if base["sack"] and base["recovery_rate"] != "prr":
+        cannot("recovery_rate", "Linux recovers at PRR's rate (RFC 6937) with SACK; RFC 6675's rate is not offered")
+    if base["tick_s"] > 0:
+        cannot("tick_s", "Linux measures RTTs in microseconds; it has no coarse clock tick")
     # Without SACK Linux runs NewReno-style recovery (with PRR); RACK, tail loss probes and
     # F-RTO are switched off so recovery is the RFC 6582 kind the simulator models.
     if not sack:
@@ -837,9 +848,10 @@ def emulate(
     """Run a scenario on real Linux TCP through Savanna's router; returns a ``Result``
     (flows, queues, summary) like ``savanna.run``. Needs root. ``out``: output directory
     (default: a temporary one, removed after loading). ``cc``: the kernel's congestion
-    control (default ``reno`` for ``variant = "newreno"``); ``sack``: turn SACK on (the
-    simulator has none); ``approx``: run settings Linux cannot honour with Linux's
-    behaviour instead of failing (they are listed in summary.json). ``duration_s``: wall
+    control (default ``reno`` for ``variant = "newreno"``, the module of that name for
+    ``cubic`` and ``dctcp``); ``sack``: turn SACK on even where the scenario's ``tcp.sack``
+    does not; ``approx``: run settings Linux cannot honour with Linux's behaviour instead of
+    failing (they are listed in summary.json). ``duration_s``: wall
     clock seconds (default: the scenario's duration)."""
     from savanna.runner import check_overrides, load_result, resolve_scenario
 

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use savanna_core::scenario::build::Plan;
 use savanna_core::scenario::schema::{Mode, TrafficSpec};
 use savanna_core::scenario::Scenario;
-use savanna_core::tcp::RttSampling;
+use savanna_core::tcp::{RecoveryRate, RttSampling};
 use savanna_core::traffic::{Action, Actions, NO_SESSION};
 use savanna_core::{Error, Result};
 use serde_json::{json, Value};
@@ -130,6 +130,13 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
             RttSampling::OncePerRtt => "once_per_rtt",
         },
         "restart_rto_on_fast_retransmit": c.restart_rto_on_fast_retransmit,
+        "sack": c.sack,
+        "dsack": c.dsack,
+        "recovery_rate": match c.recovery_rate {
+            RecoveryRate::Prr => "prr",
+            RecoveryRate::Rfc6675 => "rfc6675",
+        },
+        "tick_s": c.tick_s,
         "teardown": c.teardown,
         "request_bytes": c.request_bytes,
     })
