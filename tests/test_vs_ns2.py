@@ -54,7 +54,7 @@ def test_lossless_flows_finish_at_the_same_instant_in_both(tmp_path):
     sc = vs_ns2.scenario("dumbbell-red.toml", 0.5, 1, 20.0, handshake=True)
     _, _, _, sv = vs_ns2.run_savanna(sc, tmp_path / "sv")
     _, _, _, ns = vs_ns2.run_ns2(vs_ns2.ensure_ns(), sc, sv, tmp_path / "ns.csv", "reuse", True, False)
-    j = sv.set_index("flow_id").join(ns.set_index("flow_id"), how="inner", rsuffix="_ns")
+    j = sv.set_index("flow_id").join(ns.set_index("flow_id"), how="inner", suffixes=("", "_ns"))
     clean = j[(j["retransmits"] == 0) & (j["retransmits_ns"] == 0) & (j["syn_drops"] == 0)]
     # Lossless in both, and alone enough that queueing did not differ: most such flows.
     assert len(clean) > 100

@@ -13,24 +13,10 @@
 # (queue/drop-tail.cc, DropTail::enque), so limit_ = waiting + 1; RED drops when
 # `qlen >= qlim` (queue/red.cc, REDQueue::enque), so limit_ = waiting.
 
-proc arg {name default} {
-    global opts
-    if {[info exists opts($name)]} { return $opts($name) }
-    return $default
-}
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2} { puts stderr "bad argument '$a' (want key=value)"; exit 2 }
-    set opts([lindex $kv 0]) [lindex $kv 1]
-}
-foreach k [array names opts] {
-    if {[lsearch {flows out queue duration pairs seed bottleneck_mbps access_mbps
-            bottleneck_delay_ms access_delay_ms waiting access_waiting min_th max_th max_p w_q
-            syn tick minrto maxrto rtoinit window iw singledup packet_bytes header_bytes
-            agents cooldown variant drops trace} $k] < 0} {
-        puts stderr "unknown option '$k'"; exit 2
-    }
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_args {flows out queue duration pairs seed bottleneck_mbps access_mbps bottleneck_delay_ms
+    access_delay_ms waiting access_waiting min_th max_th max_p w_q syn tick minrto maxrto rtoinit
+    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace}
 
 set flowfile [arg flows ""]
 set outfile [arg out ""]
@@ -61,25 +47,7 @@ $defaultRNG seed [arg seed 1]
 set variant [arg variant Newreno]
 set tcpclass Agent/TCP/$variant
 if {$variant == "Tahoe"} { set tcpclass Agent/TCP }
-Agent/TCP set packetSize_ [expr {$pkt - $hdr}]
-Agent/TCP set tcpip_base_hdr_size_ $hdr
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ [arg window 128]
-Agent/TCP set maxcwnd_ [arg window 128]
-Agent/TCP set windowInit_ [arg iw 2]
-Agent/TCP set windowInitOption_ 1
-Agent/TCP set syn_ [arg syn true]
-Agent/TCP set delay_growth_ true
-Agent/TCP set tcpTick_ [arg tick 0.001]
-Agent/TCP set minrto_ [arg minrto 0.2]
-Agent/TCP set maxrto_ [arg maxrto 60]
-Agent/TCP set rtxcur_init_ [arg rtoinit 3.0]
-Agent/TCP set singledup_ [arg singledup 0]
-Agent/TCP set maxburst_ 0
-Agent/TCP set timestamps_ false
-Agent/TCP set ecn_ 0
-Agent/TCP set overhead_ 0
-Agent/TCP set numdupacks_ 3
+tcp_settings $pkt $hdr 0.001
 
 # ---- queues ----
 Queue/DropTail set queue_in_bytes_ false

@@ -9,23 +9,9 @@
 # OUT.csv: one row per transfer: start_s, end_s, fct_s (to the delivery of the last packet,
 # reckoned as in dumbbell.tcl), data_pkts_sent, retransmits, timeouts.
 
-proc arg {name default} {
-    global opts
-    if {[info exists opts($name)]} { return $opts($name) }
-    return $default
-}
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2} { puts stderr "bad argument '$a' (want key=value)"; exit 2 }
-    set opts([lindex $kv 0]) [lindex $kv 1]
-}
-foreach k [array names opts] {
-    if {[lsearch {out size loss count seed tick minrto rtoinit iw window packet_bytes
-            header_bytes syn singledup bottleneck_mbps access_mbps bottleneck_delay_ms
-            access_delay_ms} $k] < 0} {
-        puts stderr "unknown option '$k'"; exit 2
-    }
-}
+source [file join [file dirname [info script]] common.tcl]
+parse_args {out size loss count seed tick minrto maxrto rtoinit iw window packet_bytes
+    header_bytes syn singledup bottleneck_mbps access_mbps bottleneck_delay_ms access_delay_ms}
 set outfile [arg out ""]
 if {$outfile == ""} { puts stderr "out= is required"; exit 2 }
 set size [arg size 100]
@@ -41,23 +27,7 @@ set ns [new Simulator]
 ns-random [arg seed 1]
 $defaultRNG seed [arg seed 1]
 
-Agent/TCP set packetSize_ [expr {$pkt - $hdr}]
-Agent/TCP set tcpip_base_hdr_size_ $hdr
-Agent/TCP set useHeaders_ true
-Agent/TCP set window_ [arg window 128]
-Agent/TCP set maxcwnd_ [arg window 128]
-Agent/TCP set windowInit_ [arg iw 2]
-Agent/TCP set windowInitOption_ 1
-Agent/TCP set syn_ [arg syn true]
-Agent/TCP set delay_growth_ true
-Agent/TCP set tcpTick_ [arg tick 0.1]
-Agent/TCP set minrto_ [arg minrto 0.2]
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ [arg rtoinit 3.0]
-Agent/TCP set singledup_ [arg singledup 0]
-Agent/TCP set maxburst_ 0
-Agent/TCP set timestamps_ false
-Agent/TCP set numdupacks_ 3
+tcp_settings $pkt $hdr 0.1
 
 set left [$ns node]
 set right [$ns node]

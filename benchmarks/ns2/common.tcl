@@ -1,0 +1,49 @@
+# What the ns-2 scripts here share: their key=value arguments and the TCP agent settings in
+# force. Every setting is explicit, so a run does not depend on ns-default.tcl; README.md
+# says where each value comes from. Sourced by dumbbell.tcl and transfers.tcl.
+
+# Read argv's key=value pairs into `opts`; a malformed argument or a key not in `allowed`
+# exits 2.
+proc parse_args {allowed} {
+    global argv opts
+    foreach a $argv {
+        set kv [split $a =]
+        if {[llength $kv] != 2} { puts stderr "bad argument '$a' (want key=value)"; exit 2 }
+        set opts([lindex $kv 0]) [lindex $kv 1]
+    }
+    foreach k [array names opts] {
+        if {[lsearch $allowed $k] < 0} { puts stderr "unknown option '$k'"; exit 2 }
+    }
+}
+
+# The value of argument `name`, or `default`.
+proc arg {name default} {
+    global opts
+    if {[info exists opts($name)]} { return $opts($name) }
+    return $default
+}
+
+# Agent/TCP's settings for packets of `pkt` bytes with `hdr`-byte headers; `tick` is the
+# script's default tcpTick_ (arguments window, iw, syn, tick, minrto, maxrto, rtoinit and
+# singledup override).
+proc tcp_settings {pkt hdr tick} {
+    Agent/TCP set packetSize_ [expr {$pkt - $hdr}]
+    Agent/TCP set tcpip_base_hdr_size_ $hdr
+    Agent/TCP set useHeaders_ true
+    Agent/TCP set window_ [arg window 128]
+    Agent/TCP set maxcwnd_ [arg window 128]
+    Agent/TCP set windowInit_ [arg iw 2]
+    Agent/TCP set windowInitOption_ 1
+    Agent/TCP set syn_ [arg syn true]
+    Agent/TCP set delay_growth_ true
+    Agent/TCP set tcpTick_ [arg tick $tick]
+    Agent/TCP set minrto_ [arg minrto 0.2]
+    Agent/TCP set maxrto_ [arg maxrto 60]
+    Agent/TCP set rtxcur_init_ [arg rtoinit 3.0]
+    Agent/TCP set singledup_ [arg singledup 0]
+    Agent/TCP set maxburst_ 0
+    Agent/TCP set timestamps_ false
+    Agent/TCP set ecn_ 0
+    Agent/TCP set overhead_ 0
+    Agent/TCP set numdupacks_ 3
+}
