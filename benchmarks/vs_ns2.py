@@ -267,7 +267,7 @@ def loss_patterns(ns: str, tmp: Path, handshake: bool, singledup: bool) -> list[
     return lines
 
 
-def guo_matta_fig2b(ns: str, tmp: Path, count: int) -> list[str]:
+def guo_matta_fig2b(ns: str, tmp: Path, count: int, results: dict | None = None) -> list[str]:
     """Guo & Matta 2001 Fig. 2(b): mean and C.O.V. of the transfer time of FS packets over a
     link losing each packet with probability p, one connection after another, in Savanna
     (scenarios/guo-matta-2001-fig02b.toml) and ns-2 (benchmarks/ns2/transfers.tcl) with the
@@ -308,8 +308,10 @@ def guo_matta_fig2b(ns: str, tmp: Path, count: int) -> list[str]:
     def cell(x):
         return f"{cov(x):.3f} ± {cov_se(x):.3f}"
 
-    for fs in (10, 100, 1000):
-        for loss in (0.01, 0.05, 0.1):
+    covs: dict[tuple, tuple[float, float]] = {}
+    fss, losses = (10, 100, 1000), (0.01, 0.05, 0.1)
+    for fs in fss:
+        for loss in losses:
             sc = copy.deepcopy(base)
             sc["topology"]["bottleneck_loss"] = loss
             sc["traffic"][0]["size"] = {"dist": "fixed", "value": fs}
@@ -340,12 +342,222 @@ def guo_matta_fig2b(ns: str, tmp: Path, count: int) -> list[str]:
                 native.run_measured(cmd)
                 res[tick] = pd.read_csv(out)
             b, c = res[0.1]["fct_s"], res[0.001]["fct_s"]
+            covs[(fs, loss)] = (cov(list(a)), cov(list(b)))
             lines.append(
                 f"| {fs} | {loss} | {a.mean():.3f} | {b.mean():.3f} | {c.mean():.3f} | {cell(a)} | {cell(b)} | "
                 f"{cell(c)} | {fl['timeouts'].mean():.2f} / {res[0.1]['timeouts'].mean():.2f} / "
                 f"{res[0.001]['timeouts'].mean():.2f} |"
             )
             print(lines[-1], flush=True)
+    return lines
+
+
+PAPER_SCRIPT = ROOT / "benchmarks" / "ns2" / "paper.tcl"
+
+
+def tcp_args(sc: dict) -> list[str]:
+    """paper.tcl's TCP arguments from a Savanna scenario's [tcp] table (common.tcl's names)."""
+    t = sc["tcp"]
+    return [
+        f"packet_bytes={sc['packet_bytes']}",
+        f"header_bytes={sc['header_bytes']}",
+        f"window={t.get('max_window', 128)}",
+        f"iw={t.get('init_cwnd', 2)}",
+        f"minrto={t.get('min_rto_s', 0.2)}",
+        f"maxrto={t.get('max_rto_s', 60.0)}",
+        f"rtoinit={t.get('ito_s', 3.0)}",
+        f"tick={t.get('granularity_s', 0.001)}",
+        f"syn={'true' if t.get('handshake', True) else 'false'}",
+        f"variant={ {'newreno': 'Newreno', 'reno': 'Reno', 'tahoe': 'Tahoe'}[t.get('variant', 'newreno')] }",
+        "singledup=0",
+    ]
+
+
+def queue_args(q: dict) -> list[str]:
+    """paper.tcl's queue arguments from a Savanna bottleneck queue table."""
+    kind = q["type"]
+    out = [f"queue={kind}", f"waiting={q['limit_pkts']}"]
+    if kind == "red":
+        out += [f"min_th={q['min_th']}", f"max_th={q['max_th']}", f"max_p={q['max_p']}", f"w_q={q['w_q']}"]
+    elif kind == "rio":
+        out += [
+            f"in_min_th={q['min_th_short']}",
+            f"in_max_th={q['max_th_short']}",
+            f"in_max_p={q['max_p_short']}",
+            f"min_th={q['min_th_long']}",
+            f"max_th={q['max_th_long']}",
+            f"max_p={q['max_p_long']}",
+            f"w_q={q['w_q_short']}",
+        ]
+        if q["w_q_short"] != q["w_q_long"]:
+            raise SystemExit("ns-2's RIO has one w_q for both averages")
+    elif kind != "droptail":
+        raise SystemExit(f"paper.tcl runs droptail, red and rio, not {kind}")
+    if kind in ("red", "rio"):
+        out.append(f"ecn={1 if q.get('ecn') else 0}")
+    return out
+
+
+def run_paper_ns2(ns: str, sc: dict, flist, out_csv: Path, extra=()):
+    """Run paper.tcl on scenario `sc` (a dumbbell) with the flow list `flist` (a DataFrame
+    with flow_id, start_s, size_pkts, pair, session)."""
+    import pandas as pd
+
+    fpath = out_csv.with_name(out_csv.stem + "-flows.csv")
+    flist.assign(start_s=flist["start_s"].map(lambda x: f"{x:.9f}")).to_csv(fpath, index=False)
+    topo = sc["topology"]
+    cmd = [
+        ns,
+        str(PAPER_SCRIPT),
+        f"flows={fpath}",
+        f"out={out_csv}",
+        f"duration={sc['duration_s']}",
+        f"pairs={topo['pairs']}",
+        f"seed={sc['seed']}",
+        f"bottleneck_mbps={topo['bottleneck_rate_mbps']}",
+        f"access_mbps={topo['access_rate_mbps']}",
+        f"bottleneck_delay_ms={topo['bottleneck_delay_ms']}",
+        f"access_delay_ms={topo['access_delay_ms']}",
+        f"reverse_waiting={topo.get('reverse_queue', {}).get('limit_pkts', 1000)}",
+        f"access_waiting={topo.get('access_queue', {}).get('limit_pkts', 1000)}",
+        *queue_args(topo["bottleneck_queue"]),
+        *tcp_args(sc),
+        *extra,
+    ]
+    wall, _ = native.run_measured(cmd)
+    res = pd.read_csv(out_csv)
+    summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
+    summ["wall"] = wall
+    return res, summ
+
+
+def gm_fig3_flows(fl, duration: float, per_session: int = 200):
+    """Guo & Matta Fig. 3's flows as Savanna generated them, for paper.tcl: the short
+    batches as open flows (start, pair), and each long closed-loop source as a session
+    starting where Savanna's first flow of it started, on the same pair, with enough
+    10,000-packet transfers queued behind it to outlast the run."""
+    import pandas as pd
+
+    pair = fl["src"].str.replace("src", "", regex=False).astype(int)
+    f = fl.assign(pair=pair)
+    short = f[f["source"] == "short"]
+    longf = f[f["source"] == "long"].sort_values("start_s")
+    first = longf.drop_duplicates("pair")
+    rows = [
+        {"flow_id": int(r.flow_id), "start_s": float(r.start_s), "size_pkts": int(r.size_pkts), "pair": int(r.pair),
+         "session": -1, "cls": "short"}
+        for r in short.itertuples()
+    ]
+    fid = int(f["flow_id"].max()) + 1
+    for k, r in enumerate(first.itertuples()):
+        for j in range(per_session):
+            rows.append(
+                {"flow_id": int(r.flow_id) if j == 0 else fid, "start_s": float(r.start_s), "size_pkts": int(r.size_pkts),
+                 "pair": int(r.pair), "session": k, "cls": "long"}
+            )
+            if j:
+                fid += 1
+    return pd.DataFrame(rows)
+
+
+def guo_matta_fig3(ns: str, tmp: Path, nseeds: int, results: dict) -> list[str]:
+    """Guo & Matta 2001 Fig. 3 / Table I: 10 long and 10 short-batch sources on a 1.25 and a
+    1.5 Mb/s link under DropTail, RED and RIO (Table III's queues), in Savanna and ns-2 on
+    the same flows. RIO's edge marks a flow's first L_t = 20 packets In, with L_t fixed in
+    both (ns-2 has no adaptive threshold; the reproduction's scenario adapts it)."""
+    import pandas as pd
+
+    from savanna.reproduce import guo_matta_2001 as gm
+
+    base = tomllib.loads((ROOT / "scenarios" / gm.SC_FIG3).read_text())
+    base.pop("sampling", None)
+    lt = base["classifiers"][0]["initial_threshold"]
+    base["classifiers"][0]["adaptive"] = False
+    per: dict[tuple, list] = {}
+    for bw in (1.25, 1.5):
+        bdp = gm.bdp_pkts(bw, base["packet_bytes"])
+        for s in gm.SCHEMES:
+            for seed in range(1, nseeds + 1):
+                sc = gm.with_scheme(copy.deepcopy(base), s, bdp)
+                sc["seed"], sc["topology"]["bottleneck_rate_mbps"] = seed, bw
+                tag = f"gm3-{bw}-{s}-{seed}"
+                _, _, summ, fl = run_savanna(sc, tmp / tag)
+                sv = fl.groupby("source")["delivered_pkts"].sum()
+                flist = gm_fig3_flows(fl, sc["duration_s"])
+                res, ns_s = run_paper_ns2(
+                    ns, sc, flist.drop(columns="cls"), tmp / f"{tag}-ns2.csv", extra=[f"mark={lt}"]
+                )
+                cls = dict(zip(flist["flow_id"], flist["cls"]))
+                nsd = res.assign(cls=res["flow_id"].map(cls)).groupby("cls")["delivered"].sum()
+                per.setdefault((bw, s), []).append(
+                    {
+                        "sv": {"short": float(sv.get("short", 0)), "long": float(sv.get("long", 0))},
+                        "ns": {"short": float(nsd.get("short", 0)), "long": float(nsd.get("long", 0))},
+                        "ns_wall": ns_s["wall"],
+                    }
+                )
+                print(f"  {tag}: Savanna short/long {sv.get('short', 0):.0f}/{sv.get('long', 0):.0f}, "
+                      f"ns-2 {nsd.get('short', 0):.0f}/{nsd.get('long', 0):.0f} ({ns_s['wall']:.1f} s)", flush=True)
+    mu = statistics.mean
+    lines = [
+        "## Guo & Matta 2001, Fig. 3 / Table I: goodput of 10 long and 10 short sources in 500 s",
+        "",
+        f"`scenarios/{gm.SC_FIG3}` with Table III's queue for each scheme, {nseeds} seed(s), the same flows in "
+        f"both (ns-2 replays Savanna's short batches and starts each long source where Savanna's did). RIO: "
+        f"the first {lt} packets of a flow In, L_t fixed in both (the reproduction adapts it), ECN on for RED "
+        "and RIO. Packets delivered (data packets acknowledged by 500 s), mean over seeds.",
+        "",
+        "| link | scheme | part | paper | Savanna | ns-2 | Savanna - ns-2 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for bw in (1.25, 1.5):
+        for s in gm.SCHEMES:
+            rs = per[(bw, s)]
+            for i, part in enumerate(("all", "short", "long")):
+
+                def val(r, who, part=part):
+                    d = r[who]
+                    return d["short"] + d["long"] if part == "all" else d[part]
+
+                a = [val(r, "sv") for r in rs]
+                b = [val(r, "ns") for r in rs]
+                cid = f"tab1-{gm._bw_id(bw)}-{gm._KEYS[s]}-{part}"
+                results[cid] = {
+                    "ns2": mu(b), "ns2_samples": b, "savanna_same_setup": mu(a),
+                    "paper": float(gm.TABLE1[bw][s][i]), "experiment": "guo-matta-2001 fig03",
+                }
+                lines.append(
+                    f"| {bw:g} Mb/s | {gm.NAMES[s]} | {part} | {gm.TABLE1[bw][s][i]:,} | {mu(a):,.0f} | {mu(b):,.0f} | "
+                    f"{pct((mu(a) - mu(b)) / mu(b)) if mu(b) else '-'} |"
+                )
+
+    def tot(bw, s, who, part="all"):
+        return [
+            (r[who]["short"] + r[who]["long"]) if part == "all" else r[who][part] for r in per[(bw, s)]
+        ]
+
+    derived = {
+        "tab1-125-dt-short-loss": lambda who: [
+            x - y for x, y in zip(tot(1.25, gm.RED, who, "short"), tot(1.25, gm.DT, who, "short"))
+        ],
+        "tab1-125-rio-gain": lambda who: [
+            -100.0 * (d - r) / d for d, r in zip(tot(1.25, gm.DT, who), tot(1.25, gm.RIO, who))
+        ],
+        "tab1-150-rio-cost": lambda who: [
+            100.0 * (d - r) / d for d, r in zip(tot(1.5, gm.DT, who), tot(1.5, gm.RIO, who))
+        ],
+    }
+    lines += ["", "| claim | paper | Savanna | ns-2 |", "|---|---|---|---|"]
+    paper = {"tab1-125-dt-short-loss": 8924.0, "tab1-125-rio-gain": 0.66, "tab1-150-rio-cost": 1.34}
+    for cid, fn in derived.items():
+        a, b = fn("sv"), fn("ns")
+        results[cid] = {
+            "ns2": mu(b), "ns2_samples": b, "savanna_same_setup": mu(a), "paper": paper[cid],
+            "experiment": "guo-matta-2001 fig03",
+        }
+        lines.append(f"| {cid} | {paper[cid]:g} | {mu(a):.2f} | {mu(b):.2f} |")
+    wall = [r["ns_wall"] for v in per.values() for r in v]
+    lines += ["", f"ns-2 wall time per 500 s run: {min(wall):.1f}-{max(wall):.1f} s."]
     return lines
 
 
@@ -402,6 +614,46 @@ def speed_ratio(ns: str, repeat: int, duration: float) -> int:
     return 0
 
 
+PAPERS_MD = RESULTS / "vs_ns2_papers.md"
+PAPERS_JSON = RESULTS / "ns2_papers.json"
+
+
+def papers(ns: str, quick: bool, nseeds: int) -> int:
+    """The paper experiments side by side (paper, Savanna, ns-2): writes PAPERS_MD and, keyed
+    by the reproductions' claim ids, PAPERS_JSON (read by savanna.reproduce.ns2column)."""
+    import datetime
+
+    tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns2-papers-"))
+    results: dict[str, dict] = {}
+    lines = [
+        "# The papers' experiments in Savanna and ns-2.35",
+        "",
+        f"Command: `python3 benchmarks/vs_ns2.py --papers-only{' --quick' if quick else ''} --paper-seeds {nseeds}`. "
+        "Each experiment runs in both simulators configured alike (benchmarks/ns2/README.md lists ns-2's "
+        "settings); machine-readable: `benchmarks/results/ns2_papers.json`, keyed by claim id.",
+        "",
+    ]
+    try:
+        for part in (
+            lambda: guo_matta_fig2b(ns, tmp, 60 if quick else 1000, results),
+            lambda: guo_matta_fig3(ns, tmp, 1 if quick else nseeds, results),
+        ):
+            sec = part()
+            print("\n".join(sec), flush=True)
+            lines += sec + [""]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    meta = {
+        "command": f"python3 benchmarks/vs_ns2.py --papers-only{' --quick' if quick else ''} --paper-seeds {nseeds}",
+        "date": datetime.date.today().isoformat(),
+        "ns2": "ns-2.35 (Debian ns2)",
+    }
+    PAPERS_MD.write_text("\n".join(lines) + "\n")
+    PAPERS_JSON.write_text(json.dumps({"meta": meta, "claims": results}, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {PAPERS_MD} and {PAPERS_JSON}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
@@ -428,6 +680,12 @@ def main() -> int:
         help="also run the paper experiments ns-2 runs here (Guo & Matta 2001 Fig. 2(b))",
     )
     ap.add_argument(
+        "--papers-only",
+        action="store_true",
+        help="run only the paper experiments; writes vs_ns2_papers.md and ns2_papers.json",
+    )
+    ap.add_argument("--paper-seeds", type=int, default=3, help="seeds per paper configuration (ns-2 and Savanna)")
+    ap.add_argument(
         "--loss-patterns-only",
         action="store_true",
         help="run only the single-flow loss-pattern table (seconds; it is part of every run)",
@@ -440,6 +698,10 @@ def main() -> int:
         if not SAVANNA.exists():
             raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
         return speed_ratio(ensure_ns(), args.repeat, args.duration)
+    if args.papers_only:
+        if not SAVANNA.exists():
+            raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
+        return papers(ensure_ns(), args.quick, args.paper_seeds)
     if args.quick:
         args.seeds, args.duration, args.loads, args.warmup = 1, 20.0, "0.8", 2.0
     loads = [float(x) for x in args.loads.split(",")]
@@ -472,7 +734,7 @@ def main() -> int:
     patterns = loss_patterns(ns, tmp, handshake, args.ns2_singledup)
     print("\n".join(patterns), flush=True)
     if args.papers:
-        patterns += [""] + guo_matta_fig2b(ns, tmp, 60 if args.quick else 1000)
+        papers(ns, args.quick, args.paper_seeds)
     speed_rows, sections, misses = [], [], []
     for base in ("dumbbell-droptail.toml", "dumbbell-red.toml"):
         for load in [] if args.loss_patterns_only else loads:

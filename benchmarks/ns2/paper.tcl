@@ -159,20 +159,22 @@ while {[gets $fh line] >= 0} {
 }
 close $fh
 
-# The edge rule at L_t: a flow's packets carry fid_ 1 (In) until its first L_t data packets
-# have been sent, fid_ 0 (Out) after, retransmissions included (a counter at the edge).
-# ns-2 has no per-packet Tcl hook on an agent, so the agent's traced t_seqno_ is written to
-# a reflected channel whose handler flips fid_ once t_seqno_ has passed the L_t-th data
-# packet (sequence L_t with the SYN, L_t - 1 without). t_seqno_ is advanced right after
-# each packet is output (TcpAgent::send_much), so the flip falls between packets L_t and
-# L_t + 1.
+# The edge rule at L_t (Savanna's `threshold` classifier, Guo & Matta's appendix A): a
+# counter per flow at the edge, the first L_t packets the flow sends are In (fid_ 1), the
+# rest Out (fid_ 0), retransmissions counted. The SYN counts, as in Savanna (whose client
+# also sends a pure ACK, which ns-2's one-way TCP has not: Savanna's L_t covers one data
+# packet less). ns-2 has no per-packet Tcl hook on an agent, so the agent's traced t_seqno_
+# is written to a reflected channel whose handler flips fid_ once t_seqno_ reaches L_t:
+# t_seqno_ is advanced right after each packet is output (TcpAgent::send_much), so the
+# flip falls between the L_t-th packet and the next. Not modelled: the soft state (a flow
+# silent for T_u starts counting again) and the adaptive L_t.
 proc marker_chan {tcp cmd ch args} {
-    global mark syn
+    global mark
     switch $cmd {
         initialize { return {initialize finalize watch write} }
         write {
             set d [lindex $args 0]
-            if {[$tcp set fid_] == 1 && [lindex $d end] >= $mark + $syn} {
+            if {[$tcp set fid_] == 1 && [lindex $d end] >= $mark} {
                 $tcp set fid_ 0
             }
             return [string length $d]
@@ -232,10 +234,10 @@ proc finish {} {
     global ns out outfile qmon duration bn_mbps busy F_id F_start F_size F_pair syn
     global started finished wall0
     # Flows still running: the data packets acknowledged so far (with syn_ the SYN is
-    # sequence 0 and data are 1..N, so highest_ack_ counts data; without it, 0..N-1).
+    # sequence 0 and data are 1..N, so ack_ (highest_ack_) counts data; without it, 0..N-1).
     foreach tcp [array names busy] {
         set k $busy($tcp)
-        set acked [expr {[$tcp set highest_ack_] + 1 - $syn}]
+        set acked [expr {[$tcp set ack_] + 1 - $syn}]
         if {$acked < 0} { set acked 0 }
         puts $out [format "%s,%.9f,,,%s,%s,%d,%d,%d" $F_id($k) $F_start($k) $F_size($k) \
             $F_pair($k) $acked [$tcp set nrexmitpack_] [$tcp set nrexmit_]]

@@ -122,6 +122,11 @@ class Claim:
     note: str = ""
     unit: str = ""
     source: str = ""
+    # ns-2.35 on the same set-up, and the cause of a miss (savanna.reproduce.ns2column)
+    ns2: float | None = None
+    ns2_verdict: str = ""
+    cause: str = ""
+    evidence: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -355,6 +360,10 @@ def _claim_json(c: Claim) -> dict[str, Any]:
         "note": c.note,
         "unit": c.unit,
         "source": c.source,
+        "ns2": f(c.ns2),
+        "ns2_verdict": c.ns2_verdict or None,
+        "cause": c.cause or None,
+        "evidence": c.evidence or None,
     }
 
 
@@ -402,15 +411,23 @@ def _markdown(out, title, intro, figures, claims, tables, meta) -> str:
         f"{len(claims)} claims: {counts[REPRODUCED]} reproduced, {counts[SAME_DIRECTION]} same direction, "
         f"{counts[NOT_REPRODUCED]} not reproduced. Ours: mean [95% CI] over n replications.",
         "",
-        "| id | claim | where | paper | ours | verdict | note |",
-        "|---|---|---|---|---|---|---|",
     ]
+    third = any(c.ns2 is not None or c.cause for c in claims)
+    if third:
+        lines += [
+            "| id | claim | where | paper | ours | ns-2.35 | verdict | cause | note |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+    else:
+        lines += ["| id | claim | where | paper | ours | verdict | note |", "|---|---|---|---|---|---|---|"]
     for c in claims:
-        lines.append(
-            "| "
-            + " | ".join(_md_escape(x) for x in (c.id, c.text, c.source, c.paper, _ours(c), f"**{c.verdict}**", c.note))
-            + " |"
-        )
+        cells = [c.id, c.text, c.source, c.paper, _ours(c)]
+        if third:
+            ns2 = "-" if c.ns2 is None else f"{_num(c.ns2, c.unit)} ({c.ns2_verdict})"
+            cells += [ns2, f"**{c.verdict}**", f"{c.cause}: {c.evidence}" if c.cause else ""]
+        else:
+            cells.append(f"**{c.verdict}**")
+        lines.append("| " + " | ".join(_md_escape(x) for x in cells + [c.note]) + " |")
     lines.append("")
     if figures:
         lines += ["## Figures", ""]

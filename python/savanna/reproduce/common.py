@@ -462,6 +462,7 @@ class Report:
     figures: list[Any] = field(default_factory=list)
     tables: list[Any] = field(default_factory=list)
     fixed: dict[str, str] = field(default_factory=dict)  # notes replacing the verdict's own sentence
+    causes: dict[str, tuple[str, str]] = field(default_factory=dict)  # declared (cause, evidence), ns2column
 
     def __post_init__(self) -> None:
         for c in self.specs:
@@ -480,10 +481,13 @@ class Report:
         self.tables.append(Table(title, columns, rows, caption))
 
     def claims(self) -> list[Any]:
-        """Every declared claim judged on its samples (``savanna.report.judge``), in order."""
+        """Every declared claim judged on its samples (``savanna.report.judge``), in order, with
+        ns-2's column and the cause of each miss (``savanna.reproduce.ns2column``)."""
+        from savanna.reproduce.ns2column import annotate
         from savanna.report import judge
 
-        return [
+        judged = [
             judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, ""))
             for c in self.specs
         ]
+        return annotate(judged, self.specs, self.causes)

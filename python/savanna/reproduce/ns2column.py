@@ -1,0 +1,85 @@
+"""The third column of the reproduction reports (issue 17, item 4): beside the paper's number
+and ours, ns-2.35's on the same set-up where ns-2 can run it, read from
+``benchmarks/results/ns2_papers.json`` (written by ``benchmarks/vs_ns2.py --papers-only``,
+keyed by claim id), and for each claim not reproduced (or only in direction) its cause:
+
+- ``model``: ns-2 on the same set-up reproduces the paper's number and Savanna does not;
+- ``set-up``: ns-2 on the same set-up misses the paper's number as Savanna does, so the
+  paper ran something its text does not describe (or describes otherwise);
+- ``paper ambiguity``: the paper's own sentence admits more than one reading (declared by
+  the paper module with the sentence quoted, in its ``NS2_CAUSES``).
+
+ns-2's value is judged with the claim's own rule (``savanna.report.judge``). A declared
+cause wins over the automatic one; with neither ns-2 data nor a declaration the row has no
+cause (the report says ns-2 did not run it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+CAUSES = ("model", "set-up", "paper ambiguity")
+
+
+def results_path() -> Path:
+    """``benchmarks/results/ns2_papers.json`` of the source checkout (``SAVANNA_NS2_RESULTS``
+    overrides it)."""
+    env = os.environ.get("SAVANNA_NS2_RESULTS")
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "ns2_papers.json"
+
+
+def load(path: Path | None = None) -> dict[str, dict]:
+    """The ns-2 results by claim id; empty when the file is absent (an installed package)."""
+    p = path or results_path()
+    if not p.is_file():
+        return {}
+    return dict(json.loads(p.read_text()).get("claims", {}))
+
+
+def annotate(
+    claims: Sequence[Any],
+    specs: Sequence[Any],
+    declared: Mapping[str, tuple[str, str]] | None = None,
+    ns2: Mapping[str, dict] | None = None,
+) -> list[Any]:
+    """Fill each judged claim's ``ns2``, ``ns2_verdict``, ``cause`` and ``evidence``."""
+    from savanna.report import REPRODUCED, judge
+
+    declared = dict(declared or {})
+    ns2 = load() if ns2 is None else ns2
+    by_id = {s.id: s for s in specs}
+    for c in claims:
+        r = ns2.get(c.id)
+        if r is not None and c.id in by_id:
+            samples = r.get("ns2_samples") or [r["ns2"]]
+            j = judge(by_id[c.id], samples)
+            c.ns2, c.ns2_verdict = j.mean, j.verdict
+        if c.verdict == REPRODUCED:
+            continue
+        if c.id in declared:
+            cause, evidence = declared[c.id]
+            if cause not in CAUSES:
+                raise ValueError(f"claim {c.id}: cause must be one of {CAUSES}, not {cause!r}")
+            c.cause, c.evidence = cause, evidence
+        elif r is not None:
+            setup = r.get("experiment", "")
+            if c.ns2_verdict == REPRODUCED:
+                c.cause = "model"
+                c.evidence = f"ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}; {setup})."
+            else:
+                c.cause = "set-up"
+                c.evidence = (
+                    f"ns-2.35 on the same set-up misses it too ({_fmt(c.ns2, c.unit)}, {c.ns2_verdict}; {setup})."
+                )
+    return list(claims)
+
+
+def _fmt(x: float | None, unit: str) -> str:
+    if x is None or x != x:
+        return "n/a"
+    s = f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return f"{s} {unit}".strip()
