@@ -483,8 +483,8 @@ class Report:
     def claims(self) -> list[Any]:
         """Every declared claim judged on its samples (``savanna.report.judge``), in order, with
         ns-2's column and the cause of each miss (``savanna.reproduce.ns2column``)."""
-        from savanna.reproduce.ns2column import annotate
         from savanna.report import judge
+        from savanna.reproduce.ns2column import annotate
 
         judged = [
             judge(c, self.samples[c.id], note=self.fixed.get(c.id, ""), why=self.notes.get(c.id, ""))

@@ -11,7 +11,9 @@ keyed by claim id), and for each claim not reproduced (or only in direction) its
 
 ns-2's value is judged with the claim's own rule (``savanna.report.judge``). A declared
 cause wins over the automatic one; with neither ns-2 data nor a declaration the row has no
-cause (the report says ns-2 did not run it).
+cause (the report says ns-2 did not run it). An entry marked ``"comparable": false`` (ns-2's
+mechanism is not the paper's, e.g. ns-2.35's RIO, whose total average stands still between
+In arrivals) is shown, with its verdict in brackets, but draws no cause.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def annotate(
         if r is not None and c.id in by_id:
             samples = r.get("ns2_samples") or [r["ns2"]]
             j = judge(by_id[c.id], samples)
-            c.ns2, c.ns2_verdict = j.mean, j.verdict
+            c.ns2, c.ns2_verdict = j.mean, j.verdict if r.get("comparable", True) else f"[{j.verdict}; not comparable]"
         if c.verdict == REPRODUCED:
             continue
         if c.id in declared:
@@ -65,7 +67,7 @@ def annotate(
             if cause not in CAUSES:
                 raise ValueError(f"claim {c.id}: cause must be one of {CAUSES}, not {cause!r}")
             c.cause, c.evidence = cause, evidence
-        elif r is not None:
+        elif r is not None and r.get("comparable", True):
             setup = r.get("experiment", "")
             if c.ns2_verdict == REPRODUCED:
                 c.cause = "model"
