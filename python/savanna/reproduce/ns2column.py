@@ -56,7 +56,7 @@ def annotate(
     by_id = {s.id: s for s in specs}
     for c in claims:
         r = ns2.get(c.id)
-        if r is not None and c.id in by_id:
+        if r is not None and "ns2" in r and c.id in by_id:
             samples = r.get("ns2_samples") or [r["ns2"]]
             j = judge(by_id[c.id], samples)
             c.ns2, c.ns2_verdict = j.mean, j.verdict if r.get("comparable", True) else f"[{j.verdict}; not comparable]"
@@ -67,7 +67,9 @@ def annotate(
             if cause not in CAUSES:
                 raise ValueError(f"claim {c.id}: cause must be one of {CAUSES}, not {cause!r}")
             c.cause, c.evidence = cause, evidence
-        elif r is not None and r.get("comparable", True):
+            if r is not None and r.get("sensitivity"):
+                c.evidence = f"{evidence} {r['sensitivity']}"
+        elif r is not None and "ns2" in r and r.get("comparable", True):
             setup = r.get("experiment", "")
             if c.ns2_verdict == REPRODUCED:
                 c.cause = "model"
