@@ -692,12 +692,12 @@ def _claims():
 # Causes of a miss that no ns-2 run can settle (issue 17, item 4; savanna.reproduce.ns2column):
 # Fig. 5's axes are hosts, not connections.
 _FIG5_DENOMINATOR = (
-        "paper ambiguity",
-        '"Figure 5 shows the average ratio of the sender hosts estimated as long-lived connections, as a function '
-        'of the actual ratio of long-lived TCP connections" (§4.1): the x axis is the share of long hosts among the '
-        "100 senders (a design input: 10-90), the y axis counts hosts, whereas ours compares the classifier's "
-        "long share of the connections it holds with the long hosts' share of active connections.",
-    )
+    "paper ambiguity",
+    '"Figure 5 shows the average ratio of the sender hosts estimated as long-lived connections, as a function '
+    'of the actual ratio of long-lived TCP connections" (§4.1): the x axis is the share of long hosts among the '
+    "100 senders (a design input: 10-90), the y axis counts hosts, whereas ours compares the classifier's "
+    "long share of the connections it holds with the long hosts' share of active connections.",
+)
 NS2_CAUSES = {
     cid: _FIG5_DENOMINATOR
     for cid in (
