@@ -720,7 +720,7 @@ def papers(ns: str, quick: bool, nseeds: int) -> int:
     ]
     try:
         for part in (
-            lambda: guo_matta_fig2b(ns, tmp, 60 if quick else 1000, results),
+            lambda: guo_matta_fig2b(ns, tmp, 60 if quick else 500, results),
             lambda: guo_matta_fig3(ns, tmp, 1 if quick else nseeds, results),
             lambda: matta_guo_red_sensitivity(tmp, 1 if quick else nseeds, results, quick),
         ):
@@ -758,6 +758,12 @@ def main() -> int:
         "--ns2-singledup",
         action="store_true",
         help="leave ns-2's limited transmit on (singledup_ 1, its default since 2001); Savanna has none",
+    )
+    ap.add_argument(
+        "--ns2-pureack",
+        action="store_true",
+        help="diagnostics: ns-2 sends a 40-byte packet after each flow's first data packet, as Savanna's "
+        "handshake sends a pure ACK (dumbbell.tcl pureack=1)",
     )
     ap.add_argument("--no-fresh", action="store_true", help="skip the one-agent-per-flow ns-2 runs (speed only)")
     ap.add_argument(
@@ -804,6 +810,7 @@ def main() -> int:
             ("--quick", args.quick),
             ("--no-handshake", args.no_handshake),
             ("--ns2-singledup", args.ns2_singledup),
+            ("--ns2-pureack", args.ns2_pureack),
         )
         if on
     )
@@ -839,7 +846,16 @@ def main() -> int:
                 sv_drop.append(bq["dropped"] / max(1, bq["arrivals"]))
                 sv_fin += s["flows_finished"]
                 sv_flows.append(fl)
-                w2, m2, s2, res = run_ns2(ns, sc, fl, tmp / f"{tag}-ns2.csv", "reuse", handshake, args.ns2_singledup)
+                w2, m2, s2, res = run_ns2(
+                    ns,
+                    sc,
+                    fl,
+                    tmp / f"{tag}-ns2.csv",
+                    "reuse",
+                    handshake,
+                    args.ns2_singledup,
+                    extra=["pureack=1"] if args.ns2_pureack else (),
+                )
                 acc["ns_w"].append(w2)
                 acc["ns_m"].append(m2)
                 nb = s2["bottleneck"]

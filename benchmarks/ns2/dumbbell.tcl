@@ -16,7 +16,7 @@
 source [file join [file dirname [info script]] common.tcl]
 parse_args {flows out queue duration pairs seed bottleneck_mbps access_mbps bottleneck_delay_ms
     access_delay_ms waiting access_waiting min_th max_th max_p w_q syn tick minrto maxrto rtoinit
-    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace}
+    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace pureack}
 
 set flowfile [arg flows ""]
 set outfile [arg out ""]
@@ -142,6 +142,29 @@ set finished 0
 # A pool per pair of agent pairs idle since the time recorded with them.
 for {set i 0} {$i < $npairs} {incr i} { set pool($i) {} }
 
+# pureack=1 (diagnostics): ns-2's one-way TCP sends no third packet of the handshake;
+# Savanna's client sends a 40-byte pure ACK before its first data packet, one more packet
+# in the packet-counted forward buffer per flow. With pureack=1 each flow also sends a
+# 40-byte UDP packet from its source host right after its first data packet (the agent's
+# traced t_seqno_ reaching 2, read through a reflected channel), so the two queues carry
+# the same packets; vs_ns2.py --ns2-pureack measures what that extra packet explains.
+set pureack [arg pureack 0]
+proc pureack_chan {p tcp cmd ch args} {
+    global sent_pureack udp
+    switch $cmd {
+        initialize { return {initialize finalize watch write} }
+        write {
+            set d [lindex $args 0]
+            if {[lindex $d end] == 2 && ![info exists sent_pureack($tcp)]} {
+                set sent_pureack($tcp) 1
+                $udp($p) send 40 x
+            }
+            return [string length $d]
+        }
+        default { return }
+    }
+}
+
 proc new_agents {p} {
     global ns src dst tcpclass created
     set tcp [new $tcpclass]
@@ -149,6 +172,21 @@ proc new_agents {p} {
     $ns attach-agent $src($p) $tcp
     $ns attach-agent $dst($p) $sink
     $ns connect $tcp $sink
+    global pureack udp
+    if {$pureack} {
+        if {![info exists udp($p)]} {
+            set udp($p) [new Agent/UDP]
+            $udp($p) set packetSize_ 40
+            set null [new Agent/Null]
+            $ns attach-agent $src($p) $udp($p)
+            $ns attach-agent $dst($p) $null
+            $ns connect $udp($p) $null
+        }
+        set ch [chan create write [list pureack_chan $p $tcp]]
+        fconfigure $ch -buffering none
+        $tcp attach $ch
+        $tcp trace t_seqno_
+    }
     incr created
     return [list $tcp $sink]
 }
@@ -174,6 +212,8 @@ proc start_flow {k} {
     }
     if {$got == {}} { set got [new_agents $p] }
     set tcp [lindex $got 0]
+    global sent_pureack
+    unset -nocomplain sent_pureack($tcp)
     set busy($tcp) [list $k [lindex $got 1]]
     # With syn_ the first packet is a 40-byte SYN and data are packets 1..size.
     $tcp advanceby $F_size($k)
