@@ -396,6 +396,16 @@ def _ours_html(c: Claim) -> str:
     )
 
 
+def _third_html(c: Claim) -> str:
+    """ns-2's number and the cause of a miss (savanna.reproduce.ns2column), under the note."""
+    out = ""
+    if c.ns2 is not None:
+        out += f'<span class="ci">ns-2.35: {_e(_num(c.ns2, c.unit))} ({_e(c.ns2_verdict)})</span>'
+    if c.cause:
+        out += f'<span class="ci">cause: {_e(c.cause)}. {_e(c.evidence)}</span>'
+    return out
+
+
 def _md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
@@ -577,7 +587,7 @@ def _html(title, intro, figures, claims, tables, meta) -> str:
             f'<td class="where">{_e(c.source)}</td><td>{_e(c.paper)}</td>'
             f"<td>{_ours_html(c)}</td>"
             f'<td><span class="badge {_BADGE[c.verdict]}">{_e(c.verdict)}</span></td>'
-            f'<td class="note">{_e(c.note)}</td></tr>'
+            f'<td class="note">{_e(c.note)}{_third_html(c)}</td></tr>'
         )
     h.append("</tbody></table></div>")
 
