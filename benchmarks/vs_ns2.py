@@ -699,13 +699,110 @@ def matta_guo_red_sensitivity(tmp: Path, nseeds: int, results: dict, quick: bool
     return lines
 
 
+def favorqueue_droptail(ns: str, tmp: Path, nseeds: int, quick: bool) -> list[str]:
+    """FavorQueue 2013's load sweep, DropTail arm (Figs. 3(a) and 4(a)): 10 Mb/s, 8-packet
+    buffers both ways, 50 pairs with access delays drawn per pair, Poisson arrivals of the
+    paper's size law forward and 0.1 load of it backward. ns-2 replays Savanna's flows with
+    Savanna's per-pair delays (from each flow's base RTT). ns-2 has no FavorQueue, so this is
+    the baseline every FavorQueue claim is measured against, not a claim of its own. The FCT
+    reckoning subtracts a fixed ACK trip, which reverse-path queueing (up to 8 packets of
+    1.2 ms) lengthens in ns-2 only: ns-2's FCTs are over by at most that much."""
+    import pandas as pd
+
+    base = tomllib.loads((ROOT / "scenarios" / "favorqueue-2013-fig03-10mbps.toml").read_text())
+    base.pop("sampling", None)
+    loads = (0.5, 0.95) if quick else (0.25, 0.55, 0.75, 0.85, 0.95)
+    dur = 100.0 if quick else base["duration_s"]
+    lines = [
+        "## FavorQueue 2013, Figs. 3(a)/4(a): the DropTail arm of the load sweep (10 Mb/s)",
+        "",
+        f"`favorqueue-2013-fig03-10mbps.toml` (DropTail 8 both ways), {dur:g} s, {nseeds} seed(s), the same flows "
+        "and per-pair delays in both; mean latency (FCT) and drop ratio at the forward bottleneck.",
+        "",
+        "| load | flows finished (Savanna / ns-2) | mean FCT Savanna (s) | mean FCT ns-2 (s) | diff "
+        "| drop ratio Savanna | drop ratio ns-2 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for load in loads:
+        a_fct, b_fct, a_drop, b_drop, na, nb = [], [], [], [], 0, 0
+        for seed in range(1, nseeds + 1):
+            sc = copy.deepcopy(base)
+            sc["seed"], sc["duration_s"] = seed, dur
+            sc["traffic"][0]["load"] = load
+            for t in sc["traffic"]:  # the size CDF, relative to scenarios/
+                t["size"]["file"] = str(ROOT / "scenarios" / t["size"]["file"])
+            tag = f"faq-dt-{load}-{seed}"
+            _, _, summ, fl = run_savanna(sc, tmp / tag)
+            fwd = fl["src"].str.startswith("src")
+            pair = fl["src"].where(fwd, fl["dst"]).str.replace("src", "", regex=False).astype(int)
+            f = fl.assign(pair=pair, dir=fwd.map({True: "fwd", False: "rev"}))
+            bd = sc["topology"]["bottleneck_delay_ms"]
+            d = (f.groupby("pair")["base_rtt_s"].first() * 1000.0 / 2 - bd) / 2
+            npairs = sc["topology"]["pairs"]
+            delays = [f"{d.get(i, 5.0):.6f}" for i in range(npairs)]
+            flist = f[f["size_pkts"].notna()].sort_values("start_s")
+            flist = pd.DataFrame(
+                {
+                    "flow_id": flist["flow_id"],
+                    "start_s": flist["start_s"],
+                    "size_pkts": flist["size_pkts"].astype("int64"),
+                    "pair": flist["pair"],
+                    "session": -1,
+                    "dir": flist["dir"],
+                }
+            )
+            sc["topology"]["access_delay_ms"] = 5.0  # replaced by delays= below
+            res, ns_s = run_paper_ns2(
+                ns,
+                sc,
+                flist,
+                tmp / f"{tag}-ns2.csv",
+                extra=[f"delays={','.join(delays)}"],
+            )
+            fwd_ids = set(flist.loc[flist["dir"] == "fwd", "flow_id"])
+            a = f[fwd & f["fct_s"].notna()]
+            b = res[res["flow_id"].isin(fwd_ids) & res["fct_s"].notna()]
+            a_fct.append(a["fct_s"].mean())
+            b_fct.append(b["fct_s"].mean())
+            na, nb = na + len(a), nb + len(b)
+            q = [q for q in summ["queues"] if q["name"] == "left->right"][0]
+            a_drop.append(q["dropped"] / max(1, q["arrivals"]))
+            nbq = ns_s["bottleneck"]
+            b_drop.append(nbq["dropped"] / max(1, nbq["arrivals"]))
+        mu = statistics.mean
+        lines.append(
+            f"| {load} | {na} / {nb} | {mu(a_fct):.3f} | {mu(b_fct):.3f} | "
+            f"{pct((mu(a_fct) - mu(b_fct)) / mu(b_fct))} | {mu(a_drop):.4f} | {mu(b_drop):.4f} |"
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
 PAPERS_MD = RESULTS / "vs_ns2_papers.md"
 PAPERS_JSON = RESULTS / "ns2_papers.json"
 
 
-def papers(ns: str, quick: bool, nseeds: int) -> int:
+PARTS = ("fig2b", "fig3", "sens", "faq")
+
+
+def _merge_sections(old: str, new: list[str]) -> list[str]:
+    """The report `old` with each of its "## " sections replaced by the one of the same
+    heading in `new`, and new sections appended (a run of some parts updates the rest)."""
+
+    def split(text: str) -> tuple[str, dict[str, str]]:
+        head, *secs = text.split("\n## ")
+        return head, {s.split("\n", 1)[0]: "## " + s.rstrip("\n") for s in secs}
+
+    _, fresh = split("\n".join(new))
+    head, have = split(old)
+    have.update(fresh)
+    return [head.rstrip("\n"), ""] + [v + "\n" for v in have.values()]
+
+
+def papers(ns: str, quick: bool, nseeds: int, parts: tuple[str, ...] = PARTS) -> int:
     """The paper experiments side by side (paper, Savanna, ns-2): writes PAPERS_MD and, keyed
-    by the reproductions' claim ids, PAPERS_JSON (read by savanna.reproduce.ns2column)."""
+    by the reproductions' claim ids, PAPERS_JSON (read by savanna.reproduce.ns2column). With
+    some of PARTS only, their sections and claims replace those in the existing files."""
     import datetime
 
     tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns2-papers-"))
@@ -718,13 +815,15 @@ def papers(ns: str, quick: bool, nseeds: int) -> int:
         "settings); machine-readable: `benchmarks/results/ns2_papers.json`, keyed by claim id.",
         "",
     ]
+    run = {
+        "fig2b": lambda: guo_matta_fig2b(ns, tmp, 60 if quick else 500, results),
+        "fig3": lambda: guo_matta_fig3(ns, tmp, 1 if quick else nseeds, results),
+        "sens": lambda: matta_guo_red_sensitivity(tmp, 1 if quick else nseeds, results, quick),
+        "faq": lambda: favorqueue_droptail(ns, tmp, 1, quick),
+    }
     try:
-        for part in (
-            lambda: guo_matta_fig2b(ns, tmp, 60 if quick else 500, results),
-            lambda: guo_matta_fig3(ns, tmp, 1 if quick else nseeds, results),
-            lambda: matta_guo_red_sensitivity(tmp, 1 if quick else nseeds, results, quick),
-        ):
-            sec = part()
+        for name in parts:
+            sec = run[name]()
             print("\n".join(sec), flush=True)
             lines += sec + [""]
     finally:
@@ -734,6 +833,11 @@ def papers(ns: str, quick: bool, nseeds: int) -> int:
         "date": datetime.date.today().isoformat(),
         "ns2": "ns-2.35 (Debian ns2)",
     }
+    if set(parts) != set(PARTS) and PAPERS_JSON.exists() and PAPERS_MD.exists():
+        old = json.loads(PAPERS_JSON.read_text())
+        results = {**old.get("claims", {}), **results}
+        meta["command"] = f"{old['meta'].get('command', '')}; then --parts {','.join(parts)}"
+        lines = _merge_sections(PAPERS_MD.read_text(), lines)
     PAPERS_MD.write_text("\n".join(lines) + "\n")
     PAPERS_JSON.write_text(json.dumps({"meta": meta, "claims": results}, indent=1, sort_keys=True) + "\n")
     print(f"wrote {PAPERS_MD} and {PAPERS_JSON}")
@@ -778,6 +882,11 @@ def main() -> int:
     )
     ap.add_argument("--paper-seeds", type=int, default=3, help="seeds per paper configuration (ns-2 and Savanna)")
     ap.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"--papers-only: which experiments ({', '.join(PARTS)}); a subset updates the existing results",
+    )
+    ap.add_argument(
         "--loss-patterns-only",
         action="store_true",
         help="run only the single-flow loss-pattern table (seconds; it is part of every run)",
@@ -793,7 +902,10 @@ def main() -> int:
     if args.papers_only:
         if not SAVANNA.exists():
             raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
-        return papers(ensure_ns(), args.quick, args.paper_seeds)
+        parts = tuple(x for x in args.parts.split(",") if x)
+        if not set(parts) <= set(PARTS):
+            raise SystemExit(f"--parts: choose from {', '.join(PARTS)}")
+        return papers(ensure_ns(), args.quick, args.paper_seeds, parts)
     if args.quick:
         args.seeds, args.duration, args.loads, args.warmup = 1, 20.0, "0.8", 2.0
     loads = [float(x) for x in args.loads.split(",")]
