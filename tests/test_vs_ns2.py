@@ -103,22 +103,26 @@ def test_closed_loop_session_starts_each_transfer_when_the_last_ends(tmp_path):
 
 def test_ns2_column_names_model_when_ns2_reproduces_and_setup_when_it_misses():
     """ns2column's rule: ns-2 judged with the claim's own spec; reproduced by ns-2 but not
-    by us -> model; missed by both -> set-up; a declared cause wins; a row marked not
-    comparable shows ns-2's number but draws no cause."""
+    by us -> model; missed by both -> set-up; reproduced by both on ns-2's set-up but not
+    in the reproduction -> set-up; a declared cause wins; a row marked not comparable shows
+    ns-2's number but draws no cause."""
     sys.path.insert(0, str(ROOT / "python"))
     from savanna.report import ClaimSpec, judge
     from savanna.reproduce.ns2column import annotate
 
-    specs = [ClaimSpec(k, "x", 100.0, "pkts", rel_tol=0.1) for k in ("a", "b", "c", "d")]
+    specs = [ClaimSpec(k, "x", 100.0, "pkts", rel_tol=0.1) for k in ("a", "b", "c", "d", "e")]
     claims = [judge(s, [50.0, 52.0]) for s in specs]
     ns2 = {
         "a": {"ns2": 101.0, "ns2_samples": [100.0, 102.0]},
         "b": {"ns2": 51.0, "ns2_samples": [50.0, 52.0]},
         "c": {"ns2": 101.0, "ns2_samples": [101.0], "comparable": False},
         "d": {"ns2": 51.0, "ns2_samples": [51.0]},
+        "e": {"ns2": 101.0, "ns2_samples": [101.0], "savanna_same_setup": 99.0},
     }
     out = {c.id: c for c in annotate(claims, specs, {"d": ("paper ambiguity", "quoted")}, ns2)}
     assert out["a"].cause == "model" and out["a"].ns2 == 101.0
     assert out["b"].cause == "set-up"
     assert out["c"].cause == "" and "not comparable" in out["c"].ns2_verdict
     assert out["d"].cause == "paper ambiguity" and out["d"].evidence == "quoted"
+    # both reproduce on ns-2's set-up: the reproduction's set-up is what differs
+    assert out["e"].cause == "set-up" and "both reproduce" in out["e"].evidence

@@ -5,7 +5,9 @@ keyed by claim id), and for each claim not reproduced (or only in direction) its
 
 - ``model``: ns-2 on the same set-up reproduces the paper's number and Savanna does not;
 - ``set-up``: ns-2 on the same set-up misses the paper's number as Savanna does, so the
-  paper ran something its text does not describe (or describes otherwise);
+  paper ran something its text does not describe (or describes otherwise); or both
+  simulators reproduce it on the set-up ns-2 ran (``savanna_same_setup``), which differs
+  from the reproduction's (fewer points, another range);
 - ``paper ambiguity``: the paper's own sentence admits more than one reading (declared by
   the paper module with the sentence quoted, in its ``NS2_CAUSES``).
 
@@ -71,9 +73,21 @@ def annotate(
                 c.evidence = f"{evidence} {r['sensitivity']}"
         elif r is not None and "ns2" in r and r.get("comparable", True):
             setup = r.get("experiment", "")
-            if c.ns2_verdict == REPRODUCED:
+            same = r.get("savanna_same_setup")
+            same_v = judge(by_id[c.id], [same]).verdict if same is not None and c.id in by_id else None
+            if c.ns2_verdict == REPRODUCED and same_v == REPRODUCED:
+                c.cause = "set-up"
+                c.evidence = (
+                    f"On the set-up ns-2 ran, both reproduce it (ns-2 {_fmt(c.ns2, c.unit)}, Savanna "
+                    f"{_fmt(same, c.unit)}; {setup}): the reproduction's own set-up is what differs."
+                )
+            elif c.ns2_verdict == REPRODUCED:
                 c.cause = "model"
-                c.evidence = f"ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}; {setup})."
+                c.evidence = (
+                    f"ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}"
+                    + (f"; Savanna there {_fmt(same, c.unit)}" if same is not None else "")
+                    + f"; {setup})."
+                )
             else:
                 c.cause = "set-up"
                 c.evidence = (
