@@ -811,7 +811,7 @@ def _merge_sections(old: str, new: list[str]) -> list[str]:
         head, *secs = text.split("\n## ")
         return head, {s.split("\n", 1)[0]: "## " + s.rstrip("\n") for s in secs}
 
-    _, fresh = split("\n".join(new))
+    _, fresh = split("\n" + "\n".join(new))
     head, have = split(old)
     have.update(fresh)
     return [head.rstrip("\n"), ""] + [v + "\n" for v in have.values()]
