@@ -279,7 +279,8 @@ def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
     data = json.loads((tmp_path / "claims.json").read_text())
     figs = {f["id"] for f in data["figures"]}
     want = {"delay-goodput"} | {f"{w}-slowdown-buckets" for w in T.WORKLOADS}
-    want |= {f"{w}-{col}" for w in T.WORKLOADS for col in F.LOAD_FIG_METRICS}
+    want |= {f"pareto-{col}" for col in F.LOAD_FIG_METRICS}  # the only workload at several loads
+    assert want == {"delay-goodput"} | {f"{w}-slowdown-buckets" for w in T.WORKLOADS} | set(F.load_figure_ids(TINY))
     assert figs == want
     for f in data["figures"]:
         assert (tmp_path / f["png"]).is_file() and (tmp_path / f["svg"]).is_file()

@@ -255,10 +255,10 @@ def plan(quick: bool) -> Plan:
 
 
 def medium_plan() -> Plan:
-    """The run reported in docs/reproduce.md (``savanna reproduce tournament`` with
-    ``SAVANNA_TOURNAMENT=medium``): three Pareto loads of 200 s, two web loads of 200 s,
-    two web-search loads of 0.5 s, three replications."""
-    return Plan((0.5, 0.8, HI_PARETO), 200.0, 20.0, (0.8, HI_WEB), 200.0, 40.0, (0.5, HI_WS), 0.5, 0.05, 3)
+    """The run reported in docs/reproduce.md (``SAVANNA_TOURNAMENT=medium savanna reproduce
+    tournament``), sized for a shared 2-core machine: Pareto loads 0.5 and 0.9 of 150 s,
+    web load 0.95 of 150 s, web-search load 0.8 of 0.3 s, three replications."""
+    return Plan((0.5, HI_PARETO), 150.0, 20.0, (HI_WEB,), 150.0, 30.0, (HI_WS,), 0.3, 0.03, 3)
 
 
 # ---------------------------------------------------------------------------------------

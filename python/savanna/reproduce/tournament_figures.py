@@ -40,7 +40,7 @@ TCP_STYLE = {
     "linux": dict(color="#d1495b", ls="--", marker="s"),
     "dctcp": dict(color="#2a9d3f", ls=":", marker="^"),
 }
-LOAD_FIG_METRICS = ("short_slow_mean", "short_slow_p99", "long_goodput_mbps", "qdelay_mean_ms")
+LOAD_FIG_METRICS = ("short_slow_mean", "long_goodput_mbps", "qdelay_mean_ms")
 
 
 def _grid(plt: ModuleType, n: int, ncols: int = 4, sharey: bool = True):
@@ -169,9 +169,7 @@ def scatter_figure_one(plt: ModuleType, s: pd.DataFrame) -> Figure:
                 capsize=1.5,
                 ls="none",
             )
-        ax.set_xscale(
-            "symlog", linthresh=max(1e-3, float(np.nanmin(g["qdelay_mean_ms"].clip(lower=1e-3)))) if len(g) else 1e-3
-        )
+        ax.set_xscale("log", nonpositive="clip")
         ax.invert_xaxis()
         ax.set_xlabel("mean queueing delay (ms), reversed")
         ax.set_title(f"{WORKLOADS[wl]['title']}, load {HIGHEST[wl]:g}", fontsize=9)
@@ -238,10 +236,15 @@ def metric_figure(plt: ModuleType, s: pd.DataFrame, workload: str, col: str, lab
     return fig
 
 
+def load_figure_ids(p: Plan) -> list[str]:
+    """The against-load figures: LOAD_FIG_METRICS for each workload run at several loads."""
+    return [f"{wl}-{col}" for wl in WORKLOADS if len(p.loads(wl)) > 1 for col in LOAD_FIG_METRICS]
+
+
 def metric_figures(report: Report, p: Plan, w: Workloads) -> None:
     for wl in WORKLOADS:
         for col, label, unit, _h in METRICS:
-            if col not in LOAD_FIG_METRICS:
+            if f"{wl}-{col}" not in load_figure_ids(p):
                 continue
             report.figure(
                 metric_figure(report.plt, w.summary, wl, col, label, unit),
