@@ -142,6 +142,8 @@ def scatter_figure_one(plt: ModuleType, s: pd.DataFrame) -> Figure:
     """RFC 7928's scatter: per workload at its highest load, each (discipline, TCP column) at
     (mean queueing delay, long-flow goodput), whiskers the seeds' min-max; the delay axis is
     reversed (RFC 7928 2.7), so the best corner is top right."""
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
     fig, axes = plt.subplots(1, len(WORKLOADS), figsize=(13.0, 6.2), layout="constrained")
     cmap = plt.get_cmap("tab20")
     colour = {d: cmap(i % 20) for i, d in enumerate(DISCS)}
@@ -170,6 +172,8 @@ def scatter_figure_one(plt: ModuleType, s: pd.DataFrame) -> Figure:
                 ls="none",
             )
         ax.set_xscale("log", nonpositive="clip")
+        ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.invert_xaxis()
         ax.set_xlabel("mean queueing delay (ms), reversed")
         ax.set_title(f"{WORKLOADS[wl]['title']}, load {HIGHEST[wl]:g}", fontsize=9)
