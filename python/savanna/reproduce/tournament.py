@@ -1,42 +1,33 @@
-"""The tournament: ``savanna reproduce tournament`` (issue 6, part 5). Every queue discipline
-Savanna implements, each with the edge classifier it needs, on two common workloads and
-under two TCP settings, compared on the same flows. None of the four papers made this
-comparison; the table is ours.
+"""The tournament: ``savanna reproduce tournament`` (issues 6, 20 and 22). Every queue
+discipline Savanna implements, each with the edge classifier it needs, on three common
+workloads and under three TCP columns, compared on the same flows. None of the four papers
+made this comparison; the table is ours, and so is the answer to issue 20's question: do
+FavorQueue, RIO-PS, LAS and class isolation still help short flows under today's TCP?
 
-Workloads (the scenario files are the papers' own, overridden here):
+Workloads (``WORKLOADS``; the scenario files are the papers' own, overridden here):
 
 - ``pareto``: Anelli, Diana & Lochin 2013 (FavorQueue), section 4: the 10 Mb/s dumbbell with
-  heterogeneous RTTs, Poisson arrivals of Pareto (shape 1.3, mean 30 packets) flows
-  (``scenarios/favorqueue-2013-fig03-10mbps.toml``), swept over the load;
-- ``web``: Guo & Matta 2001 ("The War Between Mice and Elephants"), Experiment 1: Feldmann
-  web sessions of Table II on the Fig. 6 topology with foreground probes
-  (``scenarios/guo-matta-2001-fig07.toml``), swept over the number of sessions.
+  heterogeneous RTTs and Poisson arrivals of Pareto flows, swept over the load;
+- ``web``: Guo & Matta 2001, Experiment 1: Feldmann web sessions on the Fig. 6 topology,
+  swept over the number of sessions;
+- ``websearch``: the data-centre web-search flow sizes (Alizadeh et al., DCTCP, SIGCOMM
+  2010, Fig. 4; tabulated in packets by pFabric, Alizadeh et al., SIGCOMM 2013, whose
+  simulations draw from it) on a 10 Gb/s dumbbell with 10-microsecond base RTTs.
 
-TCP settings: ``papers`` (initial window 2, initial RTO 3 s, as all four papers ran ns-2)
-and ``today`` (initial window 10, RFC 6928; initial RTO 1 s, RFC 6298).
+TCP columns (``TCP``): ``papers`` (each scenario's ns-2 NewReno, IW 2, ITO 3 s: what the
+papers ran), ``linux`` (``profile = "linux"``, whatever that profile holds), and ``dctcp``
+(the linux profile with ``cc = "dctcp"``) only where the discipline marks ECN (``ECN``).
 
-Disciplines (docs/disciplines.md), all with one common buffer per workload (one
-bandwidth-delay product, thresholds scaled to it; see ``queue_for``): DropTail, RED, RIO-PS
-(RIO + threshold classifier, Guo & Matta 2001), FavorQueue, CHOKe, LAS, RuN2C, PRQ and the
-RED-based differentiator (each + Tokuda et al. 2002's exact marking classifier), class
-isolation by DRR (+ size oracle, Matta & Guo 2000), CoDel (RFC 8289), FQ-CoDel (RFC 8290),
-PIE (RFC 8033) and PI (Hollot et al. 2001); and the size-aware schedulers after the papers,
-each reading a priority tag: pFabric (Alizadeh et al. 2013), SP-PIFO (Alcoz et al. 2020) and
-AIFO (Yu et al. 2021) with the flow's remaining size from an oracle (``remaining``
-classifier), PIAS (Bai et al. 2015) with its demotion tagging (``pias`` classifier, default
-thresholds).
-
-Claims are our own findings stated with a direction only, declared in ``CLAIMS`` before any
-simulation runs, and judged by the rule of docs/reproduce.md.
+Claims (``CLAIMS``) are our own, declared before any simulation runs, each with the rule of
+its verdict (docs/reproduce.md, section Tournament); a claim on a discipline not in the
+tournament yet is listed as pending (``PENDING``). Figures and tables: tournament_figures.py.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import ModuleType
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -44,18 +35,18 @@ import pandas as pd
 from savanna.reproduce import common
 from savanna.reproduce.common import Batch, Context, Outcome, Report, load_scenario, override, plot_style, seeds
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
-
 KEY = "tournament"
-TITLE = "Tournament: every queue discipline on common workloads, the papers' TCP against today's"
-PAPER = "Savanna's own comparison (issue 6, part 5): workloads of Anelli, Diana & Lochin 2013 and Guo & Matta 2001"
+TITLE = "Tournament: every queue discipline on common workloads, the papers' TCP against Linux's and DCTCP"
+PAPER = (
+    "Savanna's own comparison (issues 6, 20, 22): workloads of Anelli, Diana & Lochin 2013, Guo & Matta 2001 "
+    "and the web-search distribution of Alizadeh et al. 2010 / 2013"
+)
 
 SC_PARETO = "favorqueue-2013-fig03-10mbps.toml"
 SC_WEB = "guo-matta-2001-fig07.toml"
 
-# Disciplines in display order, with their names in the report.
-DISCS = [
+# The disciplines that run under every TCP column, in display order.
+BASE_DISCS = [
     "droptail",
     "red",
     "rio",
@@ -75,6 +66,31 @@ DISCS = [
     "sppifo",
     "aifo",
 ]
+
+
+def mark_k(b: int) -> int:
+    """The step-marking threshold K for buffer B: 0.2 B (17 packets for Pareto's 85, 40 for
+    the web mix's 200, 20 for the data centre's 100; the DCTCP paper uses 20 at 1 Gb/s)."""
+    return max(1, int(round(0.2 * b)))
+
+
+# The DCTCP column: discipline -> (changes to its queue with buffer B, changes to the linux
+# profile's TCP besides cc = "dctcp"). RED, CoDel, FQ-CoDel and PIE mark by their own rule.
+ECN: dict[str, tuple[Callable[[int], dict], dict]] = {
+    "step": (lambda b: {"k_pkts": mark_k(b)}, {}),
+    "red": (lambda b: {"ecn": True}, {}),
+    "codel": (lambda b: {"ecn": True}, {}),
+    "fq_codel": (lambda b: {"ecn": True}, {}),
+    "pie": (lambda b: {"ecn": True}, {}),
+    "pias": (lambda b: {"ecn_k_pkts": mark_k(b)}, {}),
+    # DualPI2 (RFC 9332) lands with one line here, e.g.:
+    # "dualpi2": (lambda b: {}, {"ect1": True}),
+}
+# Disciplines that only make sense with an ECN sender (step without ECN is DropTail).
+ECN_ONLY = ("step",)
+
+DISCS = BASE_DISCS + [d for d in ECN if d not in BASE_DISCS]
+
 # Discipline names as the tables print them: common's, with the classifier each class-aware
 # discipline runs with (see CLASSIFIER).
 NAMES = {
@@ -86,6 +102,8 @@ NAMES = {
     "pias": "PIAS + tagging",
     "sppifo": "SP-PIFO + size oracle",
     "aifo": "AIFO + size oracle",
+    "step": "step marking (K)",
+    "dualpi2": "DualPI2",
 }
 # The classifier each class-aware discipline runs with (on the edge node before the bottleneck).
 CLASSIFIER = {
@@ -93,23 +111,47 @@ CLASSIFIER = {
     "prq": "marking",
     "reddiff": "marking",
     "drr": "oracle",
-    # The schedulers after the papers read a priority tag: the flow's remaining size (oracle),
-    # or PIAS's demotion level (its classifier's default thresholds).
     "pfabric": "remaining",
     "pias": "pias",
     "sppifo": "remaining",
     "aifo": "remaining",
 }
 
+# Linux's tcp_rmem maximum (6 MB) in 1500-byte packets: the linux columns' receive window.
+LINUX_MAX_WINDOW = 4096
 TCP = {
-    "papers": {"init_cwnd": 2, "ito_s": 3.0},  # ns-2 as the four papers ran it
-    "today": {"init_cwnd": 10, "ito_s": 1.0},  # RFC 6928 initial window, RFC 6298 initial RTO
+    "papers": None,  # the scenario's own [tcp]: ns-2 NewReno, IW 2, ITO 3 s, as the papers ran it
+    "linux": {"profile": "linux", "max_window": LINUX_MAX_WINDOW},
+    "dctcp": {"profile": "linux", "cc": "dctcp", "max_window": LINUX_MAX_WINDOW},
 }
-TCP_NAMES = {"papers": "papers' TCP (IW 2, ITO 3 s)", "today": "today's TCP (IW 10, ITO 1 s)"}
+TCP_NAMES = {
+    "papers": "papers' TCP (ns-2 NewReno, IW 2)",
+    "linux": 'linux profile (profile = "linux")',
+    "dctcp": "DCTCP (linux profile, cc = dctcp)",
+}
 
-SHORT_MAX_PKTS = 30  # a short flow has at most 30 packets (Guo & Matta's "short" objects)
-LONG_MIN_PKTS = 100  # a long flow has more than 100 packets (FavorQueue's "long", section 5.2)
-ORACLE_PKTS = 30  # the DRR oracle's threshold: the short-flow definition above
+
+def tcps_for(disc: str) -> list[str]:
+    """The TCP columns ``disc`` runs under."""
+    out = [] if disc in ECN_ONLY else ["papers", "linux"]
+    return out + (["dctcp"] if disc in ECN else [])
+
+
+# Web-search flow sizes, packets of 1500 B, CDF (DCTCP 2010 Fig. 4 as pFabric's simulations
+# tabulate it, CDF_search: 15% of flows at 6 packets, then linear between the points).
+WEBSEARCH_CDF = [
+    [6, 0.15],
+    [13, 0.2],
+    [19, 0.3],
+    [33, 0.4],
+    [53, 0.53],
+    [133, 0.6],
+    [667, 0.7],
+    [1333, 0.8],
+    [3333, 0.9],
+    [6667, 0.97],
+    [20000, 1.0],
+]
 
 WORKLOADS = {
     "pareto": {
@@ -117,23 +159,44 @@ WORKLOADS = {
         "edge": "left",
         "bottleneck": "left->right",
         "title": "Pareto load sweep (FavorQueue 2013, 10 Mb/s dumbbell)",
+        "short_max": 30,  # Guo & Matta's short objects
+        "long_min": 100,  # FavorQueue's long flows (section 5.2)
+        "buckets": [1, 2, 4, 8, 16, 32, 64, 128, 512, 1e9],
     },
     "web": {
         "scenario": SC_WEB,
         "edge": "n0",
         "bottleneck": "n3->n1",
         "title": "Web mix (Guo & Matta 2001 Exp. 1, 8 Mb/s)",
+        "short_max": 30,
+        "long_min": 100,
+        "buckets": [1, 2, 4, 8, 16, 32, 64, 128, 512, 1e9],
+    },
+    "websearch": {
+        "scenario": SC_PARETO,  # its dumbbell, overridden to 10 Gb/s and 10 us (websearch_changes)
+        "edge": "left",
+        "bottleneck": "left->right",
+        "title": "Data-centre web search (10 Gb/s, 10 us RTT)",
+        "short_max": 67,  # pFabric's short flows: up to 100 KB
+        "long_min": 6667,  # pFabric's large flows: over 10 MB
+        "buckets": [1, 7, 14, 34, 67, 134, 667, 1334, 6667, 1e9],
     },
 }
+WS_RATE_MBPS = 10_000.0
+WS_ACCESS_DELAY_MS = 0.001  # RTT = 2 (2 x 1 us + 3 us) = 10 us
+WS_BOTTLENECK_DELAY_MS = 0.003
+WS_BUFFER_PKTS = 100  # 150 KB: a shallow-buffer switch's port share (the BDP is only 8 packets)
 
 # Metrics: column, label, unit, whether higher is better.
 METRICS = [
+    ("short_slow_mean", "short-flow mean slowdown", "", False),
+    ("short_slow_p99", "short-flow 99th-percentile slowdown", "", False),
     ("short_mean_s", "short-flow mean FCT", "s", False),
-    ("short_p99_s", "short-flow 99th-percentile FCT", "s", False),
     ("long_goodput_mbps", "long-flow mean goodput", "Mb/s", True),
     ("jain_long", "Jain's index, long-flow goodput", "", True),
-    ("jain_short", "Jain's index, short-flow speed", "", True),
     ("utilisation", "bottleneck utilisation", "", True),
+    ("qdelay_mean_ms", "mean queueing delay", "ms", False),
+    ("qdelay_p99_ms", "99th-percentile queueing delay", "ms", False),
 ]
 
 
@@ -149,144 +212,152 @@ class Plan:
     web_loads: tuple[float, ...]
     web_duration_s: float
     web_warmup_s: float
+    ws_loads: tuple[float, ...]
+    ws_duration_s: float
+    ws_warmup_s: float
     reps: int
 
+    def loads(self, w: str) -> tuple[float, ...]:
+        return {"pareto": self.pareto_loads, "web": self.web_loads, "websearch": self.ws_loads}[w]
 
-HI_PARETO = 0.9  # the claims' load on the Pareto sweep (in both modes)
-HI_WEB = 0.95  # the claims' load on the web mix (in both modes)
+    def duration(self, w: str) -> tuple[float, float]:
+        return {
+            "pareto": (self.pareto_duration_s, self.pareto_warmup_s),
+            "web": (self.web_duration_s, self.web_warmup_s),
+            "websearch": (self.ws_duration_s, self.ws_warmup_s),
+        }[w]
+
+
+HI_PARETO = 0.9  # the claims' load on the Pareto sweep (in every mode)
+HI_WEB = 0.95  # the claims' load on the web mix
+HI_WS = 0.8  # the claims' load on the web-search workload (pFabric's)
+HIGHEST = {"pareto": HI_PARETO, "web": HI_WEB, "websearch": HI_WS}
 
 
 def plan(quick: bool) -> Plan:
-    """Full: six Pareto loads of 500 s with 50 s warm-up (FavorQueue's section 4) and five
-    web loads of 1000 s with 200 s warm-up, five replications. Quick: three Pareto loads of
-    120 s, two web loads of 120 s, two replications (about two to three minutes on 2 cores)."""
+    """Full: six Pareto loads of 500 s (50 s warm-up), five web loads of 1000 s (200 s),
+    three web-search loads of 2 s (0.2 s), five replications. Quick (CI-sized): two Pareto
+    loads of 60 s, one web load of 60 s, one web-search load of 0.1 s, two replications."""
     if quick:
-        return Plan(
-            pareto_loads=(0.5, 0.7, HI_PARETO),
-            pareto_duration_s=120.0,
-            pareto_warmup_s=20.0,
-            web_loads=(0.8, HI_WEB),
-            web_duration_s=120.0,
-            web_warmup_s=30.0,
-            reps=2,
-        )
+        return Plan((0.5, HI_PARETO), 60.0, 10.0, (HI_WEB,), 60.0, 15.0, (HI_WS,), 0.1, 0.01, 2)
     return Plan(
-        pareto_loads=(0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95),
-        pareto_duration_s=500.0,
-        pareto_warmup_s=50.0,
-        web_loads=(0.5, 0.7, 0.8, 0.9, HI_WEB),
-        web_duration_s=1000.0,
-        web_warmup_s=200.0,
-        reps=5,
+        (0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95),
+        500.0,
+        50.0,
+        (0.5, 0.7, 0.8, 0.9, HI_WEB),
+        1000.0,
+        200.0,
+        (0.5, 0.7, HI_WS),
+        2.0,
+        0.2,
+        5,
     )
 
 
+def medium_plan() -> Plan:
+    """The run reported in docs/reproduce.md (``SAVANNA_TOURNAMENT=medium savanna reproduce
+    tournament``), sized for a shared 2-core machine: Pareto loads 0.5 and 0.9 of 150 s,
+    web load 0.95 of 150 s, web-search load 0.8 of 0.3 s, three replications."""
+    return Plan((0.5, HI_PARETO), 150.0, 20.0, (HI_WEB,), 150.0, 30.0, (HI_WS,), 0.3, 0.03, 3)
+
+
 # ---------------------------------------------------------------------------------------
-# Claims: our own findings, direction only, declared before any result.
+# Claims: our own, declared before any result, each with its verdict rule.
 
 
 def _claims():
     from savanna.report import ClaimSpec as C
 
     ours = "declared before the runs"
-    hp, hw = f"Pareto load {HI_PARETO:g}", f"web load {HI_WEB:g}"
+    hp, hw, hs = f"Pareto load {HI_PARETO:g}", f"web load {HI_WEB:g}", f"web search load {HI_WS:g}"
+    sd = "short-flow mean slowdown"
+    red = "(reduction, %)"
+
+    def c(id, text, unit="%", direction=">", reference=0.0, source="Fig. slowdown buckets"):
+        return C(id, text, None, unit, ours, direction=direction, reference=reference, source=source)
+
     return [
-        C(
-            "pareto-fqcodel-fct",
-            f"{hp}, papers' TCP: FQ-CoDel's short-flow mean FCT below DropTail's (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
+        c("pareto-favorqueue-papers", f"{hp}, papers' TCP: FavorQueue's {sd} below DropTail's {red}"),
+        c("pareto-favorqueue-linux", f"{hp}, linux profile, FavorQueue's {sd} still below DropTail's {red}"),
+        c(
+            "pareto-favorqueue-shrinks",
+            f"{hp}: FavorQueue's gain over DropTail (reduction of the {sd}) is smaller under the linux profile than "
+            "under the papers' TCP (papers' gain minus linux's, points)",
+            unit="points",
         ),
-        C(
-            "pareto-favorqueue-fct",
-            f"{hp}, papers' TCP: FavorQueue's short-flow mean FCT below DropTail's (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
+        c("pareto-las-linux", f"{hp}, linux profile, LAS's short-flow p99 slowdown below DropTail's {red}"),
+        c("pareto-drr-linux", f"{hp}, linux profile, DRR class isolation's {sd} below DropTail's {red}"),
+        c(
+            "pareto-favorqueue-pias",
+            f"{hp}, linux profile, FavorQueue, needing no parameter, comes within 25% of PIAS's {sd} "
+            "(100 (PIAS - FavorQueue) / PIAS above -25%)",
+            reference=-25.0,
         ),
-        C(
-            "pareto-las-p99",
-            f"{hp}, papers' TCP: LAS's short-flow 99th-percentile FCT below DropTail's (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-p99",
+        c("web-riops-linux", f"{hw}, linux profile, RIO-PS's {sd} below RED's {red}"),
+        c("web-favorqueue-linux", f"{hw}, linux profile, FavorQueue's {sd} below DropTail's {red}"),
+        c(
+            "web-linux-dt",
+            f"{hw}: the linux profile lowers DropTail's {sd} against the papers' TCP {red}",
         ),
-        C(
-            "pareto-today-dt",
-            f"{hp}: today's TCP lowers DropTail's short-flow mean FCT (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
+        c(
+            "ws-pfabric-lowest",
+            f"{hs}, linux profile, pFabric's {sd} is the lowest of all disciplines (100 (best other - pFabric) / "
+            "best other, %)",
         ),
-        C(
-            "pareto-fqcodel-jain",
-            f"{hp}, papers' TCP: FQ-CoDel's Jain's index of long-flow goodput above DropTail's (difference)",
-            None,
-            "",
-            ours,
-            direction=">",
-            source="Fig. jain-long",
+        c(
+            "ws-dctcp-qdelay",
+            f"{hs}: DCTCP with step marking lowers the mean queueing delay against DropTail under the linux profile "
+            f"{red}",
+            source="Fig. delay vs goodput",
         ),
-        C(
+        c(
+            "ws-dctcp-goodput",
+            f"{hs}: DCTCP with step marking keeps long-flow goodput within 10% of linux over DropTail or above "
+            "(reduction below 10%)",
+            direction="<",
+            reference=10.0,
+            source="Fig. delay vs goodput",
+        ),
+        c(
+            "pareto-fqcodel-papers",
+            f"{hp}, papers' TCP: FQ-CoDel's {sd} below DropTail's {red}",
+        ),
+        c(
             "pareto-pie-util",
-            f"{hp}, papers' TCP: PIE's utilisation at most 5 points below DropTail's (difference)",
-            None,
-            "points",
-            ours,
-            direction=">",
+            f"{hp}, papers' TCP: PIE's utilisation at most 5 points below DropTail's (difference, points)",
+            unit="points",
             reference=-5.0,
             source="Fig. utilisation",
-        ),
-        C(
-            "web-riops-red",
-            f"{hw}, papers' TCP: RIO-PS's short-flow mean FCT below RED's (reduction; Guo & Matta's "
-            "result on the common buffer)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
-        ),
-        C(
-            "web-fqcodel-riops",
-            f"{hw}, papers' TCP: FQ-CoDel's short-flow mean FCT below RIO-PS's (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
-        ),
-        C(
-            "web-prq-dt",
-            f"{hw}, papers' TCP: PRQ's short-flow mean FCT below DropTail's (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-mean",
-        ),
-        C(
-            "web-today-red",
-            f"{hw}: today's TCP lowers RED's short-flow 99th-percentile FCT (reduction)",
-            None,
-            "%",
-            ours,
-            direction=">",
-            source="Fig. short-p99",
         ),
     ]
 
 
-CLAIMS = _claims()
+def _pending():
+    """Claims on disciplines not in the tournament yet: (claim, the discipline it needs).
+    Each becomes an ordinary claim as soon as its discipline is in ``ECN`` / ``DISCS``."""
+    from savanna.report import ClaimSpec as C
+
+    return [
+        (
+            C(
+                "ws-dualpi2-p99",
+                f"web search load {HI_WS:g}, DualPI2 with the ECT(1) scalable sender: the bottleneck's 99th-percentile "
+                "queueing delay stays under 1 ms",
+                None,
+                "ms",
+                "declared before the runs",
+                direction="<",
+                reference=1.0,
+                source="Fig. delay vs goodput",
+            ),
+            "dualpi2",
+        )
+    ]
+
+
+ALL_CLAIMS = _claims()
+PENDING = [spec for spec, need in _pending() if need not in DISCS]
+CLAIMS = ALL_CLAIMS + [spec for spec, need in _pending() if need in DISCS]
 
 
 # ---------------------------------------------------------------------------------------
@@ -308,44 +379,59 @@ def mean_base_rtt_s(sc: dict) -> float:
     raise ValueError(f"topology.type {t['type']!r} is not a tournament workload")
 
 
-def bottleneck_pkts_s(sc: dict) -> float:
+def bottleneck_rate_bps(sc: dict) -> float:
     t = sc["topology"]
-    rate = t["bottleneck_rate_mbps"] if t["type"] == "dumbbell" else t["rate1_mbps"]
-    return rate * 1e6 / (8.0 * sc["packet_bytes"])
+    return (t["bottleneck_rate_mbps"] if t["type"] == "dumbbell" else t["rate1_mbps"]) * 1e6
+
+
+def bottleneck_pkts_s(sc: dict) -> float:
+    return bottleneck_rate_bps(sc) / (8.0 * sc["packet_bytes"])
 
 
 def common_buffer(sc: dict) -> int:
     """The common buffer: one bandwidth-delay product at the mean base RTT, in packets
-    (85 for the Pareto dumbbell, 200 for the web mix)."""
+    (85 for the Pareto dumbbell, 200 for the web mix), and WS_BUFFER_PKTS in the data
+    centre, where the BDP (8 packets) is below any TCP's window."""
+    if sc["topology"]["type"] == "dumbbell" and sc["topology"]["bottleneck_rate_mbps"] >= WS_RATE_MBPS:
+        return WS_BUFFER_PKTS
     return int(round(bottleneck_pkts_s(sc) * mean_base_rtt_s(sc)))
 
 
-def queue_for(disc: str, buffer_pkts: int, pkts_s: float) -> dict:
+def base_scenario(workload: str) -> dict:
+    """The workload's scenario before the discipline, load, TCP and seed."""
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload must be one of {', '.join(WORKLOADS)}, got {workload!r}")
+    sc = load_scenario(WORKLOADS[workload]["scenario"])
+    if workload != "websearch":
+        return sc
+    size = {"dist": "empirical", "points": WEBSEARCH_CDF}
+    return override(
+        sc,
+        {
+            "topology.bottleneck_rate_mbps": WS_RATE_MBPS,
+            "topology.access_rate_mbps": WS_RATE_MBPS,
+            "topology.access_delay_ms": WS_ACCESS_DELAY_MS,
+            "topology.bottleneck_delay_ms": WS_BOTTLENECK_DELAY_MS,
+            "traffic[0].size": size,
+            "traffic[1].size": size,
+            "sampling.interval_s": 0.001,
+        },
+    )
+
+
+def queue_for(disc: str, buffer_pkts: int, pkts_s: float, ecn: bool = False) -> dict:
     """The bottleneck queue of ``disc`` with buffer B = ``buffer_pkts``. Thresholds scale
     with B by Guo & Matta's Table III (RED 0.15 B .. 0.5 B; RIO short 0.15 B .. 0.35 B, long
     0.15 B .. 0.5 B; Tokuda's RED-diff 45/150 of 300 is the same 0.15 B .. 0.5 B); CHOKe keeps
     its B/3 .. 2B/3 defaults; DRR splits B as it splits the link (0.4 / 0.6, Matta & Guo);
     PI's reference queue is PIE's 15 ms target in packets at the bottleneck rate. Every
-    other parameter is the discipline's default (docs/disciplines.md); ECN is off."""
+    other parameter is the discipline's default (docs/disciplines.md). ECN is off unless
+    ``ecn`` (the DCTCP column), which applies the discipline's ``ECN`` entry."""
     b = int(buffer_pkts)
     r = lambda x: round(x, 6)  # noqa: E731
-    if disc in (
-        "droptail",
-        "favorqueue",
-        "choke",
-        "las",
-        "run2c",
-        "prq",
-        "codel",
-        "fq_codel",
-        "pie",
-        "pfabric",
-        "pias",
-        "sppifo",
-        "aifo",
-    ):
-        q = {"type": disc, "limit_pkts": b}
-    elif disc == "red":
+    if disc not in DISCS:
+        raise ValueError(f"discipline must be one of {', '.join(DISCS)}, got {disc!r}")
+    if disc == "red":
         q = {"type": "red", "limit_pkts": b, "min_th": r(0.15 * b), "max_th": r(0.5 * b)}
     elif disc == "rio":
         q = {
@@ -364,16 +450,22 @@ def queue_for(disc: str, buffer_pkts: int, pkts_s: float) -> dict:
     elif disc == "pi":
         q = {"type": "pi", "limit_pkts": b, "q_ref_pkts": r(0.015 * pkts_s)}
     else:
-        raise ValueError(f"discipline must be one of {', '.join(DISCS)}, got {disc!r}")
+        q = {"type": disc, "limit_pkts": b}
     if disc in ("red", "rio", "reddiff", "codel", "fq_codel", "pie", "pi", "choke"):
         q["ecn"] = False
+    if ecn:
+        if disc not in ECN:
+            raise ValueError(f"discipline {disc!r} marks no ECN; the DCTCP column has {', '.join(ECN)}")
+        q.update(ECN[disc][0](b))
+    elif disc in ECN_ONLY:
+        raise ValueError(f"discipline {disc!r} runs only in the DCTCP column")
     return q
 
 
 def classifier_for(disc: str, node: str) -> dict | None:
     """The edge classifier ``disc`` needs, on ``node`` (None for a class-blind discipline):
     RIO-PS's adaptive threshold with Guo & Matta's Table III values, Tokuda's exact marking
-    (K = 7), or Matta & Guo's size oracle at ``ORACLE_PKTS``."""
+    (K = 7), Matta & Guo's size oracle at 30 packets, or the schedulers' priority tags."""
     kind = CLASSIFIER.get(disc)
     if kind == "threshold":
         return {
@@ -388,7 +480,7 @@ def classifier_for(disc: str, node: str) -> dict | None:
     if kind == "marking":
         return {"type": "marking", "node": node, "k": 7}
     if kind == "oracle":
-        return {"type": "oracle", "node": node, "threshold": ORACLE_PKTS}
+        return {"type": "oracle", "node": node, "threshold": 30}
     if kind in ("remaining", "pias"):
         return {"type": kind, "node": node}
     return None
@@ -408,23 +500,18 @@ def web_sessions(sc: dict, load: float) -> int:
 
 def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duration_s: float) -> dict:
     """The scenario of one tournament run."""
-    if workload not in WORKLOADS:
-        raise ValueError(f"workload must be one of {', '.join(WORKLOADS)}, got {workload!r}")
     if tcp not in TCP:
         raise ValueError(f"tcp must be one of {', '.join(TCP)}, got {tcp!r}")
+    sc = base_scenario(workload)
     w = WORKLOADS[workload]
-    sc = load_scenario(w["scenario"])
     b = common_buffer(sc)
     changes = {
         "name": f"tournament-{workload}",
         "seed": int(seed),
         "duration_s": float(duration_s),
-        "topology.bottleneck_queue": queue_for(disc, b, bottleneck_pkts_s(sc)),
-        "tcp.init_cwnd": TCP[tcp]["init_cwnd"],
-        "tcp.ito_s": TCP[tcp]["ito_s"],
-        "tcp.ecn": False,
+        "topology.bottleneck_queue": queue_for(disc, b, bottleneck_pkts_s(sc), ecn=tcp == "dctcp"),
     }
-    if workload == "pareto":
+    if workload in ("pareto", "websearch"):
         changes["topology.reverse_queue"] = {"type": "droptail", "limit_pkts": b}
         i = next(i for i, t in enumerate(sc["traffic"]) if t.get("name") == "forward")
         changes[f"traffic[{i}].load"] = float(load)
@@ -432,6 +519,10 @@ def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duratio
         i = next(i for i, t in enumerate(sc["traffic"]) if t["type"] == "web")
         changes[f"traffic[{i}].sessions"] = web_sessions(sc, load)
     out = override(sc, changes)
+    if TCP[tcp] is None:
+        out["tcp"] = {**out["tcp"], "ecn": False}
+    else:
+        out["tcp"] = {**TCP[tcp], **(ECN[disc][1] if tcp == "dctcp" else {})}
     cl = classifier_for(disc, w["edge"])
     if cl is None:
         out.pop("classifiers", None)
@@ -444,48 +535,79 @@ def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duratio
 # Metrics, one row per run (computed in DuckDB over the results store)
 
 
-def run_metrics(batch: Batch, workload: str, duration_s: float, warmup_s: float, packet_bytes: int) -> pd.DataFrame:
-    """Per run (disc, load, tcp, seed): short flows (<= SHORT_MAX_PKTS packets) started after
-    the warm-up and at least a tenth of the run before its end: mean and 99th-percentile FCT
-    of those that finished, the share unfinished, and Jain's index of their speed
-    base_rtt / FCT; long flows (> LONG_MIN_PKTS packets) started in the same window: mean
-    goodput (delivered packets x packet size over the time from the SYN to the last byte,
-    or to the end of the run if unfinished) and Jain's index of it; and the bottleneck's
-    mean utilisation after the warm-up. Reverse traffic is left out."""
+def ideal_fct_sql(packet_bytes: int, rate_bps: float) -> str:
+    """The ideal FCT of a flow (SQL over the flows table): its SYN's round trip, then its
+    data's one-way trip, plus its size sent at the bottleneck's line rate,
+    1.5 base_rtt + size_pkts x packet bits / rate (every column runs the handshake; FCT is
+    first SYN to last byte)."""
+    return f"(1.5 * base_rtt_s + size_pkts * {packet_bytes * 8} / {rate_bps})"
+
+
+def run_metrics(batch: Batch, workload: str, duration_s: float, warmup_s: float, sc: dict) -> pd.DataFrame:
+    """Per run (disc, load, tcp, seed): short flows (at most ``short_max`` packets) started
+    after the warm-up and at least a tenth of the run before its end: mean and 99th
+    percentile of FCT and of slowdown (FCT / ideal_fct) over those that finished, the share
+    unfinished; long flows (over ``long_min`` packets) in the same window: mean goodput
+    (delivered packets x packet size over the time from the SYN to the last byte, or to the
+    end of the run if unfinished) and Jain's index of it; the bottleneck's mean utilisation
+    and its queueing delay (sampled backlog / line rate: mean and 99th percentile of the
+    samples) after the warm-up. Reverse traffic is left out."""
+    w = WORKLOADS[workload]
+    pb = sc["packet_bytes"]
     end = duration_s - 0.1 * duration_s
     keys = "disc, load, tcp, seed"
     window = f"kind = 'tcp' AND source <> 'reverse' AND start_s >= {warmup_s} AND start_s < {end}"
-    speed = "(base_rtt_s / fct_s)"
+    slow = f"(fct_s / {ideal_fct_sql(pb, bottleneck_rate_bps(sc))})"
     short = batch.query(
         f"{keys}, count(fct_s) AS n_short, avg(fct_s) AS short_mean_s, "
         f"quantile_cont(fct_s, 0.99) AS short_p99_s, 1.0 - count(fct_s) / count(*) AS short_unfinished, "
-        f"sum({speed}) * sum({speed}) / (count(fct_s) * sum({speed} * {speed})) AS jain_short",
-        where=f"{window} AND size_pkts <= {SHORT_MAX_PKTS}",
+        f"avg({slow}) AS short_slow_mean, quantile_cont({slow}, 0.99) AS short_slow_p99",
+        where=f"{window} AND size_pkts <= {w['short_max']}",
         group_by=keys,
     )
-    g = f"(delivered_pkts * {packet_bytes * 8} / 1e6 / coalesce(fct_s, {duration_s} - start_s))"
+    g = f"(delivered_pkts * {pb * 8} / 1e6 / coalesce(fct_s, {duration_s} - start_s))"
     long = batch.query(
         f"{keys}, count(*) AS n_long, avg({g}) AS long_goodput_mbps, "
         f"sum({g}) * sum({g}) / (count(*) * sum({g} * {g})) AS jain_long",
-        where=f"{window} AND size_pkts > {LONG_MIN_PKTS}",
+        where=f"{window} AND size_pkts > {w['long_min']}",
         group_by=keys,
     )
+    ms_per_pkt = 1000.0 / bottleneck_pkts_s(sc)
     util = batch.query(
-        f"{keys}, avg(utilisation) AS utilisation",
+        f"{keys}, avg(utilisation) AS utilisation, avg(len_pkts) * {ms_per_pkt} AS qdelay_mean_ms, "
+        f"quantile_cont(len_pkts, 0.99) * {ms_per_pkt} AS qdelay_p99_ms",
         table="queues",
-        where=f"queue = '{WORKLOADS[workload]['bottleneck']}' AND t_s >= {warmup_s}",
+        where=f"queue = '{w['bottleneck']}' AND t_s >= {warmup_s}",
         group_by=keys,
     )
-    m = short.merge(long, on=["disc", "load", "tcp", "seed"], how="outer").merge(
-        util, on=["disc", "load", "tcp", "seed"], how="outer"
-    )
+    on = ["disc", "load", "tcp", "seed"]
+    m = short.merge(long, on=on, how="outer").merge(util, on=on, how="outer")
     m.insert(0, "workload", workload)
-    return m.sort_values(["disc", "load", "tcp", "seed"]).reset_index(drop=True)
+    return m.sort_values(on).reset_index(drop=True)
+
+
+def bucket_metrics(batch: Batch, workload: str, duration_s: float, warmup_s: float, sc: dict) -> pd.DataFrame:
+    """Per run and flow-size bucket (``WORKLOADS[w]['buckets']``, edges in packets, a bucket
+    is (lo, hi]): the number of finished flows and their mean slowdown."""
+    w = WORKLOADS[workload]
+    edges = w["buckets"]
+    end = duration_s - 0.1 * duration_s
+    window = f"kind = 'tcp' AND source <> 'reverse' AND start_s >= {warmup_s} AND start_s < {end}"
+    case = " ".join(f"WHEN size_pkts <= {hi:g} THEN {i}" for i, hi in enumerate(edges[1:]))
+    slow = f"(fct_s / {ideal_fct_sql(sc['packet_bytes'], bottleneck_rate_bps(sc))})"
+    b = batch.query(
+        f"disc, load, tcp, seed, (CASE {case} END) AS bucket, count(fct_s) AS n, avg({slow}) AS slow_mean",
+        where=f"{window} AND fct_s IS NOT NULL",
+        group_by="disc, load, tcp, seed, bucket",
+    )
+    b.insert(0, "workload", workload)
+    return b
 
 
 def summarise(m: pd.DataFrame) -> pd.DataFrame:
     """Mean and 95% CI over replications of every metric, per (workload, disc, load, tcp):
-    columns ``<metric>``, ``<metric>_lo``, ``<metric>_hi`` and ``n``."""
+    columns ``<metric>``, ``<metric>_lo``, ``<metric>_hi``, ``<metric>_min``/``_max`` (the
+    spread of the seeds) and ``n``."""
     from savanna.report import mean_ci
 
     rows = []
@@ -493,135 +615,35 @@ def summarise(m: pd.DataFrame) -> pd.DataFrame:
         row = dict(zip(["workload", "disc", "load", "tcp"], key))
         row["n"] = int(len(g))
         for col, *_ in METRICS:
-            mean, lo, hi, _n = mean_ci(g[col].to_numpy(dtype=float))
+            x = g[col].to_numpy(dtype=float)
+            mean, lo, hi, _n = mean_ci(x)
             row[col], row[col + "_lo"], row[col + "_hi"] = mean, lo, hi
+            fin = x[np.isfinite(x)]
+            row[col + "_min"] = float(fin.min()) if len(fin) else math.nan
+            row[col + "_max"] = float(fin.max()) if len(fin) else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def ranking(s: pd.DataFrame, workload: str, load: float, tcp: str) -> pd.DataFrame:
     """Disciplines ranked on each metric at one (workload, load, tcp) (1 = best; lower FCT,
-    higher goodput, Jain's index and utilisation are better; ties share the lower rank),
-    sorted by their mean rank over the metrics."""
+    slowdown and delay, higher goodput, Jain's index and utilisation are better; ties share
+    the lower rank), sorted by their mean rank over the metrics."""
     g = s[(s["workload"] == workload) & np.isclose(s["load"], load) & (s["tcp"] == tcp)].set_index("disc")
     ranks = pd.DataFrame(index=g.index)
     for col, _label, _unit, higher in METRICS:
         ranks[col] = g[col].rank(ascending=not higher, method="min")
     g = g.assign(mean_rank=ranks.mean(axis=1), **{f"rank_{c}": ranks[c] for c in ranks.columns})
-    return g.sort_values(["mean_rank", "short_mean_s"]).reset_index()
-
-
-# ---------------------------------------------------------------------------------------
-# Figures
-
-
-TCP_STYLE = {"papers": dict(color="#1f5fbf", ls="-", marker="o"), "today": dict(color="#d1495b", ls="--", marker="s")}
-
-
-def _limits(values: pd.Series, log: bool) -> tuple[float, float]:
-    """Axis limits that fit every mean (not the CIs, which with two replications can be far
-    wider than the spread between disciplines)."""
-    v = values[np.isfinite(values)]
-    if log:
-        v = v[v > 0]
-    if not len(v):
-        return (0.1, 1.0) if log else (0.0, 1.0)
-    lo, hi = float(v.min()), float(v.max())
-    if log:
-        return lo / 1.4, hi * 1.4
-    pad = 0.1 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1e-9)
-    return lo - pad, hi + pad
-
-
-def metric_figure(plt: ModuleType, s: pd.DataFrame, workload: str, col: str, label: str, unit: str) -> Figure:
-    """Small multiples: one panel per discipline, ``col`` against load for both TCP settings
-    (line: mean; band: 95% CI, clipped to the axes, which fit the means); DropTail under the
-    papers' TCP in grey in every other panel."""
-    ws = s[s["workload"] == workload]
-    fig, axes = plt.subplots(5, 4, figsize=(11.0, 10.6), sharex=True, sharey=True)
-    flat = axes.ravel()
-    log = col.startswith("short_")
-    ymin, ymax = _limits(ws[col].astype(float), log)
-    ref = ws[(ws["disc"] == "droptail") & (ws["tcp"] == "papers")].sort_values("load")
-    for ax, d in zip(flat, DISCS):
-        if d != "droptail" and len(ref):
-            ax.plot(ref["load"], ref[col], color="#8a8a8a", lw=1.1, ls=":", label="DropTail, papers' TCP")
-        for tcp in TCP:
-            g = ws[(ws["disc"] == d) & (ws["tcp"] == tcp)].sort_values("load")
-            if not len(g):
-                continue
-            st = TCP_STYLE[tcp]
-            ax.fill_between(
-                g["load"],
-                g[col + "_lo"].clip(lower=ymin),
-                g[col + "_hi"].clip(upper=ymax),
-                color=st["color"],
-                alpha=0.12,
-                lw=0,
-            )
-            ax.plot(g["load"], g[col], label=TCP_NAMES[tcp], **st)
-        ax.set_title(NAMES[d], fontsize=9.5)
-        if log:
-            from matplotlib.ticker import FormatStrFormatter
-
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-            ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
-            ax.tick_params(axis="y", which="minor", labelsize=7)
-        ax.set_ylim(ymin, ymax)
-    for ax in flat[len(DISCS) :]:
-        ax.axis("off")
-    handles, labels = flat[1].get_legend_handles_labels()
-    flat[-1].legend(handles, labels, loc="center", title="shaded: 95% CI")
-    for ax in axes[-1]:
-        ax.set_xlabel("offered load")
-        ax.xaxis.set_tick_params(labelbottom=True)
-    for ax in axes[:, 0]:
-        ax.set_ylabel(f"{label} ({unit})" if unit else label, fontsize=8.5)
-    return fig
-
-
-def overview_figure(plt: ModuleType, s: pd.DataFrame, loads: dict[str, float]) -> Figure:
-    """Short-flow mean FCT of every discipline at each workload's highest load, both TCP
-    settings, sorted by the papers' TCP."""
-    fig, axes = plt.subplots(1, 2, figsize=(11.0, 5.0), layout="constrained")
-    for ax, (w, load) in zip(axes, loads.items()):
-        g = s[(s["workload"] == w) & np.isclose(s["load"], load)]
-        order = g[g["tcp"] == "papers"].sort_values("short_mean_s")["disc"].tolist()
-        y = np.arange(len(order))
-        for k, tcp in enumerate(TCP):
-            t = g[g["tcp"] == tcp].set_index("disc").reindex(order)
-            err = np.vstack(
-                [
-                    (t["short_mean_s"] - t["short_mean_s_lo"]).clip(lower=0),
-                    (t["short_mean_s_hi"] - t["short_mean_s"]).clip(lower=0),
-                ]
-            )
-            ax.barh(
-                y + (k - 0.5) * 0.4,
-                t["short_mean_s"],
-                height=0.4,
-                xerr=np.nan_to_num(err),
-                color=TCP_STYLE[tcp]["color"],
-                alpha=0.85,
-                label=TCP_NAMES[tcp],
-                capsize=2,
-                error_kw={"elinewidth": 0.8, "ecolor": "#444444"},
-            )
-        ax.set_yticks(y, [NAMES[d] for d in order])
-        ax.invert_yaxis()
-        ax.set_xlabel("short-flow mean FCT (s)")
-        ax.set_title(f"{WORKLOADS[w]['title']}, load {load:g}", fontsize=9.5)
-        ax.grid(axis="y", visible=False)
-        top = float(np.nanmax(g["short_mean_s"])) if len(g) else 1.0
-        ax.set_xlim(0.0, 1.6 * top)  # whiskers past the longest bar are cut (wide CIs with few replications)
-    h, lab = axes[0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside lower center", ncol=2)
-    return fig
+    return g.sort_values(["mean_rank", "short_slow_mean"]).reset_index()
 
 
 # ---------------------------------------------------------------------------------------
 # Claims from the per-run metrics
+
+
+def _per_seed(m: pd.DataFrame, workload: str, load: float, disc: str, tcp: str, col: str) -> pd.Series:
+    w = m[(m["workload"] == workload) & np.isclose(m["load"], load)]
+    return w[(w["disc"] == disc) & (w["tcp"] == tcp)].set_index("seed")[col].astype(float)
 
 
 def _paired(
@@ -629,9 +651,8 @@ def _paired(
 ) -> list[float]:
     """Per seed, ``how`` = 'reduction' (100 (A - B) / A) or 'difference' (B - A) of ``col``
     between A = (disc, tcp) and B = (disc, tcp), at one workload and load."""
-    w = m[(m["workload"] == workload) & np.isclose(m["load"], load)]
-    xa = w[(w["disc"] == a[0]) & (w["tcp"] == a[1])].set_index("seed")[col]
-    xb = w[(w["disc"] == b[0]) & (w["tcp"] == b[1])].set_index("seed")[col]
+    xa = _per_seed(m, workload, load, *a, col)
+    xb = _per_seed(m, workload, load, *b, col)
     out = []
     for seed in sorted(set(xa.index) & set(xb.index)):
         va, vb = float(xa[seed]), float(xb[seed])
@@ -642,24 +663,116 @@ def _paired(
     return out
 
 
+def gain(
+    m: pd.DataFrame, workload: str, load: float, disc: str, tcp: str, base: str = "droptail", col="short_slow_mean"
+):
+    """Per seed, 100 (base - disc) / base of ``col`` under ``tcp``: disc's gain over base."""
+    return _paired(m, workload, load, (base, tcp), (disc, tcp), col, "reduction")
+
+
+def _lowest(m: pd.DataFrame, workload: str, load: float, disc: str, tcp: str, col: str) -> list[float]:
+    """Per seed, 100 (best other - disc) / best other of ``col`` (lower is better) among the
+    disciplines run under ``tcp``: positive when ``disc`` is the lowest of all."""
+    w = m[(m["workload"] == workload) & np.isclose(m["load"], load) & (m["tcp"] == tcp)]
+    out = []
+    for _seed, g in w.groupby("seed", sort=True):
+        g = g.set_index("disc")[col].astype(float)
+        if disc not in g.index:
+            continue
+        best = float(g.drop(disc).min())
+        out.append(100.0 * (best - float(g[disc])) / best if best > 0 else math.nan)
+    return out
+
+
 def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
-    P, T = "papers", "today"
-    hp, hw = HI_PARETO, HI_WEB
+    P, L = "papers", "linux"
+    hp, hw, hs = HI_PARETO, HI_WEB, HI_WS
+    fq_p, fq_l = gain(m, "pareto", hp, "favorqueue", P), gain(m, "pareto", hp, "favorqueue", L)
     util = m.assign(util_pts=100.0 * m["utilisation"])
-    return {
-        "pareto-fqcodel-fct": _paired(m, "pareto", hp, ("droptail", P), ("fq_codel", P), "short_mean_s", "reduction"),
-        "pareto-favorqueue-fct": _paired(
-            m, "pareto", hp, ("droptail", P), ("favorqueue", P), "short_mean_s", "reduction"
+    out = {
+        "pareto-favorqueue-papers": fq_p,
+        "pareto-favorqueue-linux": fq_l,
+        "pareto-favorqueue-shrinks": [a - b for a, b in zip(fq_p, fq_l)],
+        "pareto-las-linux": gain(m, "pareto", hp, "las", L, col="short_slow_p99"),
+        "pareto-drr-linux": gain(m, "pareto", hp, "drr", L),
+        "pareto-favorqueue-pias": gain(m, "pareto", hp, "favorqueue", L, base="pias"),
+        "web-riops-linux": gain(m, "web", hw, "rio", L, base="red"),
+        "web-favorqueue-linux": gain(m, "web", hw, "favorqueue", L),
+        "web-linux-dt": _paired(m, "web", hw, ("droptail", P), ("droptail", L), "short_slow_mean", "reduction"),
+        "ws-pfabric-lowest": _lowest(m, "websearch", hs, "pfabric", L, "short_slow_mean"),
+        "ws-dctcp-qdelay": _paired(
+            m, "websearch", hs, ("droptail", L), ("step", "dctcp"), "qdelay_mean_ms", "reduction"
         ),
-        "pareto-las-p99": _paired(m, "pareto", hp, ("droptail", P), ("las", P), "short_p99_s", "reduction"),
-        "pareto-today-dt": _paired(m, "pareto", hp, ("droptail", P), ("droptail", T), "short_mean_s", "reduction"),
-        "pareto-fqcodel-jain": _paired(m, "pareto", hp, ("droptail", P), ("fq_codel", P), "jain_long", "difference"),
+        "ws-dctcp-goodput": _paired(
+            m, "websearch", hs, ("droptail", L), ("step", "dctcp"), "long_goodput_mbps", "reduction"
+        ),
+        "pareto-fqcodel-papers": gain(m, "pareto", hp, "fq_codel", P),
         "pareto-pie-util": _paired(util, "pareto", hp, ("droptail", P), ("pie", P), "util_pts", "difference"),
-        "web-riops-red": _paired(m, "web", hw, ("red", P), ("rio", P), "short_mean_s", "reduction"),
-        "web-fqcodel-riops": _paired(m, "web", hw, ("rio", P), ("fq_codel", P), "short_mean_s", "reduction"),
-        "web-prq-dt": _paired(m, "web", hw, ("droptail", P), ("prq", P), "short_mean_s", "reduction"),
-        "web-today-red": _paired(m, "web", hw, ("red", P), ("red", T), "short_p99_s", "reduction"),
     }
+    if "dualpi2" in DISCS:
+        out["ws-dualpi2-p99"] = list(_per_seed(m, "websearch", hs, "dualpi2", "dctcp", "qdelay_p99_ms"))
+    return out
+
+
+# The answer to issue 20: do these still help short flows under today's TCP?
+ANSWER = [
+    ("favorqueue", "droptail"),
+    ("rio", "droptail"),
+    ("rio", "red"),
+    ("las", "droptail"),
+    ("drr", "droptail"),
+]
+
+
+def answer_rows(m: pd.DataFrame) -> list[dict]:
+    """Per (workload at its highest load, mechanism, baseline, TCP column papers/linux): the
+    mean and 95% CI of the per-seed reduction of the short-flow mean slowdown against the
+    baseline, and a word for it: ``helps`` (whole CI above 0), ``helps (not significant)``
+    (mean above 0), ``does not help``."""
+    from savanna.report import mean_ci
+
+    rows = []
+    for w in WORKLOADS:
+        for disc, base in ANSWER:
+            for tcp in ("papers", "linux"):
+                mean, lo, hi, n = mean_ci(gain(m, w, HIGHEST[w], disc, tcp, base=base))
+                word = (
+                    "helps"
+                    if n and lo > 0
+                    else "helps (not significant)"
+                    if n and mean > 0
+                    else "does not help"
+                    if n
+                    else "n/a"
+                )
+                rows.append(
+                    {"workload": w, "disc": disc, "base": base, "tcp": tcp, "mean": mean, "lo": lo, "hi": hi, "n": n}
+                    | {"word": word}
+                )
+    return rows
+
+
+def answer_text(rows: list[dict]) -> str:
+    """Issue 20's answer in plain words, from ``answer_rows`` (no figure typed in)."""
+    parts = []
+    for disc in dict.fromkeys(d for d, _b in ANSWER):
+        bits = []
+        for r in rows:
+            if r["disc"] != disc or r["tcp"] != "linux" or not r["n"]:
+                continue
+            p = next(x for x in rows if x["disc"] == disc and x["base"] == r["base"] and x["workload"] == r["workload"])
+            p_txt = f"{p['mean']:+.0f}%" if p["n"] else "n/a"
+            bits.append(
+                f"{r['workload']} {HIGHEST[r['workload']]:g} vs {NAMES[r['base']]}: {r['word']}, "
+                f"{r['mean']:+.0f}% [{r['lo']:+.0f}, {r['hi']:+.0f}] (papers' TCP {p_txt})"
+            )
+        if bits:
+            parts.append(f"{NAMES[disc]} under the linux profile, " + "; ".join(bits) + ".")
+    return (
+        "Answer to issue 20 (do FavorQueue, RIO-PS, LAS and class isolation still help short flows under "
+        "today's TCP?), as the reduction of the short-flow mean slowdown against the baseline, mean [95% CI] "
+        "over the seeds: " + " ".join(parts)
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -670,206 +783,66 @@ def _jobs(ctx: Context, workload: str, loads: Sequence[float], reps: int, durati
     jobs = []
     for d in DISCS:
         for load in loads:
-            for tcp in TCP:
+            for tcp in tcps_for(d):
                 for seed in seeds(reps):
                     sc = scenario(workload, d, load, tcp, seed, duration_s)
                     jobs.append(ctx.job(workload, sc, {"disc": d, "load": float(load), "tcp": tcp, "seed": seed}))
     return jobs
 
 
+@dataclass
+class Workloads:
+    """The workloads' scenarios, common buffers, per-run metrics, per-bucket slowdowns and
+    the metrics' summary."""
+
+    scenarios: dict[str, dict]
+    buffers: dict[str, int]
+    metrics: pd.DataFrame
+    buckets: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def _workloads(ctx: Context, p: Plan) -> Workloads:
+    scs = {w: base_scenario(w) for w in WORKLOADS}
+    ms, bs = [], []
+    for w in WORKLOADS:
+        dur, warm = p.duration(w)
+        batch = ctx.run(w, _jobs(ctx, w, p.loads(w), p.reps, dur))
+        ms.append(run_metrics(batch, w, dur, warm, scs[w]))
+        bs.append(bucket_metrics(batch, w, dur, warm, scs[w]))
+    m = pd.concat(ms, ignore_index=True)
+    return Workloads(
+        scs, {w: common_buffer(s) for w, s in scs.items()}, m, pd.concat(bs, ignore_index=True), summarise(m)
+    )
+
+
 def reproduce(ctx: Context) -> Outcome:
+    import os
+
+    from savanna.reproduce import tournament_figures as F
+
     report = Report(CLAIMS, ctx.out_dir, plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0))
-    p = plan(ctx.quick)
+    p = medium_plan() if (not ctx.quick and os.environ.get("SAVANNA_TOURNAMENT") == "medium") else plan(ctx.quick)
     w = _workloads(ctx, p)
     (ctx.out_dir / "metrics.csv").write_text(w.metrics.to_csv(index=False), encoding="utf-8")
-    overview(report, w.summary)
-    metric_figures(report, p, w)
-    ranking_tables(report, w.summary)
-    tcp_table(report, w.summary)
-    workloads_table(report, p, w)
+    (ctx.out_dir / "buckets.csv").write_text(w.buckets.to_csv(index=False), encoding="utf-8")
+    ans = answer_rows(w.metrics)
+    F.bucket_figures(report, w)
+    F.scatter_figure(report, w)
+    F.metric_figures(report, p, w)
+    F.answer_table(report, ans)
+    F.ranking_tables(report, w.summary)
+    F.tcp_table(report, w.summary)
+    F.pending_table(report, PENDING)
+    F.workloads_table(report, p, w)
     report.samples.update(claim_samples(w.metrics))
     meta = {
         "paper": PAPER,
         "disciplines": ", ".join(NAMES[d] for d in DISCS),
         "seeds": ", ".join(str(x) for x in seeds(p.reps)),
-        "metrics per run": "metrics.csv",
+        "metrics per run": "metrics.csv, buckets.csv",
+        "pending claims": "; ".join(f"{c.id} (needs {need})" for c, need in _pending() if need not in DISCS) or "none",
     }
-    return Outcome(TITLE, _intro(p, w, ctx.quick), report.figures, report.claims(), report.tables, meta)
-
-
-HIGHEST = {"pareto": HI_PARETO, "web": HI_WEB}  # the load the overview and the rankings are taken at
-
-
-@dataclass
-class Workloads:
-    """Both workloads' scenarios, common buffers, per-run metrics and their summary."""
-
-    pareto: dict
-    web: dict
-    buffers: dict[str, int]
-    metrics: pd.DataFrame
-    summary: pd.DataFrame
-
-
-def _workloads(ctx: Context, p: Plan) -> Workloads:
-    sc_p, sc_w = load_scenario(SC_PARETO), load_scenario(SC_WEB)
-    buf = {"pareto": common_buffer(sc_p), "web": common_buffer(sc_w)}
-    bp = ctx.run("pareto", _jobs(ctx, "pareto", p.pareto_loads, p.reps, p.pareto_duration_s))
-    bw = ctx.run("web", _jobs(ctx, "web", p.web_loads, p.reps, p.web_duration_s))
-    m = pd.concat(
-        [
-            run_metrics(bp, "pareto", p.pareto_duration_s, p.pareto_warmup_s, sc_p["packet_bytes"]),
-            run_metrics(bw, "web", p.web_duration_s, p.web_warmup_s, sc_w["packet_bytes"]),
-        ],
-        ignore_index=True,
+    return Outcome(
+        TITLE, F.intro(p, w, ctx.quick, answer_text(ans)), report.figures, report.claims(), report.tables, meta
     )
-    return Workloads(sc_p, sc_w, buf, m, summarise(m))
-
-
-def overview(report: Report, s: pd.DataFrame) -> None:
-    """The overview figure: short flows' mean FCT at each workload's highest load."""
-    report.figure(
-        overview_figure(report.plt, s, HIGHEST),
-        "overview",
-        "Short-flow mean FCT at the highest load",
-        "Mean flow completion time of short flows (at most 30 packets) under every discipline at the highest "
-        "load of each workload, with the papers' TCP (blue) and today's (red); bars are sorted by the papers' "
-        "TCP, whiskers are 95% CIs over the replications.",
-    )
-
-
-def metric_figures(report: Report, p: Plan, w: Workloads) -> None:
-    """One figure per workload and metric: the metric against load, a panel per discipline."""
-    for wl in WORKLOADS:
-        for col, label, unit, _h in METRICS:
-            report.figure(
-                metric_figure(report.plt, w.summary, wl, col, label, unit),
-                f"{wl}-{col}",
-                f"{WORKLOADS[wl]['title']}: {label} against load",
-                f"{label[0].upper() + label[1:]} against offered load, one panel per discipline; solid blue: the "
-                f"papers' TCP (IW 2, ITO 3 s), dashed red: today's (IW 10, ITO 1 s); grey dotted: DropTail with "
-                f"the papers' TCP. Common buffer {w.buffers[wl]} packets. Mean and 95% CI over {p.reps} "
-                "replications." + (" Log scale." if col.startswith("short_") else ""),
-            )
-
-
-def ranking_tables(report: Report, s: pd.DataFrame) -> None:
-    """The disciplines ranked at each workload's highest load, one table per workload and TCP."""
-    for w in WORKLOADS:
-        for tcp in TCP:
-            r = ranking(s, w, HIGHEST[w], tcp)
-            rows = []
-            for i, x in r.iterrows():
-                rows.append(
-                    [
-                        i + 1,
-                        NAMES[x["disc"]],
-                        round(float(x["mean_rank"]), 2),
-                        _fmt(x, "short_mean_s", 3),
-                        _fmt(x, "short_p99_s", 2),
-                        _fmt(x, "long_goodput_mbps", 3),
-                        _fmt(x, "jain_long", 3),
-                        _fmt(x, "jain_short", 3),
-                        _fmt(x, "utilisation", 3),
-                    ]
-                )
-            report.table(
-                f"Ranking: {WORKLOADS[w]['title']}, load {HIGHEST[w]:g}, {TCP_NAMES[tcp]}",
-                [
-                    "place",
-                    "discipline",
-                    "mean rank",
-                    "short mean FCT (s)",
-                    "short p99 FCT (s)",
-                    "long goodput (Mb/s)",
-                    "Jain long",
-                    "Jain short",
-                    "utilisation",
-                ],
-                rows,
-                "Disciplines ranked on each of the six metrics (1 = best: lower FCT, higher goodput, Jain's index "
-                "and utilisation) and sorted by their mean rank. Cells: mean ± half the 95% CI over the replications.",
-            )
-
-
-def tcp_table(report: Report, s: pd.DataFrame) -> None:
-    """Today's TCP against the papers': short flows' mean FCT at the highest load."""
-    tcp_rows = []
-    for d in DISCS:
-        row = [NAMES[d]]
-        for w in WORKLOADS:
-            g = s[(s["workload"] == w) & np.isclose(s["load"], HIGHEST[w]) & (s["disc"] == d)].set_index("tcp")
-            a, b = float(g.loc["papers", "short_mean_s"]), float(g.loc["today", "short_mean_s"])
-            row += [round(a, 3), round(b, 3), f"{100.0 * (a - b) / a:+.0f}%"]
-        tcp_rows.append(row)
-    report.table(
-        "Today's TCP against the papers': short-flow mean FCT at the highest load",
-        [
-            "discipline",
-            "Pareto: papers' (s)",
-            "Pareto: today's (s)",
-            "Pareto: reduction",
-            "web: papers' (s)",
-            "web: today's (s)",
-            "web: reduction",
-        ],
-        tcp_rows,
-        "A positive reduction means today's TCP (IW 10, ITO 1 s) finishes short flows faster.",
-    )
-
-
-def workloads_table(report: Report, p: Plan, w: Workloads) -> None:
-    """The two workloads' scenarios, buffers, loads, durations and replications."""
-    setup = [
-        [
-            "Pareto",
-            SC_PARETO,
-            f"{w.buffers['pareto']} packets (10 Mb/s x {1000 * mean_base_rtt_s(w.pareto):.0f} ms mean RTT)",
-            ", ".join(f"{x:g}" for x in p.pareto_loads),
-            f"{p.pareto_duration_s:g} s ({p.pareto_warmup_s:g} s warm-up)",
-            p.reps,
-        ],
-        [
-            "web",
-            SC_WEB,
-            f"{w.buffers['web']} packets (8 Mb/s x {1000 * mean_base_rtt_s(w.web):.0f} ms RTT)",
-            ", ".join(f"{x:g} ({web_sessions(w.web, x)} sessions)" for x in p.web_loads),
-            f"{p.web_duration_s:g} s ({p.web_warmup_s:g} s warm-up)",
-            p.reps,
-        ],
-    ]
-    report.table(
-        "Workloads",
-        ["workload", "scenario", "common buffer", "loads", "duration", "replications"],
-        setup,
-        "Every discipline, load and TCP setting runs the same seeds, hence the same flows.",
-    )
-
-
-def _intro(p: Plan, w: Workloads, quick: bool) -> str:
-    intro = (
-        "Every queue discipline Savanna implements, with the edge classifier it needs, on two common workloads: "
-        "FavorQueue's Pareto load sweep on the 10 Mb/s dumbbell (Anelli, Diana & Lochin 2013) and Guo & Matta's "
-        "web mix (2001, Exp. 1). Each runs with the papers' TCP (initial window 2, initial RTO 3 s) and with "
-        "today's (initial window 10, initial RTO 1 s). None of the papers compared their mechanisms with each "
-        "other or with CoDel, FQ-CoDel, PIE and PI: this comparison is ours.\n\n"
-        f"All disciplines of a workload share one buffer, a bandwidth-delay product ({w.buffers['pareto']} packets "
-        f"for the Pareto sweep, {w.buffers['web']} for the web mix), with RED-family thresholds scaled to it; ECN is "
-        f"off. Short flows have at most {SHORT_MAX_PKTS} packets, long flows more than {LONG_MIN_PKTS}. The claims "
-        "are our own expectations, stated with a direction only and declared before the runs; the verdict "
-        "rule is that of the paper reproductions (docs/reproduce.md, section Tournament)."
-    )
-    if quick:
-        intro += (
-            "\n\nQuick mode: three Pareto loads and two web loads, short runs, two replications. The CIs "
-            "are wide and the web mix's long flows are few."
-        )
-    return intro
-
-
-def _fmt(x, col: str, digits: int) -> str:
-    v, lo, hi = float(x[col]), float(x[col + "_lo"]), float(x[col + "_hi"])
-    if not math.isfinite(v):
-        return "n/a"
-    half = (hi - lo) / 2.0 if math.isfinite(hi) and math.isfinite(lo) else 0.0
-    return f"{v:.{digits}f} ± {half:.{digits}f}" if half > 0 else f"{v:.{digits}f}"
