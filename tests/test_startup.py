@@ -73,3 +73,22 @@ def test_help_and_reproduce_still_parse_with_the_lazy_sub_parser(cli):
     assert "PAPER" in sub.stdout
     bad = cli("no-such-command")
     assert bad.returncode == 2 and "reproduce" in bad.stderr
+
+
+def test_run_path_imports_neither_the_data_stack_nor_dataclasses(tmp_path):
+    # `savanna run` whole-process time includes every module it imports before the core
+    # starts: dataclasses (with inspect) costs about 4 ms and is not needed. (typing comes
+    # with tomllib, which checks a TOML scenario's syntax.)
+    from pathlib import Path
+
+    scenario = Path(__file__).resolve().parents[1] / "scenarios" / "dumbbell-droptail.toml"
+    out, mods = _modules_after(
+        f"""
+        from savanna.cli import main
+        assert main(["run", {str(scenario)!r}, "--out", {str(tmp_path / "out")!r},
+                     "--duration", "1", "--quiet"]) in (0, None)
+        """
+    )
+    assert (tmp_path / "out" / "summary.json").is_file()
+    unwanted = set(HEAVY) | {"dataclasses", "inspect"}
+    assert not mods & unwanted, sorted(mods & unwanted)

@@ -5,8 +5,9 @@ A scenario is given as a path to a ``.toml``/``.json`` file, as TOML text, or as
 simulates it with the GIL released and writes ``flows.parquet``, ``queues.parquet`` (when
 sampling is on) and ``summary.json``; this module reads them back into pandas.
 
-pandas and pyarrow are imported only when results are loaded, so the command line's
-``run`` path starts fast.
+pandas and pyarrow are imported only when results are loaded, and neither ``typing`` nor
+``dataclasses`` (with ``inspect``: about 5 ms of start-up) is imported at all, so the
+command line's ``run`` path starts fast.
 """
 
 from __future__ import annotations
@@ -16,36 +17,34 @@ import math
 import numbers
 import os
 import warnings
+from collections import namedtuple
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
 
 from savanna import _core
 from savanna._core import ScenarioError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Union
+
     import pandas as pd
 
-ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+    ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 FLOWS_FILE = "flows.parquet"
 QUEUES_FILE = "queues.parquet"
 SUMMARY_FILE = "summary.json"
 
 
-@dataclass(frozen=True)
-class ScenarioText:
-    """A scenario ready for the core: its text, format, and the directory that relative
-    file names inside it are resolved against. ``origin`` names it in error messages."""
+class ScenarioText(namedtuple("ScenarioText", "text fmt base_dir origin")):
+    """A scenario ready for the core: its text, its format (``"toml"`` or ``"json"``), and
+    the directory that relative file names inside it are resolved against (a Path).
+    ``origin`` names it in error messages. Immutable."""
 
-    text: str
-    fmt: str  # "toml" or "json"
-    base_dir: Path
-    origin: str
+    __slots__ = ()
 
 
-@dataclass
 class Result:
     """The records of one run.
 
@@ -61,15 +60,27 @@ class Result:
     they were written to a temporary directory that is already gone.
     """
 
-    flows: pd.DataFrame
-    queues: pd.DataFrame | None
-    summary: dict
-    out_dir: Path | None = None
-    scenario: str = field(default="", repr=False)
-    classifiers: pd.DataFrame | None = None
-    traces: pd.DataFrame | None = None
-    goodput: pd.DataFrame | None = None
-    network: pd.DataFrame | None = None
+    def __init__(
+        self,
+        flows: pd.DataFrame,
+        queues: pd.DataFrame | None,
+        summary: dict,
+        out_dir: Path | None = None,
+        scenario: str = "",
+        classifiers: pd.DataFrame | None = None,
+        traces: pd.DataFrame | None = None,
+        goodput: pd.DataFrame | None = None,
+        network: pd.DataFrame | None = None,
+    ) -> None:
+        self.flows = flows
+        self.queues = queues
+        self.summary = summary
+        self.out_dir = out_dir
+        self.scenario = scenario
+        self.classifiers = classifiers
+        self.traces = traces
+        self.goodput = goodput
+        self.network = network
 
     def __repr__(self) -> str:
         s = self.summary

@@ -73,7 +73,7 @@ fn write_files_after_flows(dir: &Path, out: &RunOutput) -> Result<()> {
         write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
         write_network(&dir.join(NETWORK_FILE), &out.network)?;
     }
-    if out.goodput_on {
+    if out.goodput_on && !out.goodput_spooled {
         write_goodput(&dir.join(GOODPUT_FILE), &out.goodput)?;
     }
     if out.classifier_sampling {

@@ -192,6 +192,36 @@ pub fn write_goodput(path: &Path, rows: &[GoodputSample]) -> Result<()> {
     write_table(path, "goodput", goodput_columns(), rows)
 }
 
+/// goodput.parquet written while the run goes: rows are buffered and written a full row
+/// group (`ROW_GROUP_ROWS`) at a time, the same row groups `write_goodput` makes of the
+/// whole table, so the file is the same byte for byte and memory holds at most one row
+/// group instead of every window of the run.
+pub struct GoodputWriter {
+    table: TableWriter<GoodputSample>,
+    buf: Vec<GoodputSample>,
+}
+
+impl GoodputWriter {
+    pub fn create(path: &Path) -> Result<Self> {
+        Ok(GoodputWriter { table: TableWriter::create(path, "goodput", goodput_columns(), false)?, buf: Vec::new() })
+    }
+
+    pub fn push(&mut self, row: GoodputSample) -> Result<()> {
+        self.buf.push(row);
+        if self.buf.len() == ROW_GROUP_ROWS {
+            self.table.write(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Write the last (partial) row group, close and sync the file.
+    pub fn finish(mut self) -> Result<()> {
+        self.table.write(&self.buf)?;
+        self.table.finish()
+    }
+}
+
 /// Columns of network.parquet, in file order.
 fn network_columns() -> Vec<Column<NetSample>> {
     vec![
@@ -734,6 +764,26 @@ mod tests {
 
     fn get<'a>(names: &[String], row: &'a [Field], name: &str) -> &'a Field {
         &row[names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no column {name}"))]
+    }
+
+    #[test]
+    fn goodput_written_while_running_is_the_same_file_as_written_at_the_end() {
+        let dir = scratch("goodput-spool");
+        // Two full row groups and a partial one: the spooled file must split them alike.
+        let rows: Vec<GoodputSample> = (0..2 * ROW_GROUP_ROWS + 5)
+            .map(|i| GoodputSample { t_s: (i / 7) as f64 * 0.1, flow_id: (i % 7) as u64, delivered_pkts: i as u64 })
+            .collect();
+        write_goodput(&dir.join("whole.parquet"), &rows).unwrap();
+        let mut w = GoodputWriter::create(&dir.join("spooled.parquet")).unwrap();
+        for r in &rows {
+            w.push(r.clone()).unwrap();
+        }
+        w.finish().unwrap();
+        let whole = std::fs::read(dir.join("whole.parquet")).unwrap();
+        assert_eq!(whole, std::fs::read(dir.join("spooled.parquet")).unwrap());
+        let r = SerializedFileReader::new(File::open(dir.join("spooled.parquet")).unwrap()).unwrap();
+        assert_eq!(r.metadata().num_row_groups(), 3);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

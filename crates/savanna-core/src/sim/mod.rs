@@ -44,7 +44,7 @@ use recorder::{Recorder, RunTotals};
 /// Run a scenario to completion and return its records, flows in flow order.
 pub fn run(sc: &Scenario) -> Result<RunOutput> {
     let mut flows = Vec::new();
-    let mut out = run_into(sc, &mut flows)?;
+    let mut out = run_into(sc, &mut flows, None)?;
     // In memory, `flows[i]` is flow i (flows.parquet has them in retirement order).
     flows.sort_unstable_by_key(|f| f.flow_id);
     out.flows = flows;
@@ -56,17 +56,22 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
 /// holds everything else and no flow records.
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
     let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
-    let out = run_into(sc, &mut fw)?;
+    let goodput_path = flows_path.with_file_name(crate::metrics::output::GOODPUT_FILE);
+    let out = run_into(sc, &mut fw, Some(&goodput_path))?;
     fw.finish()?;
     Ok(out)
 }
 
 /// Build the world, run its event loop to the end and finish it, handing every flow
 /// record to `sink` as the flow retires (see `World::retire`). `wall_seconds` is the
-/// event loop's, with the records of the flows it retires on the way.
-fn run_into(sc: &Scenario, sink: &mut dyn FlowSink) -> Result<RunOutput> {
+/// event loop's, with the records of the flows it retires on the way. With `goodput_path`,
+/// goodput windows are written there as they close (see `Recorder::spool_goodput`).
+fn run_into(sc: &Scenario, sink: &mut dyn FlowSink, goodput_path: Option<&std::path::Path>) -> Result<RunOutput> {
     let plan = crate::scenario::resolve(sc)?;
     let mut w = World::new(plan);
+    if let Some(p) = goodput_path {
+        w.rec.spool_goodput(p)?;
+    }
     let t0 = Instant::now();
     w.run(sink)?;
     let wall = t0.elapsed().as_secs_f64();
@@ -226,14 +231,14 @@ impl World {
                     }
                 }
                 Event::Sample => self.sample(),
-                Event::Goodput => self.goodput_window(),
+                Event::Goodput => self.goodput_window()?,
                 Event::Stop => {
                     let (sample, goodput) = self.rec.due_at_stop(self.sched.now());
                     if sample {
                         self.sample();
                     }
                     if goodput {
-                        self.goodput_window();
+                        self.goodput_window()?;
                     }
                     break;
                 }
@@ -739,11 +744,12 @@ impl World {
         }
     }
 
-    fn goodput_window(&mut self) {
+    fn goodput_window(&mut self) -> Result<()> {
         let now = self.sched.now();
-        if let Some(next) = self.rec.goodput_window(now, &mut self.flows, &self.eps) {
+        if let Some(next) = self.rec.goodput_window(now, &mut self.flows, &self.eps)? {
             self.sched.at(next, Event::Goodput);
         }
+        Ok(())
     }
 
     /// End the run: totals and summary; then every flow still live retires, in flow order
@@ -773,6 +779,7 @@ impl World {
         let summary = self.rec.summary(&self.plan, end, wall_seconds, totals, &self.ports)?;
         self.flows.retire_all();
         self.retire(sink)?;
+        self.rec.finish_goodput()?;
         let n_classifiers = self.classifiers.len();
         Ok(self.rec.output(summary, n_classifiers))
     }
@@ -844,6 +851,21 @@ mod tests {
                 assert_eq!(format!("{a:?}"), format!("{b:?}"), "{file}: flow {}", a.flow_id);
             }
         }
+    }
+
+    #[test]
+    fn goodput_spooled_during_the_run_equals_goodput_written_at_the_end() {
+        let sc = scenario("dumbbell-red.toml", 60.0);
+        let mem = run(&sc).unwrap();
+        assert!(mem.goodput_on && !mem.goodput_spooled && mem.goodput.len() > 1000, "{}", mem.goodput.len());
+        let dir = std::env::temp_dir().join(format!("savanna-sim-goodput-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let streamed = run_streamed(&sc, &dir.join(crate::metrics::output::FLOWS_FILE)).unwrap();
+        assert!(streamed.goodput_spooled && streamed.goodput.is_empty());
+        crate::metrics::parquet::write_goodput(&dir.join("whole.parquet"), &mem.goodput).unwrap();
+        let spooled = std::fs::read(dir.join(crate::metrics::output::GOODPUT_FILE)).unwrap();
+        assert_eq!(spooled, std::fs::read(dir.join("whole.parquet")).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

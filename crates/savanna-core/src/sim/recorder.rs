@@ -12,6 +12,7 @@ use crate::aqm::DropReason;
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, Time};
 use crate::error::{Error, Result};
+use crate::metrics::parquet::GoodputWriter;
 use crate::metrics::{
     ClassMark, ClassTotals, ClassifierSample, FlowRecord, GoodputSample, Name, NetSample, QueueSample, QueueTotals,
     RunOutput, RunSummary, TraceSample,
@@ -64,6 +65,9 @@ pub struct Recorder {
     classifier_samples: Vec<ClassifierSample>,
     network: Vec<NetSample>,
     goodput: Vec<GoodputSample>,
+    /// When set (`spool_goodput`), goodput rows go to this file instead of `goodput`.
+    goodput_file: Option<GoodputWriter>,
+    goodput_spooled: bool,
     traces: Vec<TraceSample>,
 }
 
@@ -102,8 +106,28 @@ impl Recorder {
             classifier_samples: Vec::new(),
             network: Vec::new(),
             goodput: Vec::new(),
+            goodput_file: None,
+            goodput_spooled: false,
             traces: Vec::new(),
         }
+    }
+
+    /// Write goodput windows to `path` (goodput.parquet) as they close, if they are on,
+    /// instead of keeping them until the run ends.
+    pub fn spool_goodput(&mut self, path: &std::path::Path) -> Result<()> {
+        if self.goodput_ns > 0 {
+            self.goodput_file = Some(GoodputWriter::create(path)?);
+        }
+        Ok(())
+    }
+
+    /// Close the spooled goodput.parquet, if any (after the last window).
+    pub fn finish_goodput(&mut self) -> Result<()> {
+        if let Some(w) = self.goodput_file.take() {
+            w.finish()?;
+            self.goodput_spooled = true;
+        }
+        Ok(())
     }
 
     /// The first sampling and goodput instants (None: off).
@@ -208,7 +232,7 @@ impl Recorder {
 
     /// Close a goodput window: one row per flow that delivered data since the last one. The
     /// next window's end, if within the run.
-    pub fn goodput_window(&mut self, now: Time, flows: &mut Flows, eps: &[TcpEndpoint]) -> Option<Time> {
+    pub fn goodput_window(&mut self, now: Time, flows: &mut Flows, eps: &[TcpEndpoint]) -> Result<Option<Time>> {
         self.last_gp_ns = now;
         let t = ns_to_secs(now);
         for &id in &self.gp_list {
@@ -223,7 +247,11 @@ impl Recorder {
             }
             let f = &mut flows[fi];
             if total > f.gp_last {
-                self.goodput.push(GoodputSample { t_s: t, flow_id: id as u64, delivered_pkts: total - f.gp_last });
+                let row = GoodputSample { t_s: t, flow_id: id as u64, delivered_pkts: total - f.gp_last };
+                match &mut self.goodput_file {
+                    Some(w) => w.push(row)?,
+                    None => self.goodput.push(row),
+                }
             }
             f.gp_last = total;
             f.gp_dirty = false;
@@ -231,7 +259,7 @@ impl Recorder {
         }
         self.gp_list.clear();
         let next = now + self.goodput_ns;
-        (next <= self.end_ns).then_some(next)
+        Ok((next <= self.end_ns).then_some(next))
     }
 
     /// The flows.parquet record of a flow.
@@ -389,6 +417,7 @@ impl Recorder {
             traces: self.traces,
             goodput: self.goodput,
             goodput_on: self.goodput_ns > 0,
+            goodput_spooled: self.goodput_spooled,
             network: self.network,
             summary,
         }
