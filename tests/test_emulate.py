@@ -155,6 +155,27 @@ def test_saturating_flow_fills_the_bottleneck_within_one_percent(tmp_path, rate,
 
 
 @needs_root
+def test_window_cap_holds_past_the_first_full_sized_segment(tmp_path):
+    # max_window = 128 on a 10 Mb/s path of 100 ms (about 83 packets in flight on the
+    # wire): once slow start is over, the queue behind one long flow holds at most
+    # 128 - 83 = 45 packets. Linux raises a receiver's TCP_WINDOW_CLAMP on the first
+    # full-sized segment; left there, the window grows to 65535 << 2 bytes (179 segments)
+    # and the queue to about 95 packets.
+    body = dumbbell(
+        queue='{ type = "droptail", limit_pkts = 200 }',
+        tcp="ito_s = 1.0\ninit_cwnd = 2\nmax_window = 128",
+        traffic='[[traffic]]\ntype = "flows"\n'
+        'flows = [{ start_s = 0.2, size_pkts = 1500, src = "src0", dst = "dst0" }]',
+        duration=3.5,
+    ).replace("interval_s = 1.0", "interval_s = 0.01")
+    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    assert res.flows.fct_s.notna().all() and res.flows.drops.iloc[0] == 0
+    q = res.queues
+    after = q[(q.t_s >= 1.5) & (q.t_s <= 2.5)].len_pkts
+    assert len(after) >= 90 and 35 <= after.max() <= 48, q.len_pkts.tolist()
+
+
+@needs_root
 def test_favorqueue_pushes_out_standard_packets_for_new_flows_on_real_packets(tmp_path):
     # Six long flows (CUBIC with SACK, so that they refill the buffer quickly after each
     # loss) keep an 8-packet FavorQueue full; short flows' packets arrive to a full queue,

@@ -412,9 +412,24 @@ def receiver_window(sock: socket.socket, clamp: int) -> None:
     """Cap the window a data receiver advertises at ``clamp`` bytes (the scenario's
     max_window). A fixed receive buffer (4 x clamp, set as root past rmem_max) stops the
     kernel's autotuning, which would otherwise raise the clamp; set before listen/connect
-    so the window scale fits."""
+    so the window scale fits. The kernel still overwrites the clamp once, on the first
+    full-sized segment (``keep_window_clamp``)."""
     sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 4 * clamp)
     sock.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, clamp)
+
+
+def keep_window_clamp(sock: socket.socket, clamp: int) -> None:
+    """Put the window clamp back if the kernel raised it. Since Linux 6.6
+    ``tcp_measure_rcv_mss`` sets ``window_clamp`` from the receive buffer (times the
+    measured payload/truesize ratio) whenever that ratio changes, which it does on the first
+    full-sized segment, overwriting TCP_WINDOW_CLAMP even on a locked buffer: with a buffer
+    of 4 x clamp the window then grows to the 16-bit field's limit (65535 << wscale), e.g.
+    179 instead of 128 segments of 1460 bytes. The receiving application calls this on
+    every read; the ratio changes only when a segment longer than any before arrives, so
+    after the first read the clamp stays put (the window advertised in between can run at
+    most a few segments past the clamp, for one round trip)."""
+    if sock.getsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP) != clamp:
+        sock.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, clamp)
 
 
 def tcp_info(sock: socket.socket) -> dict:
@@ -606,6 +621,7 @@ class Traffic:
                 self.close(s, f)
                 return
             f.got += n
+            keep_window_clamp(s, self.ks.window_clamp)
             if total is not None and f.t_end is None and f.got >= total:
                 f.t_end = self.now()
                 self.finished += 1
