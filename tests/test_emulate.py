@@ -300,6 +300,32 @@ def test_vs_linux_benchmark_smoke(tmp_path):
     assert "## load 0.8, favorqueue8" in text and "| 0.8 | favorqueue8 | 4-10 |" in text
     raw = json.loads(out.with_suffix(".json").read_text())
     assert raw["0.8/droptail8/1"]["emu"]["flows"] == raw["0.8/droptail8/1"]["sim"]["flows"] > 50
+    # Runs kept in the JSON make the same report again (runs split over processes merge).
+    merged = tmp_path / "merged.md"
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "vs_linux.py"), "--merge", str(out.with_suffix(".json"))]
+        + ["--warmup", "1", "--out", str(merged)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert merged.read_text() == text
+
+
+def test_vs_linux_cubic_sack_stack_runs_the_linux_profile_against_linux_cubic_with_sack(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    vs_linux = importlib.import_module("vs_linux")
+    sc = vs_linux.scenario(0.5, "red80", 10.0, 1, False, "cubic-sack")
+    assert sc["tcp"] == {"profile": "linux", "max_window": 128}
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(sc))
+    ks = em.kernel_settings(em.load_plan(em.router_binary(), p, tmp_path, "json"))
+    assert ks.cc == "cubic" and ks.sysctls["net/ipv4/tcp_sack"] == "1" and ks.sysctls["net/ipv4/tcp_dsack"] == "1"
+    assert "net/ipv4/tcp_recovery" not in ks.sysctls  # RACK and TLP at the kernel's defaults
+    route = " ".join(ks.route_opts)
+    assert "initcwnd 10" in route and "rto_min 200ms" in route and "quickack" not in route
+    assert ks.window_clamp == 128 * 1460
 
 
 # ---------------------------------------------------------------------------------------
@@ -403,6 +429,11 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     assert ks.window_clamp == 64 * 1460
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\ndelayed_ack = true"))
     assert "quickack" not in ks.route_opts
+    # The `linux` profile's 40 ms timer is the low end of Linux's adaptive one.
+    ks = em.kernel_settings(plan_of(tmp_path, 'profile = "linux"\nmax_window = 128'))
+    assert "quickack" not in ks.route_opts and "initcwnd 10" in " ".join(ks.route_opts)
+    assert ks.cc == "cubic" and ks.sysctls["net/ipv4/tcp_sack"] == "1" and ks.sysctls["net/ipv4/tcp_dsack"] == "1"
+    assert any("40 ms timer" in a for a in ks.approximations)
     # The scenario's SACK reaches the kernel; D-SACK follows `dsack`.
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true"))
     assert (ks.sysctls["net/ipv4/tcp_sack"], ks.sysctls["net/ipv4/tcp_dsack"]) == ("1", "0")
@@ -422,6 +453,7 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
         ('ito_s = 1.0\nrtt_sampling = "once_per_rtt"', "tcp.rtt_sampling"),
         ('ito_s = 1.0\nsack = true\nrecovery_rate = "rfc6675"', "tcp.recovery_rate"),
         ("ito_s = 1.0\ntick_s = 0.1", "tcp.tick_s"),
+        ("ito_s = 1.0\ndelayed_ack = true\ndelack_timeout_s = 0.1", "tcp.delack_timeout_s"),
     ],
 )
 def test_a_setting_linux_cannot_honour_is_an_error_naming_the_field(tmp_path, tcp, field):

@@ -272,11 +272,16 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         f"{max(1, round(min_rto_ms))}ms",
     ]
     if base["delayed_ack"]:
-        if abs(base["delack_timeout_s"] - 0.2) > 1e-9:
-            cannot("delack_timeout_s", "Linux's delayed-ACK timer adapts between 40 and 200 ms; it cannot be set")
+        # Linux's timer adapts between TCP_DELACK_MIN (40 ms) and TCP_DELACK_MAX (200 ms);
+        # a scenario asking for either end gets Linux's adaptive timer.
+        if min(abs(base["delack_timeout_s"] - 0.2), abs(base["delack_timeout_s"] - 0.04)) > 1e-9:
+            cannot(
+                "delack_timeout_s",
+                "Linux's delayed-ACK timer adapts between 40 and 200 ms; it cannot be set (0.04 or 0.2 map onto it)",
+            )
         approximations.append(
-            "tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) "
-            "stand for RFC 1122's"
+            f"tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) "
+            f"stand for the scenario's ({base['delack_timeout_s'] * 1000:g} ms timer)"
         )
     else:
         route += ["quickack", "1"]
