@@ -176,6 +176,22 @@ def test_window_cap_holds_past_the_first_full_sized_segment(tmp_path):
 
 
 @needs_root
+@pytest.mark.parametrize("mode", ["bulk", "request_response"])
+def test_data_senders_run_the_scenarios_congestion_control_in_either_mode(tmp_path, mode):
+    # In request/response the responder's data leaves on an accepted socket, which takes the
+    # listener's congestion control: the namespace default (the host's, bbr here) unless set.
+    body = dumbbell(
+        pairs=2,
+        traffic=f'[[traffic]]\ntype = "poisson"\nmode = "{mode}"\nrate_per_s = 10.0\n'
+        'size = { dist = "fixed", value = 5 }',
+        duration=2.0,
+    )
+    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    assert res.flows.fct_s.notna().sum() >= 5
+    assert res.summary["kernel"]["congestion_control_seen"] == ["reno"]
+
+
+@needs_root
 def test_favorqueue_pushes_out_standard_packets_for_new_flows_on_real_packets(tmp_path):
     # Six long flows (CUBIC with SACK, so that they refill the buffer quickly after each
     # loss) keep an 8-packet FavorQueue full; short flows' packets arrive to a full queue,

@@ -250,6 +250,8 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     if cc not in available:
         raise _err("--cc", f"the kernel offers {', '.join(available)}; not '{cc}'")
+    # The namespace's default too, so no socket falls back to the host's (bbr here).
+    sysctls["net/ipv4/tcp_congestion_control"] = cc
     if not base["handshake"]:
         cannot("handshake", "Linux TCP always opens with a handshake")
     if abs(base["ito_s"] - 1.0) > 1e-9:
@@ -497,6 +499,9 @@ class Traffic:
             try:
                 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                # Accepted sockets inherit the listener's congestion control: without this
+                # a responder's data would run the namespace default (the host's, e.g. bbr).
+                s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ks.cc.encode())
                 receiver_window(s, self.ks.window_clamp)
                 s.bind((self.ip[name], PORT))
                 s.listen(4096)
@@ -610,6 +615,7 @@ class Traffic:
                 n = 0
             if n == 0:  # the receiver closed: everything was acknowledged
                 f.info["sender"] = tcp_info(s)
+                f.info["sender_cc"] = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
                 self.close(s, f)
 
     def recv_data(self, s: socket.socket, f: Flow) -> None:
@@ -995,6 +1001,8 @@ def _summary(plan: dict, ks: KernelSettings, traffic: Traffic, report: dict, wal
     finished = sum(1 for f in traffic.flows if f.t_end is not None)
     kernel = ks.table()
     kernel["release"] = os.uname().release
+    # What the data senders' sockets ran, read back from the kernel when they closed.
+    kernel["congestion_control_seen"] = sorted({f.info["sender_cc"] for f in traffic.flows if "sender_cc" in f.info})
     return {
         "savanna_version": __version__,
         "scenario": plan["name"],
