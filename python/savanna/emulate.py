@@ -250,8 +250,6 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     if cc not in available:
         raise _err("--cc", f"the kernel offers {', '.join(available)}; not '{cc}'")
-    # The namespace's default too, so no socket falls back to the host's (bbr here).
-    sysctls["net/ipv4/tcp_congestion_control"] = cc
     if not base["handshake"]:
         cannot("handshake", "Linux TCP always opens with a handshake")
     if abs(base["ito_s"] - 1.0) > 1e-9:
