@@ -155,6 +155,43 @@ def test_saturating_flow_fills_the_bottleneck_within_one_percent(tmp_path, rate,
 
 
 @needs_root
+def test_window_cap_holds_past_the_first_full_sized_segment(tmp_path):
+    # max_window = 128 on a 10 Mb/s path of 100 ms (about 83 packets in flight on the
+    # wire): once slow start is over, the queue behind one long flow holds at most
+    # 128 - 83 = 45 packets. Linux raises a receiver's TCP_WINDOW_CLAMP on the first
+    # full-sized segment; left there, the window grows to 65535 << 2 bytes (179 segments)
+    # and the queue to about 95 packets.
+    body = dumbbell(
+        queue='{ type = "droptail", limit_pkts = 200 }',
+        tcp="ito_s = 1.0\ninit_cwnd = 2\nmax_window = 128",
+        traffic='[[traffic]]\ntype = "flows"\n'
+        'flows = [{ start_s = 0.2, size_pkts = 1500, src = "src0", dst = "dst0" }]',
+        duration=3.5,
+    ).replace("interval_s = 1.0", "interval_s = 0.01")
+    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    assert res.flows.fct_s.notna().all() and res.flows.drops.iloc[0] == 0
+    q = res.queues
+    after = q[(q.t_s >= 1.5) & (q.t_s <= 2.5)].len_pkts
+    assert len(after) >= 90 and 35 <= after.max() <= 48, q.len_pkts.tolist()
+
+
+@needs_root
+@pytest.mark.parametrize("mode", ["bulk", "request_response"])
+def test_data_senders_run_the_scenarios_congestion_control_in_either_mode(tmp_path, mode):
+    # In request/response the responder's data leaves on an accepted socket, which takes the
+    # listener's congestion control: the namespace default (the host's, bbr here) unless set.
+    body = dumbbell(
+        pairs=2,
+        traffic=f'[[traffic]]\ntype = "poisson"\nmode = "{mode}"\nrate_per_s = 10.0\n'
+        'size = { dist = "fixed", value = 5 }',
+        duration=2.0,
+    )
+    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    assert res.flows.fct_s.notna().sum() >= 5
+    assert res.summary["kernel"]["congestion_control_seen"] == ["reno"]
+
+
+@needs_root
 def test_favorqueue_pushes_out_standard_packets_for_new_flows_on_real_packets(tmp_path):
     # Six long flows (CUBIC with SACK, so that they refill the buffer quickly after each
     # loss) keep an 8-packet FavorQueue full; short flows' packets arrive to a full queue,
@@ -279,6 +316,32 @@ def test_vs_linux_benchmark_smoke(tmp_path):
     assert "## load 0.8, favorqueue8" in text and "| 0.8 | favorqueue8 | 4-10 |" in text
     raw = json.loads(out.with_suffix(".json").read_text())
     assert raw["0.8/droptail8/1"]["emu"]["flows"] == raw["0.8/droptail8/1"]["sim"]["flows"] > 50
+    # Runs kept in the JSON make the same report again (runs split over processes merge).
+    merged = tmp_path / "merged.md"
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "vs_linux.py"), "--merge", str(out.with_suffix(".json"))]
+        + ["--warmup", "1", "--out", str(merged)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert merged.read_text() == text
+
+
+def test_vs_linux_cubic_sack_stack_runs_the_linux_profile_against_linux_cubic_with_sack(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    vs_linux = importlib.import_module("vs_linux")
+    sc = vs_linux.scenario(0.5, "red80", 10.0, 1, False, "cubic-sack")
+    assert sc["tcp"] == {"profile": "linux", "max_window": 128}
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(sc))
+    ks = em.kernel_settings(em.load_plan(em.router_binary(), p, tmp_path, "json"))
+    assert ks.cc == "cubic" and ks.sysctls["net/ipv4/tcp_sack"] == "1" and ks.sysctls["net/ipv4/tcp_dsack"] == "1"
+    assert "net/ipv4/tcp_recovery" not in ks.sysctls  # RACK and TLP at the kernel's defaults
+    route = " ".join(ks.route_opts)
+    assert "initcwnd 10" in route and "rto_min 200ms" in route and "quickack" not in route
+    assert ks.window_clamp == 128 * 1460
 
 
 # ---------------------------------------------------------------------------------------
@@ -382,6 +445,11 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     assert ks.window_clamp == 64 * 1460
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\ndelayed_ack = true"))
     assert "quickack" not in ks.route_opts
+    # The `linux` profile's 40 ms timer is the low end of Linux's adaptive one.
+    ks = em.kernel_settings(plan_of(tmp_path, 'profile = "linux"\nmax_window = 128'))
+    assert "quickack" not in ks.route_opts and "initcwnd 10" in " ".join(ks.route_opts)
+    assert ks.cc == "cubic" and ks.sysctls["net/ipv4/tcp_sack"] == "1" and ks.sysctls["net/ipv4/tcp_dsack"] == "1"
+    assert any("40 ms timer" in a for a in ks.approximations)
     # The scenario's SACK reaches the kernel; D-SACK follows `dsack`.
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true"))
     assert (ks.sysctls["net/ipv4/tcp_sack"], ks.sysctls["net/ipv4/tcp_dsack"]) == ("1", "0")
@@ -401,6 +469,7 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
         ('ito_s = 1.0\nrtt_sampling = "once_per_rtt"', "tcp.rtt_sampling"),
         ('ito_s = 1.0\nsack = true\nrecovery_rate = "rfc6675"', "tcp.recovery_rate"),
         ("ito_s = 1.0\ntick_s = 0.1", "tcp.tick_s"),
+        ("ito_s = 1.0\ndelayed_ack = true\ndelack_timeout_s = 0.1", "tcp.delack_timeout_s"),
     ],
 )
 def test_a_setting_linux_cannot_honour_is_an_error_naming_the_field(tmp_path, tcp, field):

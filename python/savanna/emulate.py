@@ -272,11 +272,16 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         f"{max(1, round(min_rto_ms))}ms",
     ]
     if base["delayed_ack"]:
-        if abs(base["delack_timeout_s"] - 0.2) > 1e-9:
-            cannot("delack_timeout_s", "Linux's delayed-ACK timer adapts between 40 and 200 ms; it cannot be set")
+        # Linux's timer adapts between TCP_DELACK_MIN (40 ms) and TCP_DELACK_MAX (200 ms);
+        # a scenario asking for either end gets Linux's adaptive timer.
+        if min(abs(base["delack_timeout_s"] - 0.2), abs(base["delack_timeout_s"] - 0.04)) > 1e-9:
+            cannot(
+                "delack_timeout_s",
+                "Linux's delayed-ACK timer adapts between 40 and 200 ms; it cannot be set (0.04 or 0.2 map onto it)",
+            )
         approximations.append(
-            "tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) "
-            "stand for RFC 1122's"
+            f"tcp.delayed_ack: Linux's delayed ACKs (quick-ack at connection start, timer 40-200 ms) "
+            f"stand for the scenario's ({base['delack_timeout_s'] * 1000:g} ms timer)"
         )
     else:
         route += ["quickack", "1"]
@@ -412,9 +417,24 @@ def receiver_window(sock: socket.socket, clamp: int) -> None:
     """Cap the window a data receiver advertises at ``clamp`` bytes (the scenario's
     max_window). A fixed receive buffer (4 x clamp, set as root past rmem_max) stops the
     kernel's autotuning, which would otherwise raise the clamp; set before listen/connect
-    so the window scale fits."""
+    so the window scale fits. The kernel still overwrites the clamp once, on the first
+    full-sized segment (``keep_window_clamp``)."""
     sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 4 * clamp)
     sock.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, clamp)
+
+
+def keep_window_clamp(sock: socket.socket, clamp: int) -> None:
+    """Put the window clamp back if the kernel raised it. Since Linux 6.6
+    ``tcp_measure_rcv_mss`` sets ``window_clamp`` from the receive buffer (times the
+    measured payload/truesize ratio) whenever that ratio changes, which it does on the first
+    full-sized segment, overwriting TCP_WINDOW_CLAMP even on a locked buffer: with a buffer
+    of 4 x clamp the window then grows to the 16-bit field's limit (65535 << wscale), e.g.
+    179 instead of 128 segments of 1460 bytes. The receiving application calls this on
+    every read; the ratio changes only when a segment longer than any before arrives, so
+    after the first read the clamp stays put (the window advertised in between can run at
+    most a few segments past the clamp, for one round trip)."""
+    if sock.getsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP) != clamp:
+        sock.setsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP, clamp)
 
 
 def tcp_info(sock: socket.socket) -> dict:
@@ -477,6 +497,9 @@ class Traffic:
             try:
                 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                # Accepted sockets inherit the listener's congestion control: without this
+                # a responder's data would run the namespace default (the host's, e.g. bbr).
+                s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ks.cc.encode())
                 receiver_window(s, self.ks.window_clamp)
                 s.bind((self.ip[name], PORT))
                 s.listen(4096)
@@ -590,6 +613,7 @@ class Traffic:
                 n = 0
             if n == 0:  # the receiver closed: everything was acknowledged
                 f.info["sender"] = tcp_info(s)
+                f.info["sender_cc"] = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
                 self.close(s, f)
 
     def recv_data(self, s: socket.socket, f: Flow) -> None:
@@ -606,6 +630,7 @@ class Traffic:
                 self.close(s, f)
                 return
             f.got += n
+            keep_window_clamp(s, self.ks.window_clamp)
             if total is not None and f.t_end is None and f.got >= total:
                 f.t_end = self.now()
                 self.finished += 1
@@ -974,6 +999,8 @@ def _summary(plan: dict, ks: KernelSettings, traffic: Traffic, report: dict, wal
     finished = sum(1 for f in traffic.flows if f.t_end is not None)
     kernel = ks.table()
     kernel["release"] = os.uname().release
+    # What the data senders' sockets ran, read back from the kernel when they closed.
+    kernel["congestion_control_seen"] = sorted({f.info["sender_cc"] for f in traffic.flows if "sender_cc" in f.info})
     return {
         "savanna_version": __version__,
         "scenario": plan["name"],
