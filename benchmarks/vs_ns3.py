@@ -276,7 +276,9 @@ def sack_main(args) -> int:
         f"Command: `python3 benchmarks/vs_ns3.py --sack --duration {args.duration:g} --seeds {args.seeds} "
         f"--loads {args.loads} --sack-cc {args.sack_cc}` ({args.duration:g} s simulated, {args.seeds} seed(s); "
         f"FCT statistics over flows starting after {args.warmup:g} s, pooled over seeds). Same flows in both: "
-        f"ns-3 replays the flow list Savanna generated. Savanna binary: {native.describe(NATIVE_KIND)}.",
+        f"ns-3 replays the flow list Savanna generated. Savanna binary: "
+        + (f"`{NATIVE.relative_to(ROOT)}`" if NATIVE_KIND == "given" else native.describe(NATIVE_KIND))
+        + ".",
         "",
         "## Settings, side by side",
         "",
@@ -314,7 +316,8 @@ def sack_main(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     bases = ("dumbbell-droptail.toml", "dumbbell-red.toml")
-    keys = [(cc, b, ld, sd) for cc in ccs for b in bases for ld in loads for sd in range(1, args.seeds + 1)]
+    # seed-major: every scenario's first seed before any second one
+    keys = [(cc, b, ld, sd) for sd in range(1, args.seeds + 1) for cc in ccs for b in bases for ld in loads]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         done = dict(zip(keys, pool.map(lambda k: unit(*k), keys)))
 
@@ -434,6 +437,12 @@ def main() -> int:
         help="with --sack: keep every run here, and reuse an ns-3 run whose flow list and command are unchanged "
         "(re-running after a Savanna change then costs Savanna's runs only)",
     )
+    ap.add_argument(
+        "--savanna-bin",
+        default=None,
+        help="run this savanna-native binary instead of the dist build (the fidelity tables do not depend on "
+        "how it was optimised; the speed table does)",
+    )
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if args.quick:
@@ -448,6 +457,8 @@ def main() -> int:
         subprocess.run(["bash", str(NS3_DIR / "build.sh")], cwd=ROOT, check=True)
     else:
         NATIVE, NATIVE_KIND = native.existing()
+    if args.savanna_bin:
+        NATIVE, NATIVE_KIND = Path(args.savanna_bin).resolve(), "given"
     if args.sack:
         return sack_main(args)
     import pandas as pd
