@@ -19,7 +19,12 @@ with a plot of FCT by flow size) per scenario:
 Savanna is measured as the standalone core binary, built by ``native.py`` (Cargo profile
 ``dist``, as a user builds it).
 
-Usage: python3 benchmarks/vs_ns3.py [--quick] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
+With ``--sack`` it compares today's TCP instead: NewReno and CUBIC, each with SACK (RFC 6675),
+PRR (RFC 6937) and limited transmit in both simulators (``SACK_SETTINGS`` lists every setting
+side by side), per-bucket median FCT, drop rate and utilisation, into
+``benchmarks/results/vs_ns3_sack.md``.
+
+Usage: python3 benchmarks/vs_ns3.py [--quick] [--sack] [--seeds N] [--duration S] [--loads 0.5,0.8,0.95]
 ``--quick`` (20 s, one seed, one load) is what the CI smoke test runs.
 """
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -86,7 +92,11 @@ def scenario(base: str, load: float, seed: int, duration: float, scale: float = 
 
 
 def run_savanna(sc: dict, out: Path):
-    path = out.with_suffix(".json")
+    # out.name + ".json", not out.with_suffix: a name such as "x-0.5-1" has a "suffix" of
+    # ".5-1", which with_suffix would replace, so runs at other loads would share a file.
+    path = out.parent / (out.name + ".json")
+    if out.exists():
+        shutil.rmtree(out)
     path.write_text(json.dumps(sc))
     wall, rss = native.run_measured([str(NATIVE), str(path), "--out", str(out), "--quiet"])
     summary = json.loads((out / "summary.json").read_text())
@@ -96,11 +106,14 @@ def run_savanna(sc: dict, out: Path):
     return wall, rss, summary, flows
 
 
-def run_ns3(sc: dict, flows, out_csv: Path, extra=()):
+def run_ns3(sc: dict, flows, out_csv: Path, extra=(), reuse=False):
+    """Run the ns-3 program on Savanna's flow list. With `reuse`, an earlier run in the same
+    place with the same flow list and command is read back instead of run again."""
     import pandas as pd
 
     flist = out_csv.with_name(out_csv.stem + "-flows.csv")
     f = flows[flows["size_pkts"].notna()]
+    old_flows = flist.read_text() if reuse and flist.exists() else None
     pd.DataFrame(
         {
             "flow_id": f["flow_id"],
@@ -125,7 +138,16 @@ def run_ns3(sc: dict, flows, out_csv: Path, extra=()):
     ]
     if q["type"] == "red":
         cmd += [f"--minTh={q['min_th']}", f"--maxTh={q['max_th']}"]
-    wall, rss = native.run_measured(cmd + list(extra))
+    cmd += list(extra)
+    stamp = out_csv.with_name(out_csv.name + ".cmd")
+    summary = Path(str(out_csv) + ".summary.json")
+    fresh = old_flows is not None and old_flows == flist.read_text() and stamp.exists() and summary.exists()
+    if fresh and stamp.read_text() == " ".join(cmd):
+        res = pd.read_csv(out_csv)
+        summ = json.loads(summary.read_text())
+        return summ["wall_seconds"], float("nan"), summ, res
+    wall, rss = native.run_measured(cmd)
+    stamp.write_text(" ".join(cmd))
     res = pd.read_csv(out_csv)
     summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
     return wall, rss, summ, res
@@ -174,6 +196,208 @@ def pct(x):
     return "-" if x != x else f"{100 * x:+.1f}%"
 
 
+# The SACK comparison (--sack): today's TCP in both simulators. Each entry: Savanna's [tcp]
+# keys, ns-3's program flags. Everything else is the scenario file's and the same in both:
+# IW 2, ITO 3 s, min RTO 0.2 s, G 1 ms, no delayed ACK, 128-packet window, no timestamps.
+SACK_TCP = {
+    "newreno": (
+        {"variant": "newreno", "sack": True, "recovery_rate": "prr", "limited_transmit": True},
+        ["--cc=newreno", "--sack=1", "--recovery=prr", "--limited-transmit=1"],
+    ),
+    "cubic": (
+        {"cc": "cubic", "sack": True, "recovery_rate": "prr", "limited_transmit": True},
+        ["--cc=cubic", "--sack=1", "--recovery=prr", "--limited-transmit=1"],
+    ),
+}
+# Every setting of the SACK comparison, side by side (written into the report).
+SACK_SETTINGS = [
+    (
+        "congestion control",
+        '`variant = "newreno"` (RFC 6582 / 5681) or `cc = "cubic"` (RFC 9438)',
+        "`SocketType` = `ns3::TcpNewReno` or `ns3::TcpCubic`",
+    ),
+    ("SACK", "`sack = true` (RFC 2018 option, up to 4 blocks; RFC 6675 scoreboard)", "`Sack` = true"),
+    (
+        "recovery rate",
+        '`recovery_rate = "prr"` (RFC 6937, PRR-SSRB)',
+        '`RecoveryType` = `ns3::TcpPrrRecovery` (3.44 default: PRR-CRB, +1 segment on a "safe" ACK)',
+    ),
+    ("limited transmit", "`limited_transmit = true` (RFC 3042)", "`LimitedTransmit` = true (default)"),
+    ("D-SACK", "off (`dsack = false`)", "not sent by ns-3's receiver"),
+    ("initial window", "`init_cwnd = 2`", "`InitialCwnd` = 2"),
+    (
+        "initial RTO",
+        "`ito_s = 3.0` (SYN, SYN-ACK, first data)",
+        "`ConnTimeout` = 3 s, `RttEstimator::InitialEstimation` = 2.999 s",
+    ),
+    (
+        "minimum RTO, granularity",
+        "`min_rto_s = 0.2`, `granularity_s = 0.001`",
+        "`MinRto` = 0.2 s, `ClockGranularity` = 1 ms",
+    ),
+    ("delayed ACK", "`delayed_ack = false`", "`DelAckCount` = 1"),
+    ("window cap", "`max_window = 128` (cwnd and flight)", "`RcvBufSize` = 128 x 1460 (flight only)"),
+    ("timestamps", "none", "`Timestamp` = false"),
+    ("RTT sampling", "every ACK", "every ACK"),
+    ("dupack threshold", "3", "`ReTxThreshold` = 3"),
+    (
+        "timer on fast retransmit",
+        "A: restarted (default, as Linux); B: kept running",
+        "kept running (RFC 6298 5.1 literally)",
+    ),
+    ("connection end", "`teardown = true` (FIN exchange)", "FIN exchange"),
+    (
+        "CUBIC constants",
+        "beta 0.7, C 0.4, fast convergence, Reno-friendly region (RFC 9438)",
+        "`Beta` 0.7, `C` 0.4, `FastConvergence` true, `TcpFriendliness` true (defaults)",
+    ),
+    (
+        "CUBIC slow start",
+        "HyStart++ (RFC 9406; `hystart = true`, default)",
+        "`HyStart` true (default): Ha & Rhee's ACK-train + delay exit, from `HyStartLowWindow` 16",
+    ),
+]
+
+
+def sack_main(args) -> int:
+    """Savanna against ns-3 with SACK and PRR, NewReno and CUBIC (issue 20, Validation)."""
+    import pandas as pd
+
+    if args.workdir:
+        tmp = Path(args.workdir)
+        tmp.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns3-sack-"))
+    loads = [float(x) for x in args.loads.split(",")]
+    ccs = [c for c in args.sack_cc.split(",") if c]
+    report = [
+        "# Savanna vs ns-3 3.44 with SACK: NewReno and CUBIC",
+        "",
+        f"Command: `python3 benchmarks/vs_ns3.py --sack --duration {args.duration:g} --seeds {args.seeds} "
+        f"--loads {args.loads} --sack-cc {args.sack_cc}` ({args.duration:g} s simulated, {args.seeds} seed(s); "
+        f"FCT statistics over flows starting after {args.warmup:g} s, pooled over seeds). Same flows in both: "
+        f"ns-3 replays the flow list Savanna generated. Savanna binary: "
+        + (f"`{NATIVE.relative_to(ROOT)}`" if NATIVE_KIND == "given" else native.describe(NATIVE_KIND))
+        + ".",
+        "",
+        "## Settings, side by side",
+        "",
+        "| setting | Savanna | ns-3 3.44 |",
+        "|---|---|---|",
+    ]
+    report += [f"| {a} | {b} | {c} |" for a, b, c in SACK_SETTINGS]
+    report += [
+        "",
+        "Topology, queues (ns-3's device slot compensated), flows and the FIN exchange are those of the "
+        "NewReno comparison (`benchmarks/ns3/README.md`).",
+        "",
+    ]
+
+    def unit(cc, base, load, seed):
+        """One seed of one scenario: Savanna A and B, then ns-3 on Savanna's flow list."""
+        sv_tcp, ns_flags = SACK_TCP[cc]
+        sc = scenario(base, load, seed, args.duration)
+        sc["tcp"].pop("variant", None)
+        sc["tcp"].update(sv_tcp)
+        tag = f"{cc}-{Path(base).stem}-{load}-{seed}"
+        got = {}
+        for key, restart in (("A", True), ("B", False)):
+            scv = copy.deepcopy(sc)
+            scv["tcp"]["restart_rto_on_fast_retransmit"] = restart
+            w, _, s, fl = run_savanna(scv, tmp / f"{tag}-{key}")
+            q = [q for q in s["queues"] if q["name"] == "left->right"][0]
+            got[key] = (fl, (q["utilisation"], q["dropped"] / max(1, q["arrivals"])), w)
+        w2, _, s2, res = run_ns3(sc, got["A"][0], tmp / f"{tag}-ns3.csv", extra=ns_flags, reuse=bool(args.workdir))
+        nb = s2["bottleneck"]
+        got["ns3"] = (res, (nb["utilisation"], nb["dropped"] / max(1, nb["arrivals"])), w2)
+        print(f"done {tag}", flush=True)
+        return got
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    bases = ("dumbbell-droptail.toml", "dumbbell-red.toml")
+    # seed-major: every scenario's first seed before any second one
+    keys = [(cc, b, ld, sd) for sd in range(1, args.seeds + 1) for cc in ccs for b in bases for ld in loads]
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        done = dict(zip(keys, pool.map(lambda k: unit(*k), keys)))
+
+    summary_rows = []
+    for cc in ccs:
+        report += [f"## {cc} with SACK and PRR", ""]
+        for base in bases:
+            for load in loads:
+                units = [done[(cc, base, load, sd)] for sd in range(1, args.seeds + 1)]
+                acc = {k: [u[k][0] for u in units] for k in ("A", "B", "ns3")}
+                link = {k: [u[k][1] for u in units] for k in ("A", "B", "ns3")}
+                walls = {k: [u[k][2] for u in units] for k in ("A", "ns3")}
+                fa, fb, fn = (pd.concat(acc[k]) for k in ("A", "B", "ns3"))
+                tab_a, tab_b = fct_table(fa, fn, args.warmup), fct_table(fb, fn, args.warmup)
+                mu = statistics.mean
+                util = {k: mu(x[0] for x in v) for k, v in link.items()}
+                drop = {k: mu(x[1] for x in v) for k, v in link.items()}
+
+                def fin(df):
+                    return int(df["fct_s"].notna().sum())
+
+                def retx(df):
+                    d = df[(df["start_s"] >= args.warmup) & (df["size_pkts"] > 100)]
+                    return int(d["retransmits"].sum())
+
+                name = f"{cc}, {Path(base).stem} load {load}"
+                lines = [
+                    f"### {name}",
+                    "",
+                    "| | Savanna A | Savanna B | ns-3 | A vs ns-3 | B vs ns-3 |",
+                    "|---|---|---|---|---|---|",
+                    f"| flows finished | {fin(fa)} | {fin(fb)} | {fin(fn)} | "
+                    f"{pct((fin(fa) - fin(fn)) / max(1, fin(fn)))} | {pct((fin(fb) - fin(fn)) / max(1, fin(fn)))} |",
+                    f"| bottleneck utilisation | {util['A']:.4f} | {util['B']:.4f} | {util['ns3']:.4f} | "
+                    f"{100 * (util['A'] - util['ns3']):+.2f} points | {100 * (util['B'] - util['ns3']):+.2f} points |",
+                    f"| bottleneck drop rate | {drop['A']:.4f} | {drop['B']:.4f} | {drop['ns3']:.4f} | "
+                    f"{pct((drop['A'] - drop['ns3']) / max(1e-12, drop['ns3']))} | "
+                    f"{pct((drop['B'] - drop['ns3']) / max(1e-12, drop['ns3']))} |",
+                    f"| retransmissions, flows > 100 pkts | {retx(fa):,} | {retx(fb):,} | {retx(fn):,} | | |",
+                    f"| wall s per run (median) | {statistics.median(walls['A']):.2f} | | "
+                    f"{statistics.median(walls['ns3']):.2f} | | |",
+                    "",
+                    "| size (pkts) | flows (A / ns-3) | median A | median B | median ns-3 | A diff | B diff | "
+                    "mean A | mean B | mean ns-3 |",
+                    "|---|---|---|---|---|---|---|---|---|---|",
+                ]
+                for r, rb in zip(tab_a, tab_b):
+                    n = min(r["n_savanna"], r["n_ns3"])
+                    flag = "" if n >= 100 else " (< 100)"
+                    lines.append(
+                        f"| {r['bucket']}{flag} | {r['n_savanna']} / {r['n_ns3']} | {fmt(r['median_savanna'])} | "
+                        f"{fmt(rb['median_savanna'])} | {fmt(r['median_ns3'])} | {pct(r['median_diff'])} | "
+                        f"{pct(rb['median_diff'])} | {fmt(r['mean_savanna'])} | {fmt(rb['mean_savanna'])} | "
+                        f"{fmt(r['mean_ns3'])} |"
+                    )
+                    if n >= 100:
+                        summary_rows.append((name, r["bucket"], r["median_diff"], rb["median_diff"]))
+                report += lines + [""]
+                print("\n".join(lines), flush=True)
+    within = [abs(b) <= 0.10 for *_, b in summary_rows]
+    within_a = [abs(a) <= 0.10 for _, _, a, _ in summary_rows]
+    head = [
+        "## Summary",
+        "",
+        f"Buckets with at least 100 flows in both: {len(summary_rows)}. Median FCT within 10% of ns-3's: "
+        f"Savanna B (timer kept running, as ns-3) {sum(within)}, Savanna A (default) {sum(within_a)}.",
+        "",
+        "| scenario | bucket | A vs ns-3 | B vs ns-3 |",
+        "|---|---|---|---|",
+    ]
+    head += [f"| {n} | {b} | {pct(a)} | {pct(bb)} |" for n, b, a, bb in summary_rows if abs(bb) > 0.10 or abs(a) > 0.10]
+    report += head + [""]
+    print("\n".join(head))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(report) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
@@ -197,10 +421,34 @@ def main() -> int:
         "departs from (C: --recovery dupack-credit; R: --recover-rule rfc6582; CR: both) "
         "and add their median FCT per bucket",
     )
-    ap.add_argument("--out", default=str(RESULTS / "vs_ns3.md"))
+    ap.add_argument(
+        "--sack",
+        action="store_true",
+        help="the SACK comparison instead: NewReno and CUBIC, each with SACK, PRR and limited transmit, "
+        "in both simulators (writes benchmarks/results/vs_ns3_sack.md)",
+    )
+    ap.add_argument("--sack-cc", default="newreno,cubic", help="with --sack: congestion controls to compare")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="with --sack: scenario seeds run at once (each runs its simulators in turn)"
+    )
+    ap.add_argument(
+        "--workdir",
+        default=None,
+        help="with --sack: keep every run here, and reuse an ns-3 run whose flow list and command are unchanged "
+        "(re-running after a Savanna change then costs Savanna's runs only)",
+    )
+    ap.add_argument(
+        "--savanna-bin",
+        default=None,
+        help="run this savanna-native binary instead of the dist build (the fidelity tables do not depend on "
+        "how it was optimised; the speed table does)",
+    )
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if args.quick:
         args.seeds, args.duration, args.loads, args.warmup, args.no_scaling = 1, 20.0, "0.8", 2.0, True
+    if args.out is None:
+        args.out = str(RESULTS / ("vs_ns3_sack.md" if args.sack else "vs_ns3.md"))
     loads = [float(x) for x in args.loads.split(",")]
 
     global NATIVE, NATIVE_KIND
@@ -209,6 +457,10 @@ def main() -> int:
         subprocess.run(["bash", str(NS3_DIR / "build.sh")], cwd=ROOT, check=True)
     else:
         NATIVE, NATIVE_KIND = native.existing()
+    if args.savanna_bin:
+        NATIVE, NATIVE_KIND = Path(args.savanna_bin).resolve(), "given"
+    if args.sack:
+        return sack_main(args)
     import pandas as pd
 
     tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns3-"))

@@ -32,7 +32,8 @@
 //   fq_codel root queue disc is ever installed.
 //
 // TCP (Config::SetDefault before any socket exists):
-//   ns3::TcpL4Protocol::SocketType = ns3::TcpNewReno (no ABC: +1 MSS per new ACK in slow start)
+//   ns3::TcpL4Protocol::SocketType = ns3::TcpNewReno (no ABC: +1 MSS per new ACK in slow start;
+//       --cc cubic: ns3::TcpCubic, below)
 //   ns3::TcpL4Protocol::RecoveryType = ns3::TcpClassicRecovery (NewReno fast recovery; the
 //       3.44 default is PRR). It sends against a scoreboard of stand-in SACKs rather than
 //       an inflated window and credits fewer duplicate ACKs than RFC 6582: see
@@ -51,8 +52,14 @@
 //       RTT sample ns-3's RTO is estimate + max(G, 4 * 0) = 3.000 s, the ITO for data (used
 //       when the SYN was retransmitted, so the handshake gave no sample, Karn)
 //   ns3::TcpSocketBase::MinRto = 0.2 s, ClockGranularity = 1 ms (RTO = SRTT + max(G, 4 RTTVAR))
-//   ns3::TcpSocketBase::Sack = false, Timestamp = false, WindowScaling = true
-//   ns3::TcpSocketBase::LimitedTransmit = false (Savanna has no RFC 3042)
+//   ns3::TcpSocketBase::Sack = --sack (default 0), Timestamp = false, WindowScaling = true
+//   ns3::TcpSocketBase::LimitedTransmit = --limited-transmit (default 0; the SACK
+//       comparison turns it on in both simulators: RFC 3042, ns-3's own default)
+//   --cc cubic: SocketType = ns3::TcpCubic with its 3.44 defaults (Beta 0.7, C 0.4,
+//       FastConvergence, TcpFriendliness, CubicDelta 10 ms, CntClamp 20, HyStart = Ha &
+//       Rhee's ACK-train + delay detection from 16 segments; --hystart 0 turns it off)
+//   --sack 1: TcpSocketBase::Sack = true (RFC 6675 scoreboard); --recovery prr selects
+//       ns3::TcpPrrRecovery (3.44's default RecoveryType: PRR-CRB, PRR-SSRB on a "safe" ACK)
 //   ns3::TcpSocketBase::ReTxThreshold = 3 (default; dupack_threshold)
 //   ns3::TcpSocketBase::MaxSegLifetime = 0.1 s (TIME_WAIT = 0.2 s instead of 240 s)
 //   ns3::TcpSocketBase::UseEcn = Off (default)
@@ -159,6 +166,10 @@ struct Options
     bool karnSynFix = true;
     std::string recovery = "classic";
     std::string recoverRule = "ns3";
+    std::string cc = "newreno";
+    bool sack = false;
+    bool limitedTransmit = false;
+    bool hystart = true;
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -180,8 +191,9 @@ Usage(const std::string& msg)
     std::cout
         << "usage: savanna-ns3 --flows FILE.csv --out FILE.csv [--queue droptail|red]\n"
            "         [--duration S] [--pairs N] [--seed N] [--compensate 0|1]\n"
-           "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit]\n"
-           "         [--recover-rule ns3|rfc6582]\n"
+           "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit|prr]\n"
+           "         [--recover-rule ns3|rfc6582] [--cc newreno|cubic] [--sack 0|1]\n"
+           "         [--limited-transmit 0|1] [--hystart 0|1]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -292,10 +304,22 @@ ParseArgs(int argc, char** argv)
             o.karnSynFix = ParseUint(key, val) != 0;
         else if (key == "recovery")
         {
-            if (val != "classic" && val != "dupack-credit")
-                Usage("--recovery: '" + val + "' is not one of classic, dupack-credit");
+            if (val != "classic" && val != "dupack-credit" && val != "prr")
+                Usage("--recovery: '" + val + "' is not one of classic, dupack-credit, prr");
             o.recovery = val;
         }
+        else if (key == "cc")
+        {
+            if (val != "newreno" && val != "cubic")
+                Usage("--cc: '" + val + "' is not one of newreno, cubic");
+            o.cc = val;
+        }
+        else if (key == "sack")
+            o.sack = ParseUint(key, val) != 0;
+        else if (key == "limited-transmit")
+            o.limitedTransmit = ParseUint(key, val) != 0;
+        else if (key == "hystart")
+            o.hystart = ParseUint(key, val) != 0;
         else if (key == "recover-rule")
         {
             if (val != "ns3" && val != "rfc6582")
@@ -1077,9 +1101,14 @@ main(int argc, char** argv)
 
     // ---- TCP defaults (before any socket exists)
     const uint32_t rcvBuf = o.maxWindow * o.mss;
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(o.cc == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId()));
+    // TcpCubic's own defaults (3.44) are kept: Beta 0.7, C 0.4, FastConvergence and
+    // TcpFriendliness true, HyStart (Ha & Rhee's, not HyStart++) true from 16 segments.
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(o.hystart));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(o.recovery == "classic" ? TcpClassicRecovery::GetTypeId()
+                                   : o.recovery == "prr"   ? TcpPrrRecovery::GetTypeId()
                                                            : DupAckCreditRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(o.mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(o.initCwnd));
@@ -1098,10 +1127,10 @@ main(int argc, char** argv)
                        TimeValue(Seconds(o.ito - o.granularity)));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(o.minRto)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Seconds(o.granularity)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(o.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(o.limitedTransmit));
     Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(o.msl));
 
     // ---- nodes
@@ -1311,6 +1340,10 @@ main(int argc, char** argv)
            << "  \"karn_syn_fix\": " << (o.karnSynFix ? "true" : "false") << ",\n"
            << "  \"recovery\": " << JsonStr(o.recovery) << ",\n"
            << "  \"recover_rule\": " << JsonStr(o.recoverRule) << ",\n"
+           << "  \"cc\": " << JsonStr(o.cc) << ",\n"
+           << "  \"sack\": " << (o.sack ? "true" : "false") << ",\n"
+           << "  \"limited_transmit\": " << (o.limitedTransmit ? "true" : "false") << ",\n"
+           << "  \"hystart\": " << (o.hystart ? "true" : "false") << ",\n"
            << "  \"sim_seconds\": " << o.duration << ",\n"
            << "  \"wall_seconds\": " << wall << ",\n"
            << "  \"setup_seconds\": " << setup << ",\n"

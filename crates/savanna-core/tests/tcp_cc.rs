@@ -226,6 +226,42 @@ fn rfc9438_4_2_window_follows_w_cubic_concave_then_convex() {
     assert!(d(1.75, 2.0) > 2.0 * d(1.0, 1.25), "convex after K");
 }
 
+/// RFC 9438 4.2 with SACK (RFC 6675 recovery, PRR): the same curve. The SACK sender must
+/// hand CUBIC each ACK's clock and smoothed RTT as the NewReno sender does; without them t
+/// stays 0, W_cubic(t) stays at cwnd_epoch, and cwnd creeps up along W_est (4.3) instead.
+#[test]
+fn rfc9438_4_2_with_sack_the_window_still_follows_w_cubic() {
+    let n = 100u64;
+    let cfg = TcpConfig { init_cwnd: n as u32, sack: true, ..cubic_cfg(false) };
+    let mut h = Harness::sender(cfg, 1_000_000);
+    h.open();
+    // Packet 0 lost; the receiver holds 1.., reported in SACK blocks (RFC 6675 5 (1)).
+    h.at(ms(100.0));
+    for hi in 2..=4 {
+        h.ack_sack(0, &[(1, hi)]);
+    }
+    assert!(h.ep.in_recovery());
+    h.at(ms(200.0));
+    h.ack(n);
+    assert!(!h.ep.in_recovery());
+    let w_max = cub(&h).w_max().expect("W_max set by the loss");
+    assert!(close(w_max, n as f64), "W_max {w_max}");
+    let k = (w_max * 0.3 / cubic::C).cbrt();
+    let mut samples: Vec<(f64, f64)> = Vec::new();
+    let flight: Vec<Packet> = (n..h.ep.snd_max()).map(|s| h.segment(PktKind::Data, s, 0, Ecn::NotEct, 0)).collect();
+    pipe(&mut h, flight, ms(100.0), ms(1200.0) + (2.0 * k * 1e9) as Time, |h, t| {
+        let e = cub(h).epoch().expect("in congestion avoidance");
+        samples.push(((t - e.start) as f64 * 1e-9, h.ep.cwnd()));
+    });
+    let at = |x: f64| samples.iter().find(|s| s.0 >= x).map(|s| s.1).expect("sampled");
+    for frac in [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75] {
+        let t = frac * k;
+        let want = cubic::w_cubic(t, k, w_max);
+        let got = at(t);
+        assert!((got - want).abs() / want < 0.05, "t = {t:.2} s: cwnd {got:.2}, W_cubic {want:.2}");
+    }
+}
+
 /// RFC 9438 4.3: W_est grows by alpha = 3 (1 - beta) / (1 + beta) per window acknowledged
 /// (1 once it reaches cwnd_prior); where W_cubic(t) is below it (small BDP: short RTT, small
 /// W_max, so K is many RTTs long) cwnd = W_est, the Reno-friendly region.
