@@ -41,6 +41,19 @@ fn rfc8985_6_1_each_transmission_records_its_time() {
     assert_eq!(s.ts, ms(101.0));
 }
 
+/// RFC 8985 6.2 step 1: min_RTT takes every RFC 6298 sample, the handshake's included,
+/// and keeps the smallest.
+#[test]
+fn rfc8985_6_2_step1_min_rtt_from_every_rtt_sample() {
+    let mut h = Harness::sender(TcpConfig { handshake: true, ..rcfg() }, 100);
+    h.open();
+    let synack = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    h.at(ms(80.0)).deliver(synack);
+    assert_eq!(h.ep.rack().min_rtt(), Some(ms(80.0)));
+    h.at(ms(200.0)).ack(1);
+    assert_eq!(h.ep.rack().min_rtt(), Some(ms(80.0)), "a 120 ms sample keeps 80 ms");
+}
+
 /// RFC 8985 6.2 step 2: RACK.xmit_ts / RACK.end_seq follow the latest-sent segment
 /// delivered, ties in time broken by the sequence.
 #[test]

@@ -460,6 +460,9 @@ impl TcpEndpoint {
             self.state = State::Established;
             if let Some(t0) = timed {
                 self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
+                if io.cfg.rack {
+                    self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                }
             }
             self.rto_deadline = None;
         }
@@ -499,7 +502,12 @@ impl TcpEndpoint {
                 self.state = State::Established;
                 match timed {
                     None => self.rto.restart_from_ito(),
-                    Some(t0) => self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now),
+                    Some(t0) => {
+                        self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
+                        if io.cfg.rack {
+                            self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                        }
+                    }
                 }
                 self.ecn = if io.cfg.ecn && p.flags & FLAG_ECE != 0 { EcnSender::On } else { EcnSender::Off };
                 self.rto_deadline = None;

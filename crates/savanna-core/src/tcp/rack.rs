@@ -36,6 +36,9 @@ pub struct Seg {
     pub lost: bool,
     /// A retransmission of it is in flight (not deemed lost since; Linux's SACKED_RETRANS).
     pub rtx: bool,
+    /// That retransmission was sent while the segment was not deemed lost (a probe, or
+    /// go-back-N): the original may still be in flight too, so pipe counts it twice.
+    pub rtx_extra: bool,
 }
 
 /// RFC 8985 6.2 step 2: (t1, seq1) was sent after (t2, seq2).
@@ -66,6 +69,8 @@ pub struct Rack {
     lost_out: u64,
     /// Retransmissions in flight (Linux's retrans_out).
     rtx_out: u64,
+    /// Those of them sent while their segment was not deemed lost.
+    rtx_extra_out: u64,
     /// Segments in flight that were ever retransmitted (their times may be out of
     /// sequence order).
     retx_in_flight: u64,
@@ -119,6 +124,7 @@ impl Rack {
             reo_wnd: 0,
             lost_out: 0,
             rtx_out: 0,
+            rtx_extra_out: 0,
             retx_in_flight: 0,
             rto_recovery: false,
             reo_deadline: None,
@@ -160,6 +166,10 @@ impl Rack {
     pub fn lost_out(&self) -> u64 {
         self.lost_out
     }
+    /// Retransmissions in flight (Linux's retrans_out).
+    pub fn retrans_out(&self) -> u64 {
+        self.rtx_out
+    }
     pub fn tlp_end_seq(&self) -> Option<u64> {
         self.tlp_end_seq
     }
@@ -175,9 +185,19 @@ impl Rack {
             return;
         }
         e.ts = now;
+        let was_lost = e.lost;
         if e.lost {
             e.lost = false;
             self.lost_out -= 1;
+        }
+        if was_lost == e.rtx_extra {
+            // Counted twice in pipe iff the segment was not deemed lost.
+            e.rtx_extra = !was_lost;
+            if was_lost {
+                self.rtx_extra_out -= 1;
+            } else {
+                self.rtx_extra_out += 1;
+            }
         }
         if !e.rtx {
             e.rtx = true;
@@ -199,9 +219,10 @@ impl Rack {
     pub fn on_delivered(&mut self, s: u64, now: Time) {
         let i = self.slot(s);
         let e = self.segs[i];
-        self.segs[i] = Seg { ts: e.ts, ever_retx: e.ever_retx, lost: false, rtx: false };
+        self.segs[i] = Seg { ts: e.ts, ever_retx: e.ever_retx, ..Seg::default() };
         self.lost_out -= e.lost as u64;
         self.rtx_out -= e.rtx as u64;
+        self.rtx_extra_out -= e.rtx_extra as u64;
         self.retx_in_flight -= e.ever_retx as u64;
         // Step 2: a retransmitted segment delivered faster than min_RTT was delivered by
         // its original transmission (no timestamps to tell): it does not update RACK. A
@@ -294,6 +315,10 @@ impl Rack {
                     self.segs[i].rtx = false;
                     self.rtx_out -= 1;
                 }
+                if e.rtx_extra {
+                    self.segs[i].rtx_extra = false;
+                    self.rtx_extra_out -= 1;
+                }
             } else {
                 timeout = timeout.max(remaining);
             }
@@ -304,9 +329,11 @@ impl Rack {
         newly
     }
 
-    /// RFC 6675's pipe from the flags: flight - SACKed - lost + retransmissions in flight.
+    /// RFC 6675's pipe from the flags (Linux's packets_out - sacked_out - lost_out +
+    /// retrans_out): each unSACKed segment counts once unless deemed lost and not
+    /// retransmitted since (0), or retransmitted while not deemed lost (2).
     pub fn pipe(&self, flight: u64, sacked: u64) -> u64 {
-        (flight + self.rtx_out).saturating_sub(sacked + self.lost_out)
+        (flight + self.rtx_extra_out).saturating_sub(sacked + self.lost_out)
     }
 
     /// The first segment of [`una`, `max`) deemed lost and not SACKed (NextSeg rule 1 with
@@ -326,9 +353,11 @@ impl Rack {
             let i = self.slot(s);
             self.segs[i].lost = false;
             self.segs[i].rtx = false;
+            self.segs[i].rtx_extra = false;
         }
         self.lost_out = 0;
         self.rtx_out = 0;
+        self.rtx_extra_out = 0;
         self.rto_recovery = true;
         self.reo_deadline = None;
         self.tlp_reset();
@@ -366,10 +395,10 @@ impl Rack {
         if ack < end {
             return TlpAck::Pending;
         }
-        let r = if !self.tlp_is_retrans {
-            TlpAck::NoLoss // the probe carried new data, delivered
-        } else if dsack_end == Some(end) {
-            TlpAck::NoLoss // the probe's retransmission was redundant
+        // The probe carried new data, delivered; or its retransmission was redundant (a
+        // D-SACK of it).
+        let r = if !self.tlp_is_retrans || dsack_end == Some(end) {
+            TlpAck::NoLoss
         } else if ack > end {
             TlpAck::RepairedLoss // the probe repaired the single loss
         } else if dup_no_sack {
@@ -404,7 +433,16 @@ mod tests {
         assert_eq!(r.detect_loss(100, 0, 4, &board), 3, "0..3 sent before 3, RACK.rtt 90 ago");
         assert_eq!(r.pipe(4, 1), 0);
         r.on_send(0, 120, true);
-        assert_eq!(r.pipe(4, 1), 1);
+        assert_eq!(r.pipe(4, 1), 1, "a lost segment retransmitted counts once");
         assert_eq!(r.first_lost(0, 4), Some(1));
+        // A retransmission of a segment not deemed lost (a probe) counts twice.
+        let mut r = Rack::new(Vec::new(), 64, true);
+        for s in 0..4 {
+            r.on_send(s, 10, false);
+        }
+        r.on_send(3, 50, true);
+        assert_eq!(r.pipe(4, 0), 5);
+        r.on_delivered(3, 100);
+        assert_eq!(r.pipe(4, 1), 3);
     }
 }
