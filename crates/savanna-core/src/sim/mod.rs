@@ -458,7 +458,7 @@ impl World {
     fn fire_timer(&mut self, ep: u32, delack: bool) {
         let now = self.sched.now();
         let e = &mut self.eps[ep as usize];
-        let deadline = if delack { e.delack_deadline() } else { e.rto_deadline() };
+        let deadline = if delack { e.delack_deadline() } else { e.timer_deadline() };
         self.ep_armed[ep as usize][delack as usize] = None;
         match deadline {
             Some(d) if d <= now => {
@@ -467,7 +467,7 @@ impl World {
                 if delack {
                     e.on_delack_timer(&mut io);
                 } else {
-                    e.on_timeout(&mut io);
+                    e.on_timer(&mut io);
                 }
                 let notice = io.notice;
                 self.after_tcp(ep, notice, if delack { "delack" } else { "timeout" });
@@ -518,7 +518,7 @@ impl World {
     /// events (later deadlines are picked up when the pending event fires).
     fn sync_timers(&mut self, ep: u32) {
         let (e, armed) = (&self.eps[ep as usize], &mut self.ep_armed[ep as usize]);
-        if let Some(d) = e.rto_deadline() {
+        if let Some(d) = e.timer_deadline() {
             if armed[0].is_none_or(|t| d < t) {
                 armed[0] = Some(d);
                 self.sched.set_timer(rto_slot(ep), d, Event::TcpTimer { ep });

@@ -24,6 +24,12 @@
 //! - limited transmit (RFC 3042) and SACK (RFC 2018, 2883) with RFC 6675 recovery at PRR's
 //!   (RFC 6937) or RFC 6675's rate, when configured: `sack.rs`, `prr.rs`, and the
 //!   `sack_*` methods below.
+//! - RACK-TLP (RFC 8985), when configured (with SACK): `rack.rs` and the `rack_*` / `tlp_*`
+//!   methods below; RACK's marks replace RFC 6675's IsLost and DupThresh entry.
+//! - pacing (Linux's rule, tcp_input.c `tcp_update_pacing_rate` and tcp_output.c
+//!   `tcp_update_skb_after_send`), when configured: `Pacer` and the `pace_*` methods.
+//! - the endpoint's timers other than the delayed ACK (RTO, RACK, PTO, pacing) share one
+//!   deadline (`timer_deadline`, `on_timer`), as Linux's share icsk_retransmit_timer.
 //! - ECN (RFC 3168): negotiated on SYN (ECE+CWR) / SYN-ACK (ECE); new data packets are ECT,
 //!   retransmissions, pure ACKs and SYNs are not; the receiver echoes ECE from the first CE
 //!   until it sees CWR; the sender reduces at most once per window and sets CWR. With DCTCP
@@ -31,6 +37,7 @@
 
 use super::cc::{AckInfo, Cc, CongestionControl, LossResponse, Window};
 use super::prr::Prr;
+use super::rack::{Rack, TlpAck};
 use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
 use super::rtt::RttSampler;
@@ -150,6 +157,14 @@ pub struct TcpEndpoint {
     limited_sent: u64,
     /// SACK sender state (RFC 6675), used when `sack` is on.
     sk: SackSender,
+    /// RACK-TLP state (RFC 8985), used when `rack` is on.
+    rack: Rack,
+    /// Pacing state, used when `pacing` is on.
+    pace: Pacer,
+    /// During the current call: new data was sent / an ACK advanced snd_una (TLP, RFC
+    /// 8985 7.2).
+    sent_new: bool,
+    acked_new: bool,
 
     // ---- receive half
     rcv_nxt: u64,
@@ -181,6 +196,7 @@ impl TcpEndpoint {
         let mut e =
             Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, Vec::new(), Vec::new());
         e.sk.board = Scoreboard::new(Vec::new(), cfg.max_window, cfg.sack);
+        e.rack = Rack::new(Vec::new(), cfg.max_window, cfg.rack);
         e
     }
 
@@ -201,8 +217,10 @@ impl TcpEndpoint {
         let st = self.rtt.take_buffer();
         let ooo = std::mem::take(&mut self.ooo);
         let board = self.sk.board.take_buffer();
+        let segs = self.rack.take_buffer();
         *self = Self::with_buffers(flow, side, local, remote, cfg_idx, cfg, snd_total, rcv_total, st, ooo);
         self.sk.board = Scoreboard::new(board, cfg.max_window, cfg.sack);
+        self.rack = Rack::new(segs, cfg.max_window, cfg.rack);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -247,6 +265,10 @@ impl TcpEndpoint {
             ecn_high: 0,
             limited_sent: 0,
             sk: SackSender::default(),
+            rack: Rack::default(),
+            pace: Pacer::default(),
+            sent_new: false,
+            acked_new: false,
             rcv_nxt: 0,
             rcv_total,
             rcv_end: if cfg.teardown && rcv_total != u64::MAX { rcv_total + 1 } else { rcv_total },
@@ -341,6 +363,27 @@ impl TcpEndpoint {
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
     }
+    /// RACK-TLP's state (RFC 8985).
+    pub fn rack(&self) -> &Rack {
+        &self.rack
+    }
+    /// When a packet held back by pacing may go (None: nothing held back).
+    pub fn pace_deadline(&self) -> Option<Time> {
+        self.pace.waiting.then_some(self.pace.next)
+    }
+    /// Nanoseconds between paced packets (None: not paced yet).
+    pub fn pace_interval(&self) -> Option<Time> {
+        self.pace.interval
+    }
+    /// The earliest of the retransmission, RACK, PTO and pacing timers: the deadline of the
+    /// endpoint's one transmission timer (`on_timer`).
+    pub fn timer_deadline(&self) -> Option<Time> {
+        let mut d = self.rto_deadline;
+        for x in [self.rack.reo_deadline, self.rack.pto_deadline, self.pace_deadline()].into_iter().flatten() {
+            d = Some(d.map_or(x, |y| y.min(x)));
+        }
+        d
+    }
     /// When the delayed-ACK timer should fire (None: no ACK held back).
     pub fn delack_deadline(&self) -> Option<Time> {
         match self.ack {
@@ -375,6 +418,8 @@ impl TcpEndpoint {
 
     /// Active open by the client at time `io.now`.
     pub fn open(&mut self, io: &mut TcpIo) {
+        self.sent_new = false;
+        self.acked_new = false;
         if io.cfg.handshake {
             self.state = State::SynSent { timed: Some(io.now) };
             self.send_ctl(io, PktKind::Syn, if io.cfg.ecn { FLAG_ECE | FLAG_CWR } else { 0 });
@@ -385,6 +430,7 @@ impl TcpEndpoint {
             self.ecn = if io.cfg.ecn { EcnSender::On } else { EcnSender::Off };
             self.send_available(io);
         }
+        self.tlp_schedule(io);
     }
 
     /// The passive end of a connection without handshake starts established.
@@ -401,6 +447,8 @@ impl TcpEndpoint {
 
     /// Handle a packet addressed to this endpoint.
     pub fn on_packet(&mut self, p: &Packet, io: &mut TcpIo) {
+        self.sent_new = false;
+        self.acked_new = false;
         match p.kind {
             PktKind::Syn => return self.on_syn(p, io),
             PktKind::SynAck => return self.on_synack(p, io),
@@ -412,6 +460,9 @@ impl TcpEndpoint {
             self.state = State::Established;
             if let Some(t0) = timed {
                 self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
+                if io.cfg.rack {
+                    self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                }
             }
             self.rto_deadline = None;
         }
@@ -424,6 +475,7 @@ impl TcpEndpoint {
         self.on_ack(p.ack as u64, p.flags & FLAG_ECE != 0, p.kind == PktKind::Ack, &p.sack, io);
         self.send_available(io);
         self.flush_ack(io);
+        self.tlp_schedule(io);
     }
 
     fn on_syn(&mut self, p: &Packet, io: &mut TcpIo) {
@@ -450,10 +502,16 @@ impl TcpEndpoint {
                 self.state = State::Established;
                 match timed {
                     None => self.rto.restart_from_ito(),
-                    Some(t0) => self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now),
+                    Some(t0) => {
+                        self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
+                        if io.cfg.rack {
+                            self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                        }
+                    }
                 }
                 self.ecn = if io.cfg.ecn && p.flags & FLAG_ECE != 0 { EcnSender::On } else { EcnSender::Off };
                 self.rto_deadline = None;
+                self.pace_update(io.cfg);
                 self.send_ctl(io, PktKind::Ack, 0);
                 self.send_available(io);
             }
@@ -611,9 +669,19 @@ impl TcpEndpoint {
             return; // nothing sent yet: this side has no data outstanding
         }
         let ack = ack.min(self.snd_max);
-        if io.cfg.sack {
-            return self.sack_on_ack(ack, ece, pure, opt, io);
+        self.acked_new = ack > self.snd_una;
+        if io.cfg.rack {
+            self.rack_on_ack(ack, ece, pure, opt, io);
+        } else if io.cfg.sack {
+            self.sack_on_ack(ack, ece, pure, opt, io);
+        } else {
+            self.plain_on_ack(ack, ece, pure, io);
         }
+        self.pace_update(io.cfg);
+    }
+
+    /// An ACK without SACK: RFC 5681 / 6582 through `recovery.rs`.
+    fn plain_on_ack(&mut self, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             let rtt_s = self.rtt.on_new_ack(ack, self.snd_una, io.now);
@@ -733,6 +801,9 @@ impl TcpEndpoint {
                 // RFC 6675 section 5.1: leave SACK recovery, RecoveryPoint = HighData; the
                 // scoreboard is kept, so go-back-N skips what was SACKed.
                 self.sk.on_timeout(self.snd_max);
+                if io.cfg.rack {
+                    self.rack.on_rto(self.snd_una, self.snd_max);
+                }
                 self.ecn_high = self.snd_max;
                 self.rtt.forget_timed();
                 self.snd_nxt = self.snd_una;
@@ -757,6 +828,9 @@ impl TcpEndpoint {
         }
         let win = (self.win.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
+            if !self.pace_ok(io) {
+                break;
+            }
             let seq = self.snd_nxt;
             self.snd_nxt += 1;
             if seq < self.snd_max && io.cfg.sack && self.sk.board.is_sacked(seq) {
@@ -782,6 +856,7 @@ impl TcpEndpoint {
             }
             self.rtt.on_retransmit(seq);
         } else {
+            self.sent_new = true;
             self.rtt.on_send(seq, self.snd_una, io.now);
             if self.ecn == EcnSender::CwrDue {
                 flags |= FLAG_CWR;
@@ -793,6 +868,12 @@ impl TcpEndpoint {
         }
         if !fin {
             self.stats.data_pkts_sent += 1;
+        }
+        if io.cfg.rack {
+            self.rack.on_send(seq, io.now, retx);
+        }
+        if io.cfg.pacing {
+            self.pace_sent(io.now);
         }
         self.ack = AckState::Idle;
         io.out.push(Packet {
@@ -868,6 +949,20 @@ pub struct SackSender {
     sndcnt: u64,
 }
 
+/// Pacing (Linux's internal pacing): the earliest time of the next data packet and the
+/// interval the rate gives.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pacer {
+    /// Linux's tcp_wstamp_ns: no data packet before it.
+    next: Time,
+    /// ns per packet at the current rate (None: unpaced, no RTT sample yet).
+    interval: Option<Time>,
+    /// Data packets sent (Linux's data_segs_out).
+    segs_out: u64,
+    /// A packet the window allows is held back until `next`.
+    waiting: bool,
+}
+
 impl SackSender {
     fn board_on(&self) -> bool {
         self.recovery_point.is_some() || self.in_recovery || self.board.high() > 0
@@ -892,7 +987,7 @@ impl TcpEndpoint {
             return;
         }
         let limit = (self.win.cwnd.floor() as u64 + dup).min(io.cfg.max_window as u64);
-        if self.snd_max < self.snd_end && self.flight() < limit {
+        if self.snd_max < self.snd_end && self.flight() < limit && self.pace_ok(io) {
             let seq = self.snd_max;
             self.snd_max += 1;
             self.snd_nxt = self.snd_max;
@@ -962,6 +1057,7 @@ impl TcpEndpoint {
             }
             self.sk.dupacks = 0;
             self.limited_sent = 0;
+            self.sack_ack_info(ack, una, rtt_s, ece, io);
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
                 let flight = self.flight();
@@ -1010,6 +1106,7 @@ impl TcpEndpoint {
                 while cwnd > self.sk.pipe
                     && self.snd_max < self.snd_end
                     && self.snd_max < una + io.cfg.max_window as u64
+                    && self.pace_ok(io)
                 {
                     let seq = self.snd_max;
                     self.snd_max += 1;
@@ -1037,26 +1134,31 @@ impl TcpEndpoint {
         self.stats.fast_retransmits += 1;
         self.ecn_high = self.snd_max;
         self.rtt.forget_timed();
-        // (4.3) Retransmit HighACK + 1; HighRxt = RescueRxt = it.
-        self.sk.rxt_next = una + 1;
-        self.sk.rescue = Some(una + 1);
+        // (4.3) Retransmit HighACK + 1; HighRxt = RescueRxt = it. With RACK, the first
+        // segment RACK deemed lost (RFC 8985 7.1: and no probe is outstanding).
+        let first = if io.cfg.rack {
+            self.rack.tlp_reset();
+            self.rack.first_lost(una, self.snd_max).unwrap_or(una)
+        } else {
+            una
+        };
+        self.sk.rxt_next = first + 1;
+        self.sk.rescue = Some(first + 1);
         self.sk.prr.on_send();
-        self.emit_data(una, true, io);
+        self.emit_data(first, true, io);
         if io.cfg.restart_rto_on_fast_retransmit || self.rto_deadline.is_none() {
             self.arm(io.now);
         }
         // (4.4) SetPipe, (4.5) step (C) with what this ACK delivered (RFC 6937: the
         // duplicate's newly SACKed packets count in prr_delivered).
-        let thresh = io.cfg.dupack_threshold;
-        self.sk.pipe = self.sk.board.pipe(una, self.snd_max, self.sk.rxt_next, thresh);
+        self.sk.pipe = self.set_pipe(io.cfg);
         self.sack_quota(delivered, io);
         self.sack_send(io);
     }
 
     /// RFC 6675 (B): SetPipe; then the quota of this ACK (PRR or RFC 6675) and (C).
     fn sack_rate(&mut self, delivered: u64, io: &mut TcpIo) {
-        let thresh = io.cfg.dupack_threshold;
-        self.sk.pipe = self.sk.board.pipe(self.snd_una, self.snd_max, self.sk.rxt_next, thresh);
+        self.sk.pipe = self.set_pipe(io.cfg);
         self.sack_quota(delivered, io);
         self.sack_send(io);
     }
@@ -1079,6 +1181,18 @@ impl TcpEndpoint {
     fn sack_send(&mut self, io: &mut TcpIo) {
         let thresh = io.cfg.dupack_threshold;
         while self.sk.sndcnt > 0 {
+            if !self.pace_ok(io) {
+                break;
+            }
+            if io.cfg.rack {
+                if !self.rack_next_seg(io) {
+                    break;
+                }
+                self.sk.pipe += 1;
+                self.sk.prr.on_send();
+                self.sk.sndcnt -= 1;
+                continue;
+            }
             let una = self.snd_una;
             let (lost, unsacked) = self.sk.board.holes(una, self.sk.rxt_next.max(una), thresh);
             let rwnd_ok = self.snd_max < self.snd_end && self.snd_max < una + io.cfg.max_window as u64;
@@ -1111,6 +1225,329 @@ impl TcpEndpoint {
             self.sk.prr.on_send();
             self.sk.sndcnt -= 1;
         }
+    }
+}
+
+impl TcpEndpoint {
+    // ------------------------------------------------------------------ timers
+
+    /// The transmission timer fired (the simulator checked `timer_deadline`): whichever of
+    /// pacing, the RACK timer, the PTO and the RTO are due, in that order (a probe re-arms
+    /// the RTO, RFC 8985 7.3, so a PTO capped at the RTO's deadline goes first).
+    pub fn on_timer(&mut self, io: &mut TcpIo) {
+        self.sent_new = false;
+        self.acked_new = false;
+        let now = io.now;
+        if self.pace.waiting && self.pace.next <= now {
+            self.pace.waiting = false;
+            self.send_available(io);
+        }
+        if self.rack.reo_deadline.is_some_and(|d| d <= now) {
+            self.rack_timer(io);
+        }
+        if self.rack.pto_deadline.is_some_and(|d| d <= now) {
+            self.tlp_probe(io);
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_timeout(io);
+        }
+        self.tlp_schedule(io);
+    }
+
+    // ------------------------------------------------------------------ pacing
+
+    /// Whether pacing lets a data packet go now; if not, it is held until `pace.next`.
+    #[inline]
+    fn pace_ok(&mut self, io: &TcpIo) -> bool {
+        if !io.cfg.pacing || io.now >= self.pace.next {
+            self.pace.waiting = false;
+            return true;
+        }
+        self.pace.waiting = true;
+        false
+    }
+
+    /// A data packet left at `now` (tcp_output.c `tcp_update_skb_after_send`): the next may
+    /// leave one interval later, less up to half an interval of lateness (the time the
+    /// stamp had to catch up with the clock); the first 10 packets are not paced
+    /// ("sch_fq does not pace first 10 MSS").
+    fn pace_sent(&mut self, now: Time) {
+        let p = &mut self.pace;
+        p.segs_out += 1;
+        let prior = p.next;
+        let stamp = p.next.max(now);
+        p.next = stamp;
+        if let Some(len) = p.interval {
+            if p.segs_out >= 10 {
+                p.next = stamp + len - (len / 2).min(stamp - prior);
+            }
+        }
+    }
+
+    /// The pacing rate after an ACK (tcp_input.c `tcp_update_pacing_rate`): max(cwnd,
+    /// flight) / srtt, times 2 (tcp_pacing_ss_ratio 200) while cwnd < ssthresh / 2 and 1.2
+    /// (tcp_pacing_ca_ratio 120) after. Before an RTT sample the rate is unlimited (the
+    /// socket's ~0 initial rate; the formula skips the division by a zero srtt).
+    fn pace_update(&mut self, cfg: &TcpConfig) {
+        if !cfg.pacing {
+            return;
+        }
+        let Some(srtt) = self.rto.srtt() else { return };
+        let cwnd = self.win.cwnd.floor() as u64;
+        let ratio = if cwnd < self.win.ssthresh.floor() as u64 / 2 { 2.0 } else { 1.2 };
+        let n = cwnd.max(self.flight()).max(1) as f64;
+        self.pace.interval = Some((srtt * 1e9 / (ratio * n)).round() as Time);
+    }
+
+    // ------------------------------------------------------------------ RACK-TLP
+
+    /// RFC 8985 7.2 (with 7.3's one probe at a time): after new data was sent or an ACK
+    /// advanced snd_una, (re)start the PTO, unless in fast or RTO recovery, with SACKed
+    /// segments, a probe outstanding, or nothing in flight.
+    fn tlp_schedule(&mut self, io: &TcpIo) {
+        if !io.cfg.rack {
+            return;
+        }
+        let flight = self.flight();
+        if self.state != State::Established
+            || flight == 0
+            || self.sk.in_recovery
+            || self.rack.rto_recovery
+            || self.sk.board.sacked() > 0
+            || self.rack.tlp_end_seq().is_some()
+        {
+            self.rack.pto_deadline = None;
+            return;
+        }
+        if self.sent_new || self.acked_new {
+            let srtt = self.rto.srtt().map(|s| (s * 1e9).round() as Time);
+            self.rack.pto_deadline = Some(Rack::pto(io.now, srtt, flight, self.rto_deadline));
+        }
+    }
+
+    /// RFC 8985 7.3: the PTO fired: send one new segment if there is one and the receiver
+    /// window allows (cwnd aside), else retransmit the last segment sent; then re-arm the
+    /// RTO, not the PTO.
+    fn tlp_probe(&mut self, io: &mut TcpIo) {
+        self.rack.pto_deadline = None;
+        if self.state != State::Established || self.snd_una >= self.snd_max {
+            return;
+        }
+        if self.rack.tlp_end_seq().is_none() {
+            let new_ok = self.snd_nxt == self.snd_max
+                && self.snd_max < self.snd_end
+                && self.snd_max < self.snd_una + io.cfg.max_window as u64;
+            if new_ok {
+                let seq = self.snd_max;
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+                self.emit_data(seq, false, io);
+            } else {
+                self.emit_data(self.snd_max - 1, true, io);
+            }
+            self.rack.tlp_sent(self.snd_max, !new_ok);
+            self.stats.tlp_probes += 1;
+        }
+        self.arm(io.now);
+    }
+
+    /// RFC 8985 6.2 step 5: the RACK timer fired: detect losses again; a loss starts fast
+    /// recovery (or sends in it at the recovery rate).
+    fn rack_timer(&mut self, io: &mut TcpIo) {
+        self.rack.reo_deadline = None;
+        if self.state != State::Established {
+            return;
+        }
+        self.rack_detect(io);
+        self.rack_respond(0, io);
+    }
+
+    /// RFC 8985 6.2 steps 4 and 5: the reordering window, then the loss marks and the timer.
+    fn rack_detect(&mut self, io: &TcpIo) {
+        let in_rec = self.sk.in_recovery || self.rack.rto_recovery;
+        let srtt = self.rto.srtt().map(|s| (s * 1e9).round() as Time);
+        self.rack.update_reo_wnd(in_rec, self.sk.board.sacked(), io.cfg.dupack_threshold, srtt);
+        self.rack.detect_loss(io.now, self.snd_una, self.snd_max, &self.sk.board);
+    }
+
+    /// After loss detection: in recovery, send at the recovery rate (RFC 6675 (B), (C));
+    /// otherwise a segment RACK deemed lost starts fast recovery (RFC 6675 (4) with RACK's
+    /// marks in place of DupThresh), unless an RTO recovery is under way.
+    fn rack_respond(&mut self, delivered: u64, io: &mut TcpIo) -> bool {
+        if self.sk.in_recovery {
+            self.sack_rate(delivered, io);
+            return true;
+        }
+        if self.rack.lost_out() > 0
+            && !self.rack.rto_recovery
+            && self.sk.recovery_point.is_none_or(|r| self.snd_una >= r)
+        {
+            self.sack_enter(delivered, io);
+            return true;
+        }
+        false
+    }
+
+    /// RFC 8985 6.2 steps 2 and 3 for the segments this ACK newly delivers, cumulatively
+    /// or selectively, in ascending order.
+    fn rack_delivered(&mut self, ack: u64, una: u64, opt: &SackOpt, now: Time) {
+        for s in una..ack {
+            if !self.sk.board.is_sacked(s) {
+                self.rack.on_delivered(s, now);
+            }
+        }
+        let floor = una.max(ack);
+        let mut r = [(0u64, 0u64); 4];
+        let mut n = 0;
+        for &(off, len) in &opt.blocks[..opt.n as usize] {
+            let lo = (ack as i64 + off as i64).max(floor as i64) as u64;
+            let hi = (ack as i64 + off as i64 + len as i64).clamp(0, self.snd_max as i64) as u64;
+            if hi > lo {
+                r[n] = (lo, hi);
+                n += 1;
+            }
+        }
+        r[..n].sort_unstable();
+        let mut done = floor;
+        for &(lo, hi) in &r[..n] {
+            for s in lo.max(done)..hi {
+                if !self.sk.board.is_sacked(s) {
+                    self.rack.on_delivered(s, now);
+                }
+            }
+            done = done.max(hi);
+        }
+    }
+
+    /// An ACK with RACK-TLP on: RFC 8985 6.2 (steps 1-5) and 7.4 over RFC 6675's
+    /// scoreboard and recovery (PRR or RFC 6675's rate), RFC 6298's timer and RFC 3168's
+    /// ECN response as without RACK.
+    fn rack_on_ack(&mut self, ack: u64, ece: bool, pure: bool, opt: &SackOpt, io: &mut TcpIo) {
+        let una = self.snd_una;
+        let now = io.now;
+        let before = self.sk.board.sacked();
+        let rtt_s = if ack > una { self.rtt.on_new_ack(ack, una, now) } else { None };
+        if let Some(r) = rtt_s {
+            self.rto.sample_at(r, now);
+            self.rack.on_rtt_sample((r * 1e9).round() as Time); // 6.2 step 1
+        }
+        self.rack_delivered(ack, una, opt, now); // steps 2 and 3
+        self.sk.board.update(opt, ack, una, self.snd_max);
+        let dsack = sack::dsack_end(opt, ack);
+        // 7.4.2: a probe that repaired a loss gets the congestion control's response.
+        if self.rack.tlp_process_ack(ack, dsack, pure && ack == una && opt.n == 0) == TlpAck::RepairedLoss {
+            let flight = self.flight();
+            self.cc.on_loss_repaired(&mut self.win, flight);
+        }
+        let mut delivered = self.sk.board.sacked().saturating_sub(before);
+        if ack > una {
+            self.sk.board.advance(una, ack);
+            delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
+            self.snd_una = ack;
+            if self.snd_nxt < ack {
+                self.snd_nxt = ack;
+            }
+            self.sk.dupacks = 0;
+            self.limited_sent = 0;
+            self.sack_ack_info(ack, una, rtt_s, ece, io);
+            let mut reduced = false;
+            if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
+                let flight = self.flight();
+                self.cc.on_ecn_echo(&mut self.win, flight);
+                self.ecn_high = self.snd_max;
+                self.ecn = EcnSender::CwrDue;
+                reduced = true;
+            }
+            let point = self.sk.recovery_point.unwrap_or(0);
+            if self.sk.in_recovery {
+                if ack >= point {
+                    // RFC 6675 (A) / RFC 6937: recovery ends, cwnd = ssthresh.
+                    self.sk.in_recovery = false;
+                    self.cc.on_full_ack(&mut self.win);
+                    self.rack.on_recovery_exit();
+                }
+            } else if !reduced {
+                self.cc.on_ack(&mut self.win, ack - una, io.cfg.max_window);
+            }
+            if self.rack.rto_recovery && ack >= point {
+                self.rack.rto_recovery = false;
+                self.rack.on_recovery_exit();
+            }
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else {
+                self.arm(io.now); // RFC 6298 (5.3)
+            }
+            if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
+                io.notice.tx_complete = true;
+                self.rto_deadline = None;
+            }
+        }
+        self.rack.on_ack_dsack(dsack.is_some(), self.snd_una, self.snd_max); // step 4
+        self.rack_detect(io); // steps 4 and 5
+        if (ack > una || pure) && self.rack_respond(delivered, io) {
+            return;
+        }
+        if ack == una && pure && self.snd_max > una && io.cfg.limited_transmit && !self.rack.rto_recovery {
+            // RFC 6675 section 5 (3): limited transmit governed by cwnd - pipe.
+            self.sk.pipe = self.set_pipe(io.cfg);
+            let cwnd = self.win.cwnd.floor() as u64;
+            while cwnd > self.sk.pipe
+                && self.snd_max < self.snd_end
+                && self.snd_max < una + io.cfg.max_window as u64
+                && self.pace_ok(io)
+            {
+                let seq = self.snd_max;
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+                self.sk.pipe += 1;
+                self.limited_sent += 1;
+                self.emit_data(seq, false, io);
+            }
+        }
+    }
+
+    /// NextSeg with RACK's marks: rule (1) the first segment deemed lost, else rule (2) new
+    /// data; RACK-TLP has no rule (3) or rescue (4): the probe covers the tail (Linux does
+    /// the same). Returns whether a segment was sent.
+    fn rack_next_seg(&mut self, io: &mut TcpIo) -> bool {
+        let una = self.snd_una;
+        if let Some(s) = self.rack.first_lost(una, self.snd_max) {
+            self.emit_data(s, true, io);
+            return true;
+        }
+        if self.snd_max < self.snd_end && self.snd_max < una + io.cfg.max_window as u64 {
+            let seq = self.snd_max;
+            self.snd_max += 1;
+            self.snd_nxt = self.snd_max;
+            self.emit_data(seq, false, io);
+            return true;
+        }
+        false
+    }
+
+    /// RFC 6675's pipe: the scoreboard's SetPipe, or with RACK the flags' count.
+    fn set_pipe(&self, cfg: &TcpConfig) -> u64 {
+        if cfg.rack {
+            self.rack.pipe(self.flight(), self.sk.board.sacked())
+        } else {
+            self.sk.board.pipe(self.snd_una, self.snd_max, self.sk.rxt_next, cfg.dupack_threshold)
+        }
+    }
+
+    /// The ACK's context for the congestion control (CUBIC's clock and RTT, HyStart++'s
+    /// rounds, DCTCP's marked fraction), on the SACK path as on the other.
+    fn sack_ack_info(&mut self, ack: u64, una: u64, rtt_s: Option<f64>, ece: bool, io: &TcpIo) {
+        let info = AckInfo {
+            now: io.now,
+            acked: ack - una,
+            snd_una: ack,
+            snd_max: self.snd_max,
+            rtt_s,
+            srtt_s: self.rto.srtt(),
+            ece,
+        };
+        self.cc.on_ack_info(&mut self.win, &info);
     }
 }
 

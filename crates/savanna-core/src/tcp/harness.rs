@@ -1,7 +1,8 @@
 //! A segment-level harness for testing one endpoint without a simulator, in the manner of
 //! smoltcp's socket tests: a clock set by hand, hand-made segments in, the segments the
 //! endpoint sends out, and its window, recovery state and timer deadlines to inspect.
-//! Timers fire only when a test says so (`fire_rto`, `fire_delack`), at their deadline.
+//! Timers fire only when a test says so (`fire_rto`, `fire_timer`, `fire_delack`), at their
+//! deadline.
 //! tests/tcp_rfc.rs holds the RFC rule tests built on it.
 
 use super::{TcpConfig, TcpEndpoint, TcpIo, TcpNotice};
@@ -160,6 +161,14 @@ impl Harness {
         let d = self.ep.rto_deadline().expect("the retransmission timer is running");
         self.at(d);
         self.call(|e, io| e.on_timeout(io))
+    }
+
+    /// Advance the clock to the transmission timer's deadline (the earliest of the RTO,
+    /// RACK, PTO and pacing timers) and fire it.
+    pub fn fire_timer(&mut self) -> Vec<Packet> {
+        let d = self.ep.timer_deadline().expect("a transmission timer is running");
+        self.at(d);
+        self.call(|e, io| e.on_timer(io))
     }
 
     /// Advance the clock to the delayed-ACK deadline and fire the timer.

@@ -17,6 +17,7 @@ pub mod endpoint;
 pub mod harness;
 pub mod profile;
 pub mod prr;
+pub mod rack;
 pub mod recovery;
 pub mod rto;
 pub mod rtt;
@@ -114,6 +115,10 @@ pub struct TcpConfig {
     pub sack_blocks: u8,
     /// Sending rate in SACK recovery.
     pub recovery_rate: RecoveryRate,
+    /// RACK-TLP (RFC 8985) loss detection and tail loss probes (needs `sack`).
+    pub rack: bool,
+    /// Pacing at Linux's rate (cwnd / srtt times 2 in slow start, 1.2 after).
+    pub pacing: bool,
     /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off, continuous time).
     pub tick_s: f64,
     /// Wire size of a data packet, bytes (headers included).
@@ -154,6 +159,8 @@ impl Default for TcpConfig {
             dsack: false,
             sack_blocks: 4,
             recovery_rate: RecoveryRate::Prr,
+            rack: false,
+            pacing: false,
             tick_s: 0.0,
             pkt_bytes: 1500,
             hdr_bytes: 40,
@@ -172,4 +179,6 @@ pub struct TcpStats {
     pub ecn_marks: u64,
     pub delivered: u64,
     pub syn_sent: u64,
+    /// Tail loss probes sent (RFC 8985 7.3).
+    pub tlp_probes: u64,
 }

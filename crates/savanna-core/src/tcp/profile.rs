@@ -11,10 +11,11 @@
 //! - `rfc`: today's standards-track NewReno: RFC 6582 with SACK (RFC 2018) and RFC 6675
 //!   recovery at RFC 6675's rate, limited transmit (RFC 3042), IW 3 (RFC 3390 for a 1460-byte
 //!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2).
-//! - `linux`: what Savanna has of Linux 6.x so far: SACK with D-SACK, PRR, limited
+//! - `linux`: Linux 6.x's defaults as Savanna models them: CUBIC with HyStart++, SACK with
+//!   D-SACK, PRR, RACK-TLP (tcp_recovery = 1), internal pacing at Linux's rate, limited
 //!   transmit, IW 10, ITO 1 s, minimum RTO 200 ms, maximum RTO 120 s, delayed ACKs of at
-//!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK. Not yet: CUBIC / HyStart++ (the
-//!   `cc` key, marked below), RACK-TLP, pacing, quick-ack.
+//!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK. Not modelled: quick-ack mode beyond
+//!   the immediate ACKs RFC 5681 asks for.
 
 /// The keys of profile `name`, as TOML; None for an unknown name.
 pub fn keys(name: &str) -> Option<&'static str> {
@@ -67,6 +68,8 @@ pub fn keys(name: &str) -> Option<&'static str> {
             sack = true
             dsack = true
             recovery_rate = "prr"
+            rack = true
+            pacing = true
             delayed_ack = true
             delack_timeout_s = 0.04
             "#

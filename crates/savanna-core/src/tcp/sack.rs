@@ -28,6 +28,25 @@ fn ring_words(max_window: u32) -> usize {
     ((max_window as usize + 1).next_power_of_two().max(64)) / 64
 }
 
+/// The end of the ACK's D-SACK block, if its first block is one (RFC 2883 section 4: it
+/// lies below the cumulative ACK, or inside the second block).
+pub fn dsack_end(opt: &SackOpt, ack: u64) -> Option<u64> {
+    if opt.n == 0 {
+        return None;
+    }
+    let range = |i: usize| {
+        let (off, len) = opt.blocks[i];
+        let lo = ack as i64 + off as i64;
+        (lo, lo + len as i64)
+    };
+    let (lo, hi) = range(0);
+    let inside_second = opt.n >= 2 && {
+        let (lo2, hi2) = range(1);
+        lo2 <= lo && hi <= hi2
+    };
+    (hi <= ack as i64 || inside_second).then_some(hi.max(0) as u64)
+}
+
 // ------------------------------------------------------------------ receiver
 
 /// The receiver's memory of what it reported: the most recent out-of-order arrivals, one

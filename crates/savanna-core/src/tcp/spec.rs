@@ -119,6 +119,13 @@ pub struct TcpSpec {
     /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off).
     #[serde(default)]
     pub tick_s: f64,
+    /// RACK-TLP (RFC 8985): time-based loss detection and tail loss probes; needs `sack`.
+    #[serde(default)]
+    pub rack: bool,
+    /// Pacing at Linux's rate (tcp_update_pacing_rate): cwnd / srtt times 2 below half
+    /// ssthresh, 1.2 above; off as in ns-2 and the papers.
+    #[serde(default)]
+    pub pacing: bool,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -245,6 +252,9 @@ impl TcpSpec {
         if self.dsack && !self.sack {
             return bad(format!("{field}.dsack"), "needs sack = true");
         }
+        if self.rack && !self.sack {
+            return bad(format!("{field}.rack"), "RACK-TLP (RFC 8985) needs sack = true");
+        }
         if !(1..=4).contains(&self.sack_blocks) {
             return bad(
                 format!("{field}.sack_blocks"),
@@ -302,6 +312,8 @@ impl TcpSpec {
                 RecoveryRateSpec::Prr => RecoveryRate::Prr,
                 RecoveryRateSpec::Rfc6675 => RecoveryRate::Rfc6675,
             },
+            rack: self.rack,
+            pacing: self.pacing,
             tick_s: self.tick_s,
             pkt_bytes: packet_bytes,
             hdr_bytes: header_bytes,
@@ -373,9 +385,14 @@ mod tests {
         assert_eq!(c.recovery_rate, RecoveryRate::Prr);
         assert_eq!((c.init_cwnd, c.ito_s, c.min_rto_s), (10, 1.0, 0.2));
         // An explicit key wins, in the same table or in a traffic block's override.
-        let c =
-            build("tcp", &table("profile = 'linux'\ninit_cwnd = 4"), &table("sack = false\ndsack = false"), 1500, 40)
-                .unwrap();
+        let c = build(
+            "tcp",
+            &table("profile = 'linux'\ninit_cwnd = 4"),
+            &table("sack = false\ndsack = false\nrack = false"),
+            1500,
+            40,
+        )
+        .unwrap();
         assert_eq!(c.init_cwnd, 4);
         assert!(!c.sack);
         let c = build("traffic[0].tcp", &toml::Table::new(), &table("profile = 'ns2-2001'"), 1500, 40).unwrap();
@@ -388,9 +405,32 @@ mod tests {
     }
 
     #[test]
+    fn rack_needs_sack_and_the_error_names_the_field() {
+        let e = build("traffic[1].tcp", &toml::Table::new(), &table("rack = true"), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("traffic[1].tcp.rack"), "{e}");
+        let c = build("tcp", &table("sack = true\nrack = true\npacing = true"), &toml::Table::new(), 1500, 40).unwrap();
+        assert!(c.rack && c.pacing);
+    }
+
+    #[test]
+    fn linux_profile_runs_rack_tlp_and_pacing_the_papers_profiles_do_not() {
+        let none = toml::Table::new();
+        let c = build("tcp", &table("profile = 'linux'"), &none, 1500, 40).unwrap();
+        assert!(c.rack && c.pacing && c.sack);
+        assert_eq!(c.variant, Variant::Cubic { hystart: true });
+        for p in ["ns2-2001", "rfc"] {
+            let c = build("tcp", &table(&format!("profile = '{p}'")), &none, 1500, 40).unwrap();
+            assert!(!c.rack && !c.pacing, "{p}");
+        }
+        // Turning SACK off in a linux-profile block needs RACK off too (named error).
+        let e = build("tcp", &table("profile = 'linux'\nsack = false\ndsack = false"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.rack"), "{e}");
+    }
+
+    #[test]
     fn new_options_default_off() {
         let c = build("tcp", &toml::Table::new(), &toml::Table::new(), 1500, 40).unwrap();
-        assert!(!c.sack && !c.dsack && !c.limited_transmit);
+        assert!(!c.sack && !c.dsack && !c.limited_transmit && !c.rack && !c.pacing);
         assert_eq!(c.tick_s, 0.0);
     }
 

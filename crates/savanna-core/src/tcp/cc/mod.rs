@@ -163,6 +163,22 @@ impl Cc {
     }
 }
 
+impl Cc {
+    /// A loss repaired without fast recovery (RFC 8985 7.4.2: a tail loss probe repaired
+    /// it): the congestion control's response to a loss event, ssthresh as for a loss and
+    /// cwnd = ssthresh (Linux: tcp_init_cwnd_reduction then tcp_end_cwnd_reduction). For
+    /// CUBIC that is its congestion event (RFC 9438 4.6, the path an ECN-Echo takes).
+    pub fn on_loss_repaired(&mut self, w: &mut Window, flight: u64) {
+        match self {
+            Cc::Cubic(c) => c.on_ecn_echo(w, flight),
+            _ => {
+                w.ssthresh = self.ssthresh(w, flight);
+                w.cwnd = w.ssthresh;
+            }
+        }
+    }
+}
+
 macro_rules! each {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
