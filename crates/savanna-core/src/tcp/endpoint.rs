@@ -1036,18 +1036,6 @@ impl TcpEndpoint {
             if let Some(r) = rtt_s {
                 self.rto.sample_at(r, io.now);
             }
-            // The ACK's context for CUBIC's clock, HyStart++'s RTT rounds and DCTCP's marked
-            // fraction, as without SACK.
-            let info = AckInfo {
-                now: io.now,
-                acked: ack - una,
-                snd_una: ack,
-                snd_max: self.snd_max,
-                rtt_s,
-                srtt_s: self.rto.srtt(),
-                ece,
-            };
-            self.cc.on_ack_info(&mut self.win, &info);
             self.sk.board.advance(una, ack);
             // RFC 6937 section 3: DeliveredData = change in snd.una + change in SACKed.
             let delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
