@@ -430,6 +430,15 @@ def plan_of(tmp_path: Path, tcp: str, traffic: str = "") -> dict:
     return em.load_plan(em.router_binary(), p, tmp_path, "toml")
 
 
+def test_partial_ack_timer_of_the_newreno_path_maps_onto_linux_or_is_listed(tmp_path):
+    # RFC 6582 section 4: Linux re-arms the RTO on every ACK of new data ("every"); the
+    # simulator's default resets it on the first partial ACK only, listed as approximated.
+    ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0"))
+    assert any(a.startswith("tcp.partial_ack_timer") for a in ks.approximations)
+    ks = em.kernel_settings(plan_of(tmp_path, 'ito_s = 1.0\npartial_ack_timer = "every"'))
+    assert not any(a.startswith("tcp.partial_ack_timer") for a in ks.approximations)
+
+
 def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     plan = plan_of(
         tmp_path, "ito_s = 1.0\ninit_cwnd = 4\nmin_rto_s = 0.3\nmax_rto_s = 30.0\necn = true\nmax_window = 64"
@@ -450,10 +459,15 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     assert "quickack" not in ks.route_opts and "initcwnd 10" in " ".join(ks.route_opts)
     assert ks.cc == "cubic" and ks.sysctls["net/ipv4/tcp_sack"] == "1" and ks.sysctls["net/ipv4/tcp_dsack"] == "1"
     assert any("40 ms timer" in a for a in ks.approximations)
+    # The profile's RACK-TLP is Linux's own (left at its defaults); its pacing asks sockets
+    # for Linux's internal pacing.
+    assert "net/ipv4/tcp_recovery" not in ks.sysctls and ks.pacing
     # The scenario's SACK reaches the kernel; D-SACK follows `dsack`.
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true"))
     assert (ks.sysctls["net/ipv4/tcp_sack"], ks.sysctls["net/ipv4/tcp_dsack"]) == ("1", "0")
-    assert "net/ipv4/tcp_recovery" not in ks.sysctls
+    # SACK without RACK-TLP (RFC 6675 alone): Linux's RACK and tail loss probes off.
+    assert (ks.sysctls["net/ipv4/tcp_recovery"], ks.sysctls["net/ipv4/tcp_early_retrans"]) == ("0", "0")
+    assert not ks.pacing
     ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0\nsack = true\ndsack = true"))
     assert ks.sysctls["net/ipv4/tcp_dsack"] == "1"
 

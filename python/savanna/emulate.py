@@ -40,6 +40,11 @@ CLONE_NEWNET = 0x40000000
 NETNS_DIR = Path("/var/run/netns")
 NS_PREFIX = "sve"
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
+# Any cap but ~0 marks the socket as needing pacing (sk_pacing_status), so TCP paces itself
+# at its own rate (tcp_update_pacing_rate: 2 or 1.2 x cwnd / srtt) without an fq qdisc;
+# 0xfffffffe bytes/s (34 Gb/s) never binds.
+PACING_CAP = struct.pack("I", 0xFFFFFFFE)
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
 TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
 SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
@@ -134,6 +139,8 @@ class KernelSettings:
     window_clamp: int
     request_payload: int
     approximations: list[str] = field(default_factory=list)
+    # Senders ask for Linux's internal pacing (SO_MAX_PACING_RATE; there is no fq qdisc).
+    pacing: bool = False
 
     def table(self) -> dict:
         return {
@@ -142,6 +149,7 @@ class KernelSettings:
             "congestion_control": self.cc,
             "window_clamp_bytes": self.window_clamp,
             "approximations": self.approximations,
+            "pacing": self.pacing,
         }
 
 
@@ -166,6 +174,9 @@ _NS_KEYS = (
     "dsack",
     "recovery_rate",
     "tick_s",
+    "rack",
+    "pacing",
+    "partial_ack_timer",
 )
 
 
@@ -229,6 +240,16 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         sysctls["net/ipv4/tcp_recovery"] = "0"
         sysctls["net/ipv4/tcp_early_retrans"] = "0"
         sysctls["net/ipv4/tcp_frto"] = "0"
+    elif base["sack"] and not base["rack"]:
+        # RFC 6675 recovery without RACK-TLP (the `rfc` profile): Linux's RACK and tail
+        # loss probes off, DupThresh detection as the simulator's.
+        sysctls["net/ipv4/tcp_recovery"] = "0"
+        sysctls["net/ipv4/tcp_early_retrans"] = "0"
+    if not sack and base["partial_ack_timer"] == "first":
+        approximations.append(
+            "tcp.partial_ack_timer: Linux re-arms the RTO on every ACK of new data (RFC 6582's "
+            "Slow-but-Steady, partial_ack_timer = \"every\"); the scenario resets it on the first partial ACK only"
+        )
     sysctls["net/ipv4/tcp_ecn"] = "1" if base["ecn"] else "0"
     sysctls["net/ipv4/tcp_reordering"] = str(base["dupack_threshold"])
     max_rto_ms = round(base["max_rto_s"] * 1000)
@@ -295,6 +316,7 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         window_clamp=base["max_window"] * mss,
         request_payload=max(1, req),
         approximations=approximations,
+        pacing=bool(base["pacing"]),
     )
 
 
@@ -500,6 +522,8 @@ class Traffic:
                 # Accepted sockets inherit the listener's congestion control: without this
                 # a responder's data would run the namespace default (the host's, e.g. bbr).
                 s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ks.cc.encode())
+                if self.ks.pacing:  # accepted sockets inherit it, for responders' data
+                    s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, PACING_CAP)
                 receiver_window(s, self.ks.window_clamp)
                 s.bind((self.ip[name], PORT))
                 s.listen(4096)
@@ -538,6 +562,8 @@ class Traffic:
             self.ns.leave()
         s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ks.cc.encode())
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        if self.ks.pacing:
+            s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, PACING_CAP)
         if mode != "bulk":
             receiver_window(s, self.ks.window_clamp)
         s.setblocking(False)

@@ -342,6 +342,23 @@ fn rfc6582_4_timer_reset_on_first_partial_ack_only() {
     assert_eq!(h.ep.rto_deadline(), Some(first), "not reset on the second");
 }
 
+/// RFC 6582 4 ("Slow-but-Steady", `partial_ack_timer = "every"`, as Linux re-arms on every
+/// ACK of new data): each partial ACK re-arms the timer, so holes are repaired one per RTT
+/// without a timeout.
+#[test]
+fn rfc6582_4_slow_but_steady_resets_the_timer_on_every_partial_ack() {
+    let mut h = sender_with_flight(TcpConfig { restart_rto_on_every_partial_ack: true, ..cfg() }, 10, 100);
+    h.at(ms(100.0));
+    h.dupacks(0, 4);
+    h.at(ms(200.0));
+    h.ack(3);
+    assert_eq!(h.ep.rto_deadline(), Some(ms(200.0) + ms(3000.0)));
+    h.at(ms(300.0));
+    h.ack(6);
+    assert!(h.ep.in_recovery());
+    assert_eq!(h.ep.rto_deadline(), Some(ms(300.0) + ms(3000.0)), "re-armed on the second");
+}
+
 /// RFC 6582 3.2 step 4: the ACK covering `recover` (a full ACK) ends fast recovery with
 /// cwnd = ssthresh (the second of the RFC's two options).
 #[test]

@@ -137,6 +137,9 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
             RecoveryRate::Rfc6675 => "rfc6675",
         },
         "tick_s": c.tick_s,
+        "rack": c.rack,
+        "pacing": c.pacing,
+        "partial_ack_timer": if c.restart_rto_on_every_partial_ack { "every" } else { "first" },
         "teardown": c.teardown,
         "request_bytes": c.request_bytes,
     })

@@ -722,7 +722,9 @@ impl TcpEndpoint {
                 }
                 NewAck::Partial { retransmit, restart_timer: restart } => {
                     self.emit_data(retransmit, true, io);
-                    restart_timer = restart;
+                    // RFC 6582 section 4: Impatient re-arms on the first partial ACK only,
+                    // Slow-but-Steady on each (`partial_ack_timer`).
+                    restart_timer = restart || io.cfg.restart_rto_on_every_partial_ack;
                 }
                 NewAck::Exited => {}
             }

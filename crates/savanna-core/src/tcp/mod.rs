@@ -101,6 +101,9 @@ pub struct TcpConfig {
     /// Restart the retransmission timer on a fast retransmit (Linux, ns-2: true) or keep it
     /// running as RFC 6298 (5.1) literally says (ns-3: false).
     pub restart_rto_on_fast_retransmit: bool,
+    /// RFC 6582 section 4: re-arm the timer on every partial ACK ("Slow-but-Steady"), not
+    /// only on the first ("Impatient").
+    pub restart_rto_on_every_partial_ack: bool,
     /// Close connections with a FIN exchange: the data sender sends a FIN after its data,
     /// the peer answers with its own; both are retransmitted like data. Off by default (ns-2,
     /// and the papers, have no teardown); ns-3 and real stacks do it.
@@ -153,6 +156,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             rtt_sampling: RttSampling::EveryAck,
             restart_rto_on_fast_retransmit: true,
+            restart_rto_on_every_partial_ack: false,
             teardown: false,
             limited_transmit: false,
             sack: false,

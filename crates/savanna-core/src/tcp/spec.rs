@@ -122,10 +122,24 @@ pub struct TcpSpec {
     /// RACK-TLP (RFC 8985): time-based loss detection and tail loss probes; needs `sack`.
     #[serde(default)]
     pub rack: bool,
+    /// When fast recovery re-arms the retransmission timer on a partial ACK (RFC 6582
+    /// section 4): "first" (Impatient, RFC 6582's recommendation and ns-2's
+    /// `newreno_changes1_ 1`) or "every" (Slow-but-Steady, as Linux re-arms on every ACK of
+    /// new data).
+    #[serde(default)]
+    pub partial_ack_timer: PartialAckTimerSpec,
     /// Pacing at Linux's rate (tcp_update_pacing_rate): cwnd / srtt times 2 below half
     /// ssthresh, 1.2 above; off as in ns-2 and the papers.
     #[serde(default)]
     pub pacing: bool,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimerSpec {
+    #[default]
+    First,
+    Every,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -314,6 +328,7 @@ impl TcpSpec {
             },
             rack: self.rack,
             pacing: self.pacing,
+            restart_rto_on_every_partial_ack: self.partial_ack_timer == PartialAckTimerSpec::Every,
             tick_s: self.tick_s,
             pkt_bytes: packet_bytes,
             hdr_bytes: header_bytes,
