@@ -223,6 +223,14 @@ def variants() -> list[tuple[str, dict[str, Any]]]:
         },
     ]
     out.append(("udp-sessions-web", sc))
+    # L4S: DCTCP on ECT(1) beside classic NewReno through DualPI2, with each scheduler.
+    for name, extra in {"dualpi2": {}, "dualpi2-tsfifo": {"scheduler": "tsfifo", "l_range_us": 0.0}}.items():
+        sc = copy.deepcopy(base)
+        sc["topology"]["bottleneck_queue"] = {"type": "dualpi2", "limit_pkts": 100, **extra}
+        sc["tcp"].pop("variant", None)
+        sc["tcp"]["cc"] = "newreno"
+        sc["traffic"].append({"type": "persistent", "name": "l4s", "count": 2, "tcp": {"cc": "dctcp", "ect1": True}})
+        out.append((f"l4s-{name}", sc))
     return out
 
 

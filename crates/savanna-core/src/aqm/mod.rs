@@ -16,6 +16,7 @@ pub mod choke;
 pub mod codel;
 pub mod droptail;
 pub mod drr;
+pub mod dualpi2;
 pub mod favorqueue;
 pub mod fq_codel;
 pub mod las;
@@ -122,13 +123,13 @@ impl QCtx<'_> {
     pub fn favor(&mut self) {
         self.out.favored = true;
     }
-    /// Try to ECN-mark a packet (RFC 3168): an ECT packet becomes CE and true is returned;
+    /// Try to ECN-mark a packet (RFC 3168): an ECT(0) or ECT(1) packet becomes CE and true is returned;
     /// a not-ECT packet is left alone and false is returned (the caller then drops it).
     #[inline]
     pub fn mark(&mut self, p: PktId) -> bool {
         let pk = self.pkts.get_mut(p);
         match pk.ecn {
-            Ecn::Ect => {
+            Ecn::Ect | Ecn::Ect1 => {
                 pk.ecn = Ecn::Ce;
                 self.out.marks += 1;
                 self.out.marked.push(p);
@@ -153,6 +154,11 @@ pub trait Qdisc {
     fn len_bytes(&self) -> u64;
     /// The discipline's average queue estimate in packets (RED's avg), if it keeps one.
     fn avg(&self) -> Option<f64> {
+        None
+    }
+    /// The discipline itself, for tests and tools that read its own readings (DualPI2's
+    /// sojourn histograms) from a running port; None by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }

@@ -154,6 +154,8 @@ disciplines! {
     "aifo" => Aifo(super::aifo::AifoSpec),
     /// Step marking on the instantaneous queue or sojourn (DCTCP's switch, RFC 8257 3.1).
     "step" => Step(super::step::StepSpec),
+    /// DualPI2 (RFC 9332): coupled L4S (ECT(1)/CE) and classic queues with PI2.
+    "dualpi2" => Dualpi2(super::dualpi2::DualPi2Spec),
 }
 
 #[cfg(test)]

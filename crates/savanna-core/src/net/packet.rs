@@ -44,13 +44,24 @@ pub enum PktKind {
     Udp,
 }
 
-/// ECN codepoint in the IP header (RFC 3168).
+/// ECN codepoint in the IP header (RFC 3168): `Ect` is ECT(0), `Ect1` is ECT(1), the L4S
+/// identifier (RFC 9331), which an L4S queue classifies with CE into its L queue (RFC 9332).
+/// The fourth codepoint costs no byte: the field already is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Ecn {
     NotEct,
     Ect,
     Ce,
+    Ect1,
+}
+
+impl Ecn {
+    /// ECT(0) or ECT(1): the sender is ECN-capable and the packet is not yet marked.
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect | Ecn::Ect1)
+    }
 }
 
 pub const FLAG_ECE: u8 = 1;

@@ -850,7 +850,11 @@ impl TcpEndpoint {
     fn emit_data(&mut self, seq: u64, retx: bool, io: &mut TcpIo) {
         let mut flags = 0;
         let fin = seq >= self.snd_total;
-        let ecn = if self.ecn_ok() && !retx && !fin { Ecn::Ect } else { Ecn::NotEct };
+        let ecn = match self.ecn_ok() && !retx && !fin {
+            true if io.cfg.ect1 => Ecn::Ect1,
+            true => Ecn::Ect,
+            false => Ecn::NotEct,
+        };
         if retx {
             flags |= FLAG_RETX;
             if !fin {

@@ -96,6 +96,8 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
     pub ecn: bool,
+    /// With ECN on, data packets are sent ECT(1) (L4S, RFC 9331) instead of ECT(0).
+    pub ect1: bool,
     pub dupack_threshold: u32,
     pub rtt_sampling: RttSampling,
     /// Restart the retransmission timer on a fast retransmit (Linux, ns-2: true) or keep it
@@ -153,6 +155,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delack_timeout_s: 0.2,
             ecn: false,
+            ect1: false,
             dupack_threshold: 3,
             rtt_sampling: RttSampling::EveryAck,
             restart_rto_on_fast_retransmit: true,

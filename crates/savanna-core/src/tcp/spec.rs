@@ -81,6 +81,11 @@ pub struct TcpSpec {
     pub delack_timeout_s: f64,
     #[serde(default)]
     pub ecn: bool,
+    /// Send data packets ECT(1), the L4S identifier (RFC 9331), instead of ECT(0); an L4S
+    /// queue (`dualpi2`) classifies them into its low-latency queue. Needs ECN (`ecn` or
+    /// cc = "dctcp"). Default off.
+    #[serde(default)]
+    pub ect1: bool,
     #[serde(default = "d_dupthresh")]
     pub dupack_threshold: u32,
     #[serde(default)]
@@ -263,6 +268,9 @@ impl TcpSpec {
                 format!("must be at most {} packets with sack, got {}", i16::MAX, self.max_window),
             );
         }
+        if self.ect1 && !(self.ecn || self.cc == Some(CcSpec::Dctcp)) {
+            return bad(format!("{field}.ect1"), "needs ECN: set ecn = true or cc = \"dctcp\"");
+        }
         if self.dsack && !self.sack {
             return bad(format!("{field}.dsack"), "needs sack = true");
         }
@@ -311,6 +319,7 @@ impl TcpSpec {
             delack_timeout_s: self.delack_timeout_s,
             // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
             ecn: self.ecn || self.cc == Some(CcSpec::Dctcp),
+            ect1: self.ect1,
             dupack_threshold: self.dupack_threshold,
             rtt_sampling: match self.rtt_sampling {
                 RttSamplingSpec::EveryAck => RttSampling::EveryAck,
