@@ -83,8 +83,8 @@ ECN: dict[str, tuple[Callable[[int], dict], dict]] = {
     "fq_codel": (lambda b: {"ecn": True}, {}),
     "pie": (lambda b: {"ecn": True}, {}),
     "pias": (lambda b: {"ecn_k_pkts": mark_k(b)}, {}),
-    # DualPI2 (RFC 9332) lands with one line here, e.g.:
-    # "dualpi2": (lambda b: {}, {"ect1": True}),
+    # DualPI2 (RFC 9332): its own PI2 and L4S ramp; the scalable senders mark ECT(1).
+    "dualpi2": (lambda b: {}, {"ect1": True}),
 }
 # Disciplines that only make sense with an ECN sender (step without ECN is DropTail).
 ECN_ONLY = ("step",)
