@@ -308,7 +308,7 @@ def too_deep(text: str, fmt: str) -> int:
             j = text.find("\n", i)
             i = n if j < 0 else j
             continue
-        elif c in "\"'":
+        elif c == '"' or (c == "'" and fmt == "toml"):
             quote = text[i : i + 3] if text.startswith(c * 3, i) and fmt == "toml" else c
             i += len(quote) - 1
         elif c in "[{":

@@ -415,7 +415,7 @@ def _query(out_dir: PathLike, sql: str, threads: int | None, memory_limit: str |
         if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
             raise StoreError(f"{out_dir}: no completed runs yet")
         if not isinstance(sql, str) or not _has_statement(sql):
-            raise StoreError(f"SQL: no statement in {sql!r}; give a query, e.g. \"SELECT count(*) FROM flows\"")
+            raise StoreError(f'SQL: no statement in {sql!r}; give a query, e.g. "SELECT count(*) FROM flows"')
         result = con.execute(sql)
         if result.description is None:  # a statement that returns no table (SET, a bare ';')
             raise StoreError(f"SQL: {sql.strip()!r} returns no table; give a query (SELECT ...)")
