@@ -261,7 +261,7 @@ fn within_flow_cap(field: &str, s: &SizeSpec, d: &SizeDist) -> Result<()> {
     };
     let mean = d.mean().unwrap_or(0.0);
     let big = if largest > MAX_FLOW_PKTS { largest } else { mean };
-    if !(big <= MAX_FLOW_PKTS) {
+    if big.is_nan() || big > MAX_FLOW_PKTS {
         let key = if key.is_empty() { field.to_string() } else { format!("{field}.{key}") };
         return bad(
             key,
