@@ -10,99 +10,33 @@ run (benchmarks: ``SAVANNA_FUZZ_EXAMPLES=3000 pytest tests/test_fuzz.py``).
 from __future__ import annotations
 
 import copy
-import json
-import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 import savanna
-import tomllib
+from fuzz_common import (
+    BASES,
+    HOSTILE_NUMBERS,
+    HOSTILE_OTHER,
+    check_records,
+    field_of,
+    leaves,
+    names_a_real_field,
+    set_at,
+    to_toml,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pytestmark = pytest.mark.needs_core
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
 EXAMPLES = int(os.environ.get("SAVANNA_FUZZ_EXAMPLES", "250"))
 RUNS = int(os.environ.get("SAVANNA_FUZZ_RUNS", "10"))
-# Known top-level sections and keys: a named field must start with one of them.
-TOP = {"name", "seed", "duration_s", "packet_bytes", "header_bytes", "topology", "tcp", "traffic", "sampling"}
-TOP |= {"faults", "classifiers", "trace", "path_policies", "description", "queue of"}
-
-HOSTILE_NUMBERS = [
-    math.nan,
-    math.inf,
-    -math.inf,
-    0,
-    -1,
-    0.0,
-    -0.0,
-    5e-324,
-    1e-13,
-    1e-9,
-    1e-3,
-    1e13,
-    1e300,
-    2**31,
-    2**63 - 1,
-    -(2**63),
-]
-HOSTILE_OTHER = ["", "x", "left->right", [], [1e300], {"min": 1, "max": math.nan}, {"typo": 1}, True]
-
-
-def _load(p: Path) -> dict:
-    with p.open("rb") as f:
-        return tomllib.load(f)
-
-
-BASES = {p.name: _load(p) for p in SCENARIOS}
-
-
-def leaves(v, path=()):
-    """Every (path, value) inside a scenario, tables and lists included."""
-    yield path, v
-    if isinstance(v, dict):
-        for k, x in v.items():
-            yield from leaves(x, (*path, k))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            yield from leaves(x, (*path, i))
-
-
-def toml_value(v) -> str:
-    """A value as inline TOML (tables inline, so any nesting fits on one line)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(type(v))
-
-
-def to_toml(d: dict) -> str:
-    return "".join(f"{json.dumps(k)} = {toml_value(v)}\n" for k, v in d.items())
-
-
-def set_at(d, path, value):
-    for k in path[:-1]:
-        d = d[k]
-    d[path[-1]] = value
+CORPUS = sorted((ROOT / "tests" / "fuzz_corpus").rglob("*.toml"))
 
 
 @st.composite
@@ -129,16 +63,6 @@ def _get(d, path):
     return d
 
 
-def field_of(msg: str) -> str:
-    return msg.split(": ", 1)[0] if ": " in msg else ""
-
-
-def names_a_known_field(field: str, mutated_path: str) -> bool:
-    """The field is a known section's, or the mutated key itself (an unknown key)."""
-    root = field.split(".", 1)[0].split("[", 1)[0]
-    return bool(field) and (root in TOP or field.startswith("queue of ") or field == mutated_path)
-
-
 @settings(
     max_examples=EXAMPLES,
     deadline=10_000,
@@ -154,7 +78,7 @@ def test_a_mutated_scenario_validates_or_is_refused_naming_a_field(case):
     except savanna.ScenarioError as e:
         msg = str(e)
         assert "\n" not in msg.strip(), f"{name} {path}: multi-line error {msg!r}"
-        assert names_a_known_field(field_of(msg), path), f"{name} {path}: error names no field: {msg!r}"
+        assert names_a_real_field(field_of(msg), d), f"{name} {path}: error names no real field: {msg!r}"
 
 
 def _run(tmp: Path, text: str) -> subprocess.CompletedProcess:
@@ -188,9 +112,35 @@ def test_a_mutated_scenario_runs_to_all_its_files_or_exits_2_leaving_nothing(tmp
     if "sampling" in d:
         assert (out / "queues.parquet").is_file(), f"{name} {path}: queues.parquet missing"
     assert not [x for x in out.iterdir() if x.name.startswith(".partial")]
-    flows = pq.read_table(out / "flows.parquet").to_pandas()
-    for col in flows.columns:
-        if flows[col].dtype.kind == "f":
-            assert not flows[col].isna().any() or col.startswith(("end", "fct", "done")), f"NaN in {col}"
-        if col.endswith("_s") and flows[col].dtype.kind in "fi":
-            assert (flows[col].dropna() >= 0).all(), f"{name} {path}: negative time in {col}"
+    assert not check_records(out), f"{name} {path}: {check_records(out)}"
+
+
+def _expected(path: Path) -> str:
+    """A corpus file's expected outcome: its `# expect: ok` or `# expect: error FIELD` line."""
+    for line in path.read_text().splitlines():
+        if line.startswith("# expect: "):
+            return line[len("# expect: ") :].strip()
+    raise AssertionError(f"{path}: no '# expect:' line")
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[p.stem for p in CORPUS])
+def test_the_failures_the_fuzzer_found_stay_fixed(case):
+    """Every case the fuzzer (or the issue) found wrong, replayed: it validates, or it is
+    refused naming the expected field (a field that exists or is documented)."""
+    import tomllib
+
+    text = case.read_text()
+    want = _expected(case)
+    try:
+        savanna.validate(text, base_dir=ROOT / "scenarios")
+        got = "ok"
+    except savanna.ScenarioError as e:
+        msg = str(e)
+        assert "\n" not in msg.strip(), msg
+        got = f"error {field_of(msg)}"
+        try:
+            doc = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            doc = {}
+        assert names_a_real_field(field_of(msg), doc) or want.startswith("error <"), msg
+    assert got == want, f"{case.name}: expected {want}, got {got}"

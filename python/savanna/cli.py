@@ -44,13 +44,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from savanna import _core
-    from savanna.runner import check_overrides, resolve_scenario
+    from savanna.runner import check_budget, check_out, check_overrides, resolve_scenario, sweep_dead_partials
 
     sc = resolve_scenario(Path(args.scenario))
     seed, duration_s = check_overrides(args.seed, args.duration)
-    out_dir = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
-    _ctrl_c_kills()
-    summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
+    budget = check_budget(args.max_events, args.max_memory_gb)
+    out_dir = check_out(args.out) if args.out is not None else Path("out") / Path(args.scenario).stem
+    sweep_dead_partials(out_dir)
+    # Ctrl-C: the core stops the run within a fraction of a second and removes its staging
+    # directory; KeyboardInterrupt then exits 130 (see `main`).
+    summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
     if not args.quiet:
         summary_path = out_dir / "summary.json"
         if summary_path.is_file():
@@ -90,12 +93,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from savanna import _core
-    from savanna.runner import check_overrides, resolve_scenario
+    from savanna.runner import check_budget, check_overrides, resolve_scenario
 
     sc = resolve_scenario(Path(args.scenario))
     seed, duration_s = check_overrides(args.seed, args.duration)
+    budget = check_budget(args.max_events, args.max_memory_gb)
     _ctrl_c_kills()
-    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s)
+    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s, *budget)
     if not args.quiet:
         print(f"{args.scenario}: ok")
     return EXIT_OK
@@ -228,6 +232,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
     p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: out/<scenario name>)")
     _add_overrides(p)
+    _add_budget(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.add_argument("--verbose", "-v", action="store_true", help="list every queue in the summary")
     p.set_defaults(func=cmd_run)
@@ -258,6 +263,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
     _add_overrides(p)
+    _add_budget(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.set_defaults(func=cmd_validate)
 
@@ -323,6 +329,21 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
         add_reproduce(sub)
     return parser
+
+
+def _add_budget(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-events",
+        type=float,
+        metavar="N",
+        help="refuse a run estimated to take more events (default 1e12; docs/scenario.md, Limits)",
+    )
+    p.add_argument(
+        "--max-memory-gb",
+        type=float,
+        metavar="GB",
+        help="refuse a run estimated to need more memory (default 16; docs/scenario.md, Limits)",
+    )
 
 
 def _add_overrides(p: argparse.ArgumentParser) -> None:

@@ -99,6 +99,8 @@ def run(
     duration_s: float | None = None,
     out: str | os.PathLike[str] | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    max_events: float | None = None,
+    max_memory_gb: float | None = None,
 ) -> Result:
     """Run one simulation and return its records.
 
@@ -107,17 +109,23 @@ def run(
     write the output files into (kept); without it they go to a temporary directory that is
     removed once loaded. ``base_dir``: where relative file names inside the scenario are
     resolved (default: the scenario file's directory, or the current directory for text
-    and dicts).
+    and dicts). ``max_events``, ``max_memory_gb``: the run's budget (docs/scenario.md,
+    "Limits"): a scenario estimated to need more events or memory is refused up front.
 
-    Raises ``ScenarioError`` (a ValueError) for an invalid scenario or output path,
+    Ctrl-C (SIGINT) stops the run within a fraction of a second and raises
+    ``KeyboardInterrupt``; nothing is written.
+
+    Raises ``ScenarioError`` (a ValueError) for an invalid scenario, budget or output path,
     ``FileNotFoundError`` when the scenario file does not exist, and ``RuntimeError`` for
     an internal error of the simulator.
     """
     sc = resolve_scenario(scenario, base_dir=base_dir)
     seed, duration_s = check_overrides(seed, duration_s)
+    budget = check_budget(max_events, max_memory_gb)
     if out is not None:
-        out_dir = Path(out)
-        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
+        out_dir = check_out(out)
+        sweep_dead_partials(out_dir)
+        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=True)
     import shutil  # here, not at the top: the command line's `run` never needs them
     import tempfile
@@ -126,7 +134,7 @@ def run(
     try:
         # A fresh (not yet existing) directory: the core creates it atomically.
         out_dir = Path(tmp) / "out"
-        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s)
+        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -138,11 +146,69 @@ def validate(
     seed: int | None = None,
     duration_s: float | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    max_events: float | None = None,
+    max_memory_gb: float | None = None,
 ) -> None:
-    """Parse and validate a scenario without running it; raise ``ScenarioError`` if bad."""
+    """Parse and validate a scenario without running it (its budget included); raise
+    ``ScenarioError`` if bad."""
     sc = resolve_scenario(scenario, base_dir=base_dir)
     seed, duration_s = check_overrides(seed, duration_s)
-    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s)
+    budget = check_budget(max_events, max_memory_gb)
+    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s, *budget)
+
+
+def check_budget(max_events: Any, max_memory_gb: Any) -> tuple[float | None, float | None]:
+    """Type-check the budget overrides; the core checks they are positive."""
+    out = []
+    for name, v in (("max_events", max_events), ("max_memory_gb", max_memory_gb)):
+        if v is not None:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ScenarioError(f"{name}: must be a number, got {v!r}")
+            v = float(v)
+            if not (math.isfinite(v) and v > 0):
+                raise ScenarioError(f"{name}: must be a positive number, got {v}")
+        out.append(v)
+    return out[0], out[1]
+
+
+def check_out(out: str | os.PathLike[str]) -> Path:
+    """An output directory given by the user: a non-empty path."""
+    text = os.fspath(out)
+    if isinstance(text, bytes) or not text.strip():
+        raise ScenarioError(f"--out: must name a directory, got {text!r}")
+    return Path(text)
+
+
+def sweep_dead_partials(out_dir: Path) -> None:
+    """Remove staging directories (``.partial-<pid>-<n>``) that killed runs left in
+    ``out_dir``: those whose process no longer exists. A live run's are kept."""
+    import shutil
+
+    try:
+        entries = list(os.scandir(out_dir))
+    except OSError:
+        return
+    for e in entries:
+        m = _PARTIAL.match(e.name)
+        if m and e.is_dir(follow_symlinks=False) and not _alive(int(m.group(1))):
+            shutil.rmtree(e.path, ignore_errors=True)
+
+
+_PARTIAL = __import__("re").compile(r"^\.partial-(\d+)-\d+$")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    except OSError:
+        return True
+    return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -160,6 +226,8 @@ def resolve_scenario(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str]
             text = json.dumps(scenario, default=_json_default, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ScenarioError(f"scenario dict cannot be encoded as JSON: {e}") from None
+        except RecursionError:
+            raise ScenarioError("scenario dict: nested too deeply (more than Python's recursion limit)") from None
         bd = Path(base_dir) if base_dir is not None else Path.cwd()
         return ScenarioText(text, "json", bd, "<dict>")
 
@@ -204,6 +272,12 @@ def check_syntax(text: str, fmt: str, origin: str) -> None:
     The core checks syntax too; checking here gives the same one-line message whatever
     the core's parser prints, and catches the error before any work starts.
     """
+    line = too_deep(text, fmt)
+    if line:
+        raise ScenarioError(
+            f"{origin}: arrays or tables nested more than {MAX_DEPTH} deep (at line {line}); "
+            "a scenario needs a few levels"
+        )
     if fmt == "json":
         try:
             json.loads(text)
@@ -215,6 +289,47 @@ def check_syntax(text: str, fmt: str, origin: str) -> None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{origin}: invalid TOML: {e}") from None
+
+
+# Deepest nesting of arrays and inline tables a scenario may have (the deepest shipped
+# scenario has 4; the parsers recurse, so a hostile 1000 would exhaust Python's stack).
+MAX_DEPTH = 64
+
+
+def too_deep(text: str, fmt: str) -> int:
+    """The line where brackets and braces outside strings and comments first nest deeper
+    than ``MAX_DEPTH``, or 0."""
+    depth = 0
+    line = 1
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            if quote in ("'", '"'):  # single-line strings end at the line (a syntax error)
+                quote = ""
+        elif quote:
+            if c == "\\" and quote != "'":
+                i += 1
+            elif text.startswith(quote, i):
+                i += len(quote) - 1
+                quote = ""
+        elif c == "#" and fmt == "toml":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif c == '"' or (c == "'" and fmt == "toml"):
+            quote = text[i : i + 3] if text.startswith(c * 3, i) and fmt == "toml" else c
+            i += len(quote) - 1
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return 0
 
 
 def check_overrides(seed: Any, duration_s: Any) -> tuple[int | None, float | None]:

@@ -414,7 +414,12 @@ def _query(out_dir: PathLike, sql: str, threads: int | None, memory_limit: str |
             con.execute(f"SET memory_limit = {_sql_str(memory_limit)}")
         if not con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]:
             raise StoreError(f"{out_dir}: no completed runs yet")
-        return con.execute(sql).df()
+        if not isinstance(sql, str) or not _has_statement(sql):
+            raise StoreError(f'SQL: no statement in {sql!r}; give a query, e.g. "SELECT count(*) FROM flows"')
+        result = con.execute(sql)
+        if result.description is None:  # a statement that returns no table (SET, a bare ';')
+            raise StoreError(f"SQL: {sql.strip()!r} returns no table; give a query (SELECT ...)")
+        return result.df()
     except duckdb.OutOfMemoryException:
         raise
     except duckdb.Error as e:
@@ -468,6 +473,14 @@ def _check_dataset(out_dir: PathLike) -> Path:
     if read_manifest(out) is None and not (out / RUNS_DIR).is_dir():
         raise StoreError(f"{out}: not a sweep dataset (no {MANIFEST} or {RUNS_DIR}/)")
     return out
+
+
+def _has_statement(sql: str) -> bool:
+    """Whether ``sql`` holds anything but whitespace, semicolons and comments."""
+    import re
+
+    bare = re.sub(r"--[^\n]*|/\*.*?(\*/|$)", " ", sql, flags=re.S)
+    return bool(bare.replace(";", " ").strip())
 
 
 def _sql_str(s: str) -> str:

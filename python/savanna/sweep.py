@@ -110,7 +110,16 @@ def _simulate(task: Mapping[str, Any]) -> dict[str, bytes]:
     params = dict(task["params"])
     _fail_hook(params)
     sc = resolve_scenario(task["scenario"], base_dir=task["base_dir"])
-    with tempfile.TemporaryDirectory(prefix="savanna-sweep-") as tmp:
+    # Beside the output (its .staging, cleared when a sweep starts), so that a killed
+    # sweep leaves nothing in the system's temporary directory; there when the sweep's
+    # directory is not reachable (a remote worker).
+    tmp_dir = task.get("tmp_dir")
+    if tmp_dir is not None:
+        try:
+            Path(tmp_dir).mkdir(parents=True, exist_ok=True)
+        except OSError:
+            tmp_dir = None
+    with tempfile.TemporaryDirectory(prefix=f"run-{os.getpid()}-", dir=tmp_dir) as tmp:
         out = Path(tmp) / "out"  # not existing yet: the core creates it
         _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out), None, None)
         files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
@@ -234,6 +243,7 @@ def run_many(
                 "scenario": j.scenario,
                 "params": dict(j.params),
                 "base_dir": str(Path(j.base_dir).resolve()) if j.base_dir else cwd,
+                "tmp_dir": str(Path(out).resolve() / store.STAGING_DIR),
             }
             for j in todo
         ]
@@ -521,6 +531,9 @@ class _Lock:
 # ---------------------------------------------------------------------------------------
 # Sweep files (SWEEP.toml): a base scenario, a grid of its fields, seeds
 
+# Most runs one sweep may hold (its jobs are listed in memory).
+MAX_RUNS = 1_000_000
+
 SWEEP_KEYS = {"name", "description", "base", "out", "seeds", "replications", "set", "grid", "linked"}
 SEED_PARAM = "seed"
 # Columns of the core's tables (docs/scenario.md) that a parameter name would hide in a
@@ -760,6 +773,17 @@ def build_sweep(doc: Mapping[str, Any], path: PathLike, *, out: PathLike | None 
     else:
         out_dir = Path("out") / path.stem
 
+    # Refuse a sweep too large to list before listing it (replications = 10**8 would
+    # otherwise build its jobs in memory, even for --dry-run).
+    total = len(seeds)
+    for a in axes:
+        total *= len(a.values)
+    if total > MAX_RUNS:
+        raise SweepError(
+            f"{src}: the sweep has {total:,} runs ({len(seeds):,} seeds x the grid), more than "
+            f"the {MAX_RUNS:,} a sweep may hold; use fewer replications or grid values, or split it"
+        )
+
     # Grid points (seed fastest), each checked by the core.
     jobs: list[Job] = []
     for point in _product([len(a.values) for a in axes]):
@@ -951,6 +975,8 @@ def _seeds(doc: Mapping[str, Any], base: Mapping[str, Any], src: str) -> list[in
         n = doc["replications"]
         if not is_int(n) or n < 1:
             raise SweepError(f"{src}: replications: must be a positive integer, got {n!r}")
+        if n > MAX_RUNS:
+            raise SweepError(f"{src}: replications: at most {MAX_RUNS:,} runs in a sweep, got {n:,}")
         if first + n > 2**64:
             raise SweepError(f"{src}: replications: seeds {first}..{first + n - 1} exceed 2^64-1")
         return [first + i for i in range(n)]

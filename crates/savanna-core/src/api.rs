@@ -17,6 +17,12 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Replaces the scenario's `duration_s`.
     pub duration_s: Option<f64>,
+    /// The run's budget: estimated events and memory (GB) above which it is refused
+    /// (default `spec::DEFAULT_MAX_EVENTS`, `spec::DEFAULT_MAX_MEMORY_GB`).
+    pub max_events: Option<f64>,
+    pub max_memory_gb: Option<f64>,
+    /// Set by the front end to stop the run (`Error::Interrupted`).
+    pub cancel: crate::error::Cancel,
 }
 
 /// Parse and validate a scenario. `base_dir` resolves relative file paths inside it
@@ -29,6 +35,8 @@ pub fn load(text: &str, format: Format, base_dir: &Path, opts: &RunOptions) -> R
     if let Some(d) = opts.duration_s {
         sc.duration_s = d;
     }
+    sc.budget = crate::spec::Budget::with(opts.max_events, opts.max_memory_gb)?;
+    sc.cancel = opts.cancel.clone();
     scenario::validate(&sc)?;
     Ok(sc)
 }

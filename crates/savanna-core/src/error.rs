@@ -13,6 +13,28 @@ pub enum Error {
     Io { path: String, msg: String },
     /// A bug: an invariant of the simulator did not hold.
     Internal(String),
+    /// The front end asked the run to stop (`Cancel`); nothing was written.
+    Interrupted,
+}
+
+/// A flag a front end sets (e.g. on Ctrl-C) to stop a run: the event loop looks at it every
+/// few tens of thousands of events and then returns `Error::Interrupted`.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Cancel {
+    /// A flag shared with whoever holds a clone.
+    pub fn new() -> Self {
+        Cancel(Some(Default::default()))
+    }
+    pub fn set(&self) {
+        if let Some(f) = &self.0 {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 impl Error {
@@ -34,6 +56,7 @@ impl fmt::Display for Error {
             Error::Input { field, msg } => write!(f, "{field}: {msg}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
+            Error::Interrupted => write!(f, "interrupted"),
         }
     }
 }

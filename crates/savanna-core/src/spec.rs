@@ -11,12 +11,23 @@ pub fn bad<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
     Err(Error::input(field, msg))
 }
 
+/// A number as a message shows it: plainly when short, else in exponent form (1e300, not
+/// three hundred digits).
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() || (1e-6..1e15).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// `v` is finite and > 0.
 pub fn positive(field: &str, v: f64) -> Result<()> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        bad(field, format!("must be a positive number, got {v}"))
+        bad(field, format!("must be a positive number, got {}", num(v)))
     }
 }
 
@@ -25,7 +36,7 @@ pub fn non_negative(field: &str, v: f64) -> Result<()> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        bad(field, format!("must be a number >= 0, got {v}"))
+        bad(field, format!("must be a number >= 0, got {}", num(v)))
     }
 }
 
@@ -62,6 +73,45 @@ pub const MAX_TICKS: f64 = 1e8;
 /// Rows of the sampled tables (samples x sampled queues) and goodput windows over the run.
 pub const MAX_SAMPLE_ROWS: f64 = 2e7;
 
+/// Most packets one flow may carry: flow sizes are whole packets counted in the model's
+/// sequence space, and a distribution whose mean or largest value is beyond this is refused
+/// (draws above it are clipped to it).
+pub const MAX_FLOW_PKTS: f64 = 1e12;
+
+/// Default budget of a run (see `Budget`): generous enough for every shipped scenario.
+pub const DEFAULT_MAX_EVENTS: f64 = 1e12;
+pub const DEFAULT_MAX_MEMORY_GB: f64 = 16.0;
+
+/// What a run may take, checked against its estimate before it starts (front ends:
+/// `--max-events`, `--max-memory-gb`; `savanna.run(max_events=..., max_memory_gb=...)`).
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub max_events: f64,
+    pub max_memory_gb: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { max_events: DEFAULT_MAX_EVENTS, max_memory_gb: DEFAULT_MAX_MEMORY_GB }
+    }
+}
+
+impl Budget {
+    /// The default budget with the limits a front end gave; each must be positive.
+    pub fn with(max_events: Option<f64>, max_memory_gb: Option<f64>) -> Result<Budget> {
+        let mut b = Budget::default();
+        if let Some(e) = max_events {
+            positive("--max-events", e)?;
+            b.max_events = e;
+        }
+        if let Some(m) = max_memory_gb {
+            positive("--max-memory-gb", m)?;
+            b.max_memory_gb = m;
+        }
+        Ok(b)
+    }
+}
+
 /// `v`, in units of `unit_s` seconds (named `unit` in messages), is a time the clock
 /// represents: finite, at most MAX_TIME_S, and at least one tick (or zero when `zero_ok`).
 pub fn time_in(field: &str, v: f64, unit_s: f64, unit: &str, zero_ok: bool) -> Result<()> {
@@ -71,7 +121,10 @@ pub fn time_in(field: &str, v: f64, unit_s: f64, unit: &str, zero_ok: bool) -> R
     if ok {
         Ok(())
     } else {
-        bad(field, format!("must be a time in {unit} from {lo} to {MAX_TIME_S:e} s (the clock's range), got {v}"))
+        bad(
+            field,
+            format!("must be a time in {unit} from {lo} to {MAX_TIME_S:e} s (the clock's range), got {}", num(v)),
+        )
     }
 }
 
@@ -99,9 +152,10 @@ pub fn rate_in(field: &str, v: f64, unit_bps: f64, unit: &str) -> Result<()> {
         bad(
             field,
             format!(
-                "must be a rate in {unit} from {} to {} (1 b/s to 10 Tb/s), got {v}",
+                "must be a rate in {unit} from {} to {} (1 b/s to 10 Tb/s), got {}",
                 MIN_RATE_BPS / unit_bps,
-                MAX_RATE_BPS / unit_bps
+                MAX_RATE_BPS / unit_bps,
+                num(v)
             ),
         )
     }

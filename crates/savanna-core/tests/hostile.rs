@@ -164,3 +164,161 @@ fn a_run_shorter_than_a_blocks_start_keeps_an_empty_prefix_of_it() {
     let bad = late.replace("start_s = 25.0\n", "start_s = 25.0\nstop_s = 20.0\n");
     refused(&scenario(30.0, "", "", &bad), "traffic[0].stop_s");
 }
+
+/// `toml` (a whole scenario) is refused naming `field`.
+fn refused_whole(toml: &str, field: &str) {
+    refused(toml, field)
+}
+
+#[test]
+fn an_error_names_the_key_the_user_wrote() {
+    // Named topologies expand to links; an error names the topology's own key, not the
+    // link or queue it fed.
+    for (typ, key, value) in [
+        ("chain", "access_rate_mbps", "0"),
+        ("chain", "rate_mbps", "1e300"),
+        ("chain", "ref_access_delay_ms", "1e15"),
+        ("guo_matta", "rate1_mbps", "0"),
+        ("guo_matta", "server_delay_ms", "-1"),
+        ("guo_matta", "client_delay_ms", "1e300"),
+        ("guo_matta", "core_rate_mbps", "nan"),
+        ("diamond", "access_rate_mbps", "0"),
+        ("diamond", "path_delay_ms", "1e300"),
+    ] {
+        let t = format!("duration_s = 1\n[topology]\ntype = \"{typ}\"\n{key} = {value}\n");
+        refused_whole(&t, &format!("topology.{key}"));
+    }
+    // A graph link's reverse direction inherits the forward keys unless it overrides them.
+    let graph = |rev: &str| {
+        format!(
+            "duration_s = 1\n[topology]\ntype = \"graph\"\nhosts = [\"a\", \"b\"]\nrouters = [\"r\"]\nlinks = [\n\
+             {{ between = [\"a\", \"r\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"r\", \"b\"], rate_mbps = 10.0, delay_ms = 1.0{rev} }},\n]\n"
+        )
+    };
+    refused_whole(&graph(", reverse = { rate_mbps = 0.0 }"), "topology.links[1].reverse.rate_mbps");
+    refused_whole(&graph(", loss = 2.0"), "topology.links[1].loss");
+    // Parameters derived once the topology is built name the queue's key as a path.
+    let derived = "a_long_from = { size = { dist = \"pareto\", shape = 1.0, min = 1.0 }, k = 5 }";
+    let reddiff = format!(
+        "{}\nbottleneck_queue = {{ type = \"reddiff\", limit_pkts = 100, min_th = 5.0, max_th = 15.0, \
+         max_p = 0.1, w_q = 0.002, {derived} }}\n",
+        scenario(1.0, "", "", "").split("[tcp]").next().unwrap()
+    );
+    let (field, msg) = load_err(&reddiff, &RunOptions::default()).expect("refused");
+    assert!(field.starts_with("topology.bottleneck_queue.a_long_from"), "{field}: {msg}");
+    // A packet smaller than the default request size is not blamed on `tcp.request_bytes`
+    // (a key the user never wrote, used only by request/response traffic).
+    let small = format!("packet_bytes = 200\n{}", scenario(1.0, "", "", ONE_FLOW));
+    load(&small, Format::Toml, Path::new("."), &RunOptions::default()).expect("a 200-byte packet is valid");
+    // Written explicitly, it is the user's key and it is named.
+    refused(
+        &format!("packet_bytes = 200\n{}", scenario(1.0, "", "request_bytes = 300", ONE_FLOW)),
+        "tcp.request_bytes",
+    );
+}
+
+#[test]
+fn a_name_must_not_shadow_another_and_a_next_hop_is_listed_once() {
+    let graph = |extra: &str| {
+        format!(
+            "duration_s = 1\n[topology]\ntype = \"graph\"\nhosts = [\"a\", \"b\"]\nrouters = [\"r\", \"s\", \"t\", \"u\"]\n\
+             links = [\n{{ between = [\"a\", \"r\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"r\", \"s\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"r\", \"t\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"s\", \"u\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"t\", \"u\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
+             {{ between = [\"u\", \"b\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n]\n{extra}"
+        )
+    };
+    load(&graph(""), Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
+    refused_whole(&graph("[topology.groups]\nb = [\"a\"]\n"), "topology.groups.b");
+    refused_whole(&graph("[topology.groups]\nhosts = [\"a\"]\n"), "topology.groups.hosts");
+    let pol = |hops: &str| format!("[[path_policies]]\npolicy = \"load_balanced\"\nnode = \"r\"\nnext_hops = {hops}\n");
+    let ok = graph(&pol("[\"s\", \"t\"]"));
+    if let Some((f, m)) = load_err(&ok, &RunOptions::default()) {
+        panic!("a policy over two next hops is valid, got {f}: {m}");
+    }
+    refused_whole(&graph(&pol("[\"s\", \"s\"]")), "path_policies[0].next_hops[1]");
+}
+
+#[test]
+fn flow_sizes_beyond_what_a_flow_carries_are_refused_naming_the_key() {
+    let block = |lead: &str, size: &str| format!("[[traffic]]\ntype = \"poisson\"\n{lead}\nsize = {size}\n");
+    for lead in ["load = 0.5", "rate_per_s = 1.0"] {
+        for (size, key) in [
+            ("{ dist = \"lognormal\", mu = 1e300, sigma = 1.0 }", "mu"),
+            ("{ dist = \"lognormal\", mu = 1.0, sigma = 1e10 }", "sigma"),
+            ("{ dist = \"fixed\", value = 1e13 }", "value"),
+            ("{ dist = \"uniform\", min = 1.0, max = 1e13 }", "max"),
+            ("{ dist = \"bounded_pareto\", shape = 1.2, min = 1.0, max = 1e19 }", "max"),
+            ("{ dist = \"exponential\", mean = 1e13 }", "mean"),
+            ("{ dist = \"empirical\", points = [[1.0, 0.0], [1e14, 1.0]] }", "points"),
+        ] {
+            refused(&scenario(1.0, "", "", &block(lead, size)), &format!("traffic[0].size.{key}"));
+        }
+    }
+    // Within the cap they are fine, and a Pareto tail's draws are clipped to it.
+    let ok = block("rate_per_s = 20.0", "{ dist = \"pareto\", shape = 0.5, min = 1e6 }");
+    let sc = load(&scenario(0.5, "", "", &ok), Format::Toml, Path::new("."), &RunOptions::default()).expect("valid");
+    let out = run(&sc).expect("runs");
+    assert!(out.flows.iter().all(|f| f.size_pkts.is_none_or(|n| n as f64 <= savanna_core::spec::MAX_FLOW_PKTS)));
+}
+
+#[test]
+fn a_run_over_its_budget_is_refused_and_a_larger_budget_admits_it() {
+    // 10 Mb/s persistent traffic for 100 s: about 83,000 packets a second at most.
+    let t = scenario(100.0, "", "", "[[traffic]]\ntype = \"persistent\"\ncount = 2\n");
+    let tight = RunOptions { max_events: Some(1e6), ..RunOptions::default() };
+    let (field, msg) = load_err(&t, &tight).expect("refused by the event budget");
+    assert_eq!(field, "duration_s");
+    assert!(msg.contains("budget of 1.00e6") && msg.contains("--max-events"), "{msg}");
+    let est: f64 = msg.split("about ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(est > 1e6 && est < 1e9, "estimate {est}");
+    let enough = RunOptions { max_events: Some(est * 1.01), ..RunOptions::default() };
+    assert!(load_err(&t, &enough).is_none(), "a budget above the estimate admits the run");
+    // Memory: the sampled rows of a long, finely sampled run.
+    let sampled = scenario(1e4, "", "", &format!("{ONE_FLOW}[sampling]\ninterval_s = 0.01"));
+    let small = RunOptions { max_memory_gb: Some(0.1), ..RunOptions::default() };
+    let (field, msg) = load_err(&sampled, &small).expect("refused by the memory budget");
+    assert!(field == "duration_s" && msg.contains("--max-memory-gb"), "{field}: {msg}");
+    assert!(load_err(&sampled, &RunOptions { max_memory_gb: Some(100.0), ..RunOptions::default() }).is_none());
+    // A budget must be a positive number.
+    assert_eq!(
+        load_err(&t, &RunOptions { max_events: Some(f64::NAN), ..RunOptions::default() }).unwrap().0,
+        "--max-events"
+    );
+    // A finite workload is estimated by what it offers, not by the links over a long run.
+    let long = scenario(1e7, "", "", ONE_FLOW);
+    assert!(load_err(&long, &RunOptions { max_events: Some(1e4), ..RunOptions::default() }).is_none());
+}
+
+#[test]
+fn a_cancelled_run_stops_and_writes_nothing() {
+    let t = scenario(100.0, "", "", "[[traffic]]\ntype = \"persistent\"\ncount = 2\n");
+    let cancel = savanna_core::error::Cancel::new();
+    cancel.set();
+    let opts = RunOptions { cancel, ..RunOptions::default() };
+    let dir = std::env::temp_dir().join(format!("savanna-cancel-{}", std::process::id()));
+    let out = dir.join("out");
+    let started = std::time::Instant::now();
+    let r = savanna_core::api::run_to_dir(&t, Format::Toml, Path::new("."), &out, &opts);
+    assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
+    assert!(started.elapsed().as_secs_f64() < 5.0);
+    assert!(!out.exists(), "a cancelled run leaves no output directory");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn deeply_nested_input_is_one_input_error() {
+    for text in [
+        format!("x = {}{}\n", "[".repeat(1000), "]".repeat(1000)),
+        format!("x = {}1{}\n", "{a = ".repeat(1000), "}".repeat(1000)),
+    ] {
+        let e = load(&text, Format::Toml, Path::new("."), &RunOptions::default()).unwrap_err();
+        assert!(e.is_input(), "{e}");
+    }
+    let json = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    let e = load(&json, Format::Json, Path::new("."), &RunOptions::default()).unwrap_err();
+    assert!(e.is_input(), "{e}");
+}

@@ -107,7 +107,7 @@ fn errors_name_the_field() {
         (
             q(r#"{ size = { dist = "fixed", value = 14600, unit = "bytes" }, k = 12 }"#),
             marking.clone(),
-            "queue of left->right.a_long_from.k: K = 12",
+            "topology.bottleneck_queue.a_long_from.k: K = 12",
         ),
         (
             q(&format!(r#"{{ {f10}, k = {{ criterion = "tokuda-f", p_t = 0.1, rtt_s = 0.1, {f10} }} }}"#)),

@@ -19,6 +19,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use savanna_core::api::{self, Format, RunOptions};
+use savanna_core::error::Cancel;
 
 create_exception!(
     savanna._core,
@@ -81,8 +82,14 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Parse, validate and run a scenario, writing flows.parquet, queues.parquet (when
 /// sampling is on) and summary.json into `out_dir`. Returns the run summary as JSON text.
+///
+/// The run goes on a thread of its own while this one waits without the GIL and every
+/// 50 ms runs Python's signal handlers: Ctrl-C (KeyboardInterrupt, or whatever a handler
+/// raises) stops the run (`Cancel`), which removes its staging files, and the exception
+/// propagates. `max_events` and `max_memory_gb` replace the default budget.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, base_dir, out_dir, seed=None, duration_s=None))]
+#[pyo3(signature = (text, fmt, base_dir, out_dir, seed=None, duration_s=None, max_events=None, max_memory_gb=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_to_dir(
     py: Python<'_>,
     text: String,
@@ -91,19 +98,63 @@ fn run_to_dir(
     out_dir: String,
     seed: Option<u64>,
     duration_s: Option<f64>,
+    max_events: Option<f64>,
+    max_memory_gb: Option<f64>,
 ) -> PyResult<String> {
     let format = parse_format(fmt)?;
-    let opts = RunOptions { seed, duration_s };
-    let json = call_core(py, move || {
-        let summary = api::run_to_dir(&text, format, Path::new(&base_dir), Path::new(&out_dir), &opts)?;
-        Ok(savanna_core::metrics::summary::to_json(&summary))
-    })?;
-    Ok(json)
+    let cancel = Cancel::new();
+    let opts = RunOptions { seed, duration_s, max_events, max_memory_gb, cancel: cancel.clone() };
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Waited on without the GIL, so it must be shareable (a Receiver alone is not Sync).
+    let rx = std::sync::Mutex::new(rx);
+    let worker = std::thread::Builder::new()
+        .name("savanna-run".into())
+        .spawn(move || {
+            let r = panic::catch_unwind(AssertUnwindSafe(|| {
+                let summary = api::run_to_dir(&text, format, Path::new(&base_dir), Path::new(&out_dir), &opts)?;
+                Ok(savanna_core::metrics::summary::to_json(&summary))
+            }));
+            let _ = tx.send(match r {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(e)) => Err(Failure::Core(e)),
+                Err(payload) => Err(Failure::Panic(panic_message(payload.as_ref()))),
+            });
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the simulation thread: {e}")))?;
+    let tick = std::time::Duration::from_millis(50);
+    loop {
+        match py
+            .detach(|| rx.lock().map_or(Err(std::sync::mpsc::RecvTimeoutError::Disconnected), |r| r.recv_timeout(tick)))
+        {
+            Ok(r) => {
+                let _ = worker.join();
+                return Ok(r?);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancel.set();
+                    // The run stops within 2^16 events and cleans up after itself.
+                    py.detach(|| {
+                        if let Ok(r) = rx.lock() {
+                            let _ = r.recv();
+                        }
+                        let _ = worker.join();
+                    });
+                    return Err(e);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                return Err(PyRuntimeError::new_err("the simulation thread ended without a result"));
+            }
+        }
+    }
 }
 
 /// Parse and validate a scenario without running it. Raises `ScenarioError` if it is invalid.
 #[pyfunction]
-#[pyo3(signature = (text, fmt, base_dir, seed=None, duration_s=None))]
+#[pyo3(signature = (text, fmt, base_dir, seed=None, duration_s=None, max_events=None, max_memory_gb=None))]
+#[allow(clippy::too_many_arguments)]
 fn validate(
     py: Python<'_>,
     text: String,
@@ -111,9 +162,11 @@ fn validate(
     base_dir: String,
     seed: Option<u64>,
     duration_s: Option<f64>,
+    max_events: Option<f64>,
+    max_memory_gb: Option<f64>,
 ) -> PyResult<()> {
     let format = parse_format(fmt)?;
-    let opts = RunOptions { seed, duration_s };
+    let opts = RunOptions { seed, duration_s, max_events, max_memory_gb, ..RunOptions::default() };
     call_core(py, move || api::load(&text, format, Path::new(&base_dir), &opts).map(drop))?;
     Ok(())
 }

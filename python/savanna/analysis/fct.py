@@ -99,10 +99,32 @@ def _f(x: float) -> str:
 def compare_dirs(dirs: Iterable[Path], warmup_s: float = 0.0) -> str:
     import json
 
+    from savanna import ScenarioError
+
     runs, summaries = {}, {}
     for d in dirs:
         d = Path(d)
         name = d.name
-        runs[name] = load_flows(d)
-        summaries[name] = json.loads((d / "summary.json").read_text())
-    return compare_markdown(runs, warmup_s=warmup_s, summaries=summaries)
+        # A damaged run (truncated Parquet, malformed JSON) is bad input: one line naming it.
+        try:
+            runs[name] = load_flows(d)
+        except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+            raise ScenarioError(f"{d / 'flows.parquet'}: not a readable Parquet file ({_first_line(e)})") from None
+        try:
+            summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ScenarioError(f"{d / 'summary.json'}: not a readable run summary ({_first_line(e)})") from None
+        if not isinstance(summary, dict):
+            raise ScenarioError(f"{d / 'summary.json'}: not a run summary (a JSON object)")
+        summaries[name] = summary
+    try:
+        return compare_markdown(runs, warmup_s=warmup_s, summaries=summaries)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ScenarioError(
+            f"{', '.join(map(str, dirs))}: not Savanna run records ({type(e).__name__}: {_first_line(e)})"
+        ) from None
+
+
+def _first_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0] if lines else type(e).__name__

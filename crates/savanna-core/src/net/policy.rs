@@ -86,6 +86,9 @@ impl PathPolicySpec {
             for (i, h) in self.next_hops.iter().enumerate() {
                 let f = format!("{field}.next_hops[{i}]");
                 let id = topo.node(h).ok_or_else(|| Error::input(&f, format!("no node named '{h}'")))?;
+                if self.next_hops[..i].contains(h) {
+                    return Err(Error::input(&f, format!("'{h}' is listed twice; each next hop once")));
+                }
                 match out.iter().find(|(to, _)| *to == id) {
                     Some(&x) => v.push(x),
                     None => return Err(Error::input(&f, format!("'{h}' is not a neighbour of '{}'", self.node))),

@@ -42,6 +42,10 @@ pub struct Plan {
     pub goodput_ns: Time,
     /// Path policies at edge nodes.
     pub policies: Vec<crate::net::policy::PathPolicy>,
+    /// Set by a front end to stop the run (it then returns `Error::Interrupted`).
+    pub cancel: crate::error::Cancel,
+    /// What the run was estimated to need before it started (checked against the budget).
+    pub estimate: Estimate,
 }
 
 /// A traffic block, resolved: its generator and the TCP configuration of its flows.
@@ -62,10 +66,12 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
     }
     let mut topo = Topology::default();
     let mut queues = Vec::new();
+    // The key each queue comes from (same index), for errors found after the topology.
+    let mut queue_keys = Vec::new();
     let mut pairs = Vec::new();
     let built = match &f.topology {
         TopologySpec::Dumbbell(d) => {
-            build_dumbbell(d, sc.seed, &mut topo, &mut queues, &mut pairs)?;
+            build_dumbbell(d, sc.seed, &mut topo, &mut queues, &mut queue_keys, &mut pairs)?;
             let mut groups = std::collections::BTreeMap::new();
             groups.insert("senders".to_string(), pairs.iter().map(|p| p.0).collect());
             groups.insert("receivers".to_string(), pairs.iter().map(|p| p.1).collect());
@@ -74,20 +80,21 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             let b = topo.links.iter().position(|l| l.name == "left->right").map(|l| (l as u32, d.bottleneck_rate_mbps));
             topo::Built { groups, bottleneck: b }
         }
-        TopologySpec::Graph(g) => topo::build_graph(g, &mut topo, &mut queues)?,
-        TopologySpec::Chain(c) => topo::build_chain(c, sc.seed, &mut topo, &mut queues)?,
-        TopologySpec::GuoMatta(g) => topo::build_guo_matta(g, &mut topo, &mut queues)?,
-        TopologySpec::Diamond(d) => topo::build_diamond(d, &mut topo, &mut queues)?,
+        TopologySpec::Graph(g) => topo::build_graph(g, &mut topo, &mut queues, &mut queue_keys)?,
+        TopologySpec::Chain(c) => topo::build_chain(c, sc.seed, &mut topo, &mut queues, &mut queue_keys)?,
+        TopologySpec::GuoMatta(g) => topo::build_guo_matta(g, &mut topo, &mut queues, &mut queue_keys)?,
+        TopologySpec::Diamond(d) => topo::build_diamond(d, &mut topo, &mut queues, &mut queue_keys)?,
     };
     let sizes = |field: &str, s: &SizeSpec| size_dist(field, s, f, &sc.base_dir);
-    resolve_queue_models(&mut queues, &topo, &sizes)?;
+    resolve_queue_models(&mut queues, &queue_keys, &sizes)?;
     let bottleneck = built.bottleneck;
     let groups = built.groups;
     let routes = topo.routes()?;
     topo.check_connected(&routes)?;
 
     // TCP configurations: index 0 is [tcp]; blocks with overrides get their own.
-    let base = crate::tcp::spec::build("tcp", &f.tcp, &toml::Table::new(), f.packet_bytes, f.header_bytes)?;
+    let tcp_base = tcp_defaults_within(&f.tcp, f.packet_bytes);
+    let base = crate::tcp::spec::build("tcp", &tcp_base, &toml::Table::new(), f.packet_bytes, f.header_bytes)?;
     let mut tcp = vec![base];
     let mut traffic = Vec::new();
     let env = Env {
@@ -106,7 +113,13 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         let h = t.header();
         let tcp_idx = match h.tcp {
             Some(o) => {
-                tcp.push(crate::tcp::spec::build(&format!("{field}.tcp"), &f.tcp, o, f.packet_bytes, f.header_bytes)?);
+                tcp.push(crate::tcp::spec::build(
+                    &format!("{field}.tcp"),
+                    &tcp_base,
+                    o,
+                    f.packet_bytes,
+                    f.header_bytes,
+                )?);
                 (tcp.len() - 1) as u16
             }
             None => 0,
@@ -231,7 +244,11 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
             );
         }
     }
+    let estimate = estimate(sc, &topo, sampling.as_ref().map_or(0.0, |s| s.1.len() as f64), goodput_ns, f.packet_bytes);
+    estimate.check(&sc.budget)?;
     Ok(Plan {
+        cancel: sc.cancel.clone(),
+        estimate,
         name: sc.name.clone(),
         seed: sc.seed,
         duration_ns: secs_to_ns(sc.duration_s),
@@ -260,6 +277,7 @@ fn build_dumbbell(
     seed: u64,
     topo: &mut Topology,
     queues: &mut Vec<QueueSpec>,
+    queue_keys: &mut Vec<String>,
     pairs: &mut Vec<(u32, u32)>,
 ) -> Result<()> {
     let fp = "topology";
@@ -280,12 +298,15 @@ fn build_dumbbell(
     let delays = delays(&format!("{fp}.access_delay_ms"), &d.access_delay_ms, n, seed)?;
     let ms = |v: f64| secs_to_ns(v / 1000.0);
     let q_access = push_q(queues, d.access_queue.clone());
+    queue_keys.push(format!("{fp}.access_queue"));
     let srcs: Vec<u32> = (0..n).map(|i| topo.add_node(format!("src{i}"), NodeKind::Host)).collect();
     let left = topo.add_node("left", NodeKind::Router);
     let right = topo.add_node("right", NodeKind::Router);
     let dsts: Vec<u32> = (0..n).map(|i| topo.add_node(format!("dst{i}"), NodeKind::Host)).collect();
     let q_bn = push_q(queues, d.bottleneck_queue.clone());
+    queue_keys.push(format!("{fp}.bottleneck_queue"));
     let q_rev = push_q(queues, rev_q);
+    queue_keys.push(format!("{fp}.{}", if d.reverse_queue.is_some() { "reverse_queue" } else { "bottleneck_queue" }));
     let link = |topo: &mut Topology, from: u32, to: u32, rate: f64, delay: Time, loss: f64, queue: usize| {
         let name = format!("{}->{}", topo.node_names[from as usize], topo.node_names[to as usize]);
         topo.add_link(LinkSpec { name, from, to, rate_bps: rate * 1e6, delay_ns: delay, loss, queue });
@@ -349,11 +370,126 @@ fn size_dist(field: &str, s: &SizeSpec, f: &ScenarioFile, base: &Path) -> Result
     size_dist_mss(field, s, (f.packet_bytes - f.header_bytes) as f64, base)
 }
 
+/// The `[tcp]` table with the request size kept within a packet when the scenario leaves
+/// it to its default: a small `packet_bytes` is then not an error blamed on a key the user
+/// never wrote (and that only request/response traffic uses).
+fn tcp_defaults_within(tcp: &toml::Table, packet_bytes: u32) -> toml::Table {
+    let mut t = tcp.clone();
+    const DEFAULT_REQUEST_BYTES: u32 = 300;
+    if !t.contains_key("request_bytes") && packet_bytes < DEFAULT_REQUEST_BYTES {
+        t.insert("request_bytes".into(), toml::Value::Integer(packet_bytes.into()));
+    }
+    t
+}
+
+// ------------------------------------------------------------------ budget
+
+/// What a run is estimated to need before it starts: events (from the packets its traffic
+/// offers, at most what the links between routers carry over the run) and memory (the
+/// state of nodes and links, packets the links hold in flight, the sampled rows kept until
+/// the end).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Estimate {
+    pub packets: f64,
+    pub events: f64,
+    pub memory_bytes: f64,
+}
+
+/// Events per packet and per link it crosses: its transmission and arrival there, and its
+/// ACK's on the way back (timers and samples are added apart).
+const EVENTS_PER_PACKET_HOP: f64 = 4.0;
+
+/// Packets a traffic block offers over the run, or None when it is bounded only by what
+/// the network carries (persistent flows, open-ended sessions, UDP).
+fn offered_packets(t: &TrafficSpec, f: &ScenarioFile, duration: f64, base: &Path) -> Option<f64> {
+    let mean = |s: &SizeSpec| size_dist("", s, f, base).ok().and_then(|d| d.mean()).filter(|m| m.is_finite());
+    let span = |start: f64, stop: Option<f64>| (stop.unwrap_or(duration).min(duration) - start).max(0.0);
+    match t {
+        TrafficSpec::Flows(l) if l.file.is_none() => {
+            l.flows.iter().map(|e| e.size_pkts.map(|n| n as f64)).sum::<Option<f64>>()
+        }
+        TrafficSpec::ClosedLoop(c) => Some(c.sessions as f64 * c.connections? as f64 * mean(&c.size)?),
+        TrafficSpec::Periodic(p) => {
+            let bursts = p.period_s.map_or(1.0, |q| (span(p.start_s, p.stop_s) / q).floor() + 1.0);
+            Some(bursts * p.count as f64 * mean(&p.size)?)
+        }
+        TrafficSpec::Poisson(p) => Some(p.rate_per_s? * span(p.start_s, p.stop_s) * mean(&p.size)?),
+        TrafficSpec::Web(w) => {
+            let objects = w.sessions as f64 * w.pages_per_session? as f64 * w.objects_per_page.max as f64;
+            Some(objects * mean(&w.object_size)?)
+        }
+        _ => None,
+    }
+}
+
+fn estimate(sc: &Scenario, topo: &Topology, sampled_queues: f64, goodput_ns: Time, pkt_bytes: u32) -> Estimate {
+    let is_router = |n: u32| topo.node_kinds[n as usize] == NodeKind::Router;
+    // Links between routers; a topology without any (a star) has its router's links.
+    let core: Vec<&LinkSpec> = topo.links.iter().filter(|l| is_router(l.from) && is_router(l.to)).collect();
+    let core = if core.is_empty() { topo.links.iter().filter(|l| is_router(l.from)).collect() } else { core };
+    let pkt_bits = 8.0 * pkt_bytes as f64;
+    let d = sc.duration_s;
+    // What the core carries, counted once per core link a packet crosses, so also a bound
+    // on packets; a packet's path is taken through every router (at most 8 hops).
+    let carried: f64 = core.iter().map(|l| l.rate_bps / pkt_bits).sum::<f64>() * d;
+    let routers = topo.node_kinds.iter().filter(|k| **k == NodeKind::Router).count() as f64;
+    let hops = 2.0 + (routers - 1.0).clamp(1.0, 8.0);
+    let offered: Option<f64> = sc.file.traffic.iter().map(|t| offered_packets(t, &sc.file, d, &sc.base_dir)).sum();
+    let packets = offered.map_or(carried, |o| o.min(carried));
+    let mut events = EVENTS_PER_PACKET_HOP * hops * packets;
+    let mut rows = 0.0;
+    if let Some(s) = &sc.file.sampling {
+        let n = (d / s.interval_s).ceil();
+        events += n;
+        rows += n * (sampled_queues + 1.0);
+    }
+    if goodput_ns > 0 {
+        let w = (d * 1e9 / goodput_ns as f64).ceil();
+        events += w;
+        rows += w;
+    }
+    // In flight: every link's bandwidth-delay product, in packets (at most what is sent).
+    let bdp: f64 = topo.links.iter().map(|l| l.rate_bps * l.delay_ns as f64 * 1e-9 / pkt_bits).sum();
+    let in_flight = bdp.min(packets);
+    let memory = 256.0 * topo.n_nodes() as f64 + 1024.0 * topo.links.len() as f64 + 128.0 * in_flight + 64.0 * rows;
+    Estimate { packets, events, memory_bytes: memory }
+}
+
+impl Estimate {
+    /// Refuse a run that would exceed `budget`, saying by how much and how to raise it.
+    pub fn check(&self, budget: &crate::spec::Budget) -> Result<()> {
+        if self.events > budget.max_events {
+            return bad(
+                "duration_s",
+                format!(
+                    "the run would take about {:.2e} events ({:.2e} packets: what its traffic offers, at most \
+                     what its links carry over duration_s), more than the budget of {:.2e}; shorten the run, \
+                     or raise the budget (--max-events, or max_events in savanna.run())",
+                    self.events, self.packets, budget.max_events
+                ),
+            );
+        }
+        let gb = self.memory_bytes / 1e9;
+        if gb > budget.max_memory_gb {
+            return bad(
+                "duration_s",
+                format!(
+                    "the run would need about {gb:.2} GB of memory (nodes, links, packets in flight, \
+                     sampled rows), more than the budget of {} GB; make it smaller, or raise the budget \
+                     (--max-memory-gb, or max_memory_gb in savanna.run())",
+                    budget.max_memory_gb
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Parameters the papers derive from document sizes, resolved against the scenario's
 /// packet size once the topology has its queues (Tokuda et al. 2002: reddiff's
-/// `a_long_from`, aqm/reddiff.rs and model/tokuda.rs). Their other checks ran with the
-/// queue's field path in `check_queue`; errors here name the queue by its link.
-fn resolve_queue_models(queues: &mut [QueueSpec], topo: &Topology, sizes: &crate::model::tokuda::SizeFn) -> Result<()> {
+/// `a_long_from`, aqm/reddiff.rs and model/tokuda.rs). Errors name the key the queue
+/// was written under (`keys`, e.g. `topology.links[2].queue`).
+fn resolve_queue_models(queues: &mut [QueueSpec], keys: &[String], sizes: &crate::model::tokuda::SizeFn) -> Result<()> {
     // Queues built from one specification (a dumbbell's reverse queue copies the
     // bottleneck's) share one result: the F(K) criterion takes a fraction of a second.
     let mut done: Vec<(String, QueueSpec)> = Vec::new();
@@ -366,8 +502,7 @@ fn resolve_queue_models(queues: &mut [QueueSpec], topo: &Topology, sizes: &crate
             *q = r.clone();
             continue;
         }
-        let link = topo.links.iter().find(|l| l.queue == i).map(|l| l.name.as_str()).unwrap_or("?");
-        q.resolve_models(&format!("queue of {link}"), sizes)?;
+        q.resolve_models(&keys[i], sizes)?;
         done.push((key, q.clone()));
     }
     Ok(())

@@ -10,7 +10,7 @@ pub mod topo;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-pub use build::{resolve, Plan};
+pub use build::{resolve, Estimate, Plan};
 pub use schema::ScenarioFile;
 
 /// A parsed scenario and the directory its relative paths are resolved against.
@@ -21,6 +21,10 @@ pub struct Scenario {
     pub duration_s: f64,
     pub file: ScenarioFile,
     pub base_dir: PathBuf,
+    /// The budget the run must fit in (checked in `resolve`).
+    pub budget: crate::spec::Budget,
+    /// Set to stop the run.
+    pub cancel: crate::error::Cancel,
 }
 
 /// Text format of a scenario.
@@ -59,6 +63,8 @@ pub fn parse(text: &str, format: Format, base_dir: &Path) -> Result<Scenario> {
         duration_s: file.duration_s,
         file,
         base_dir: base_dir.to_path_buf(),
+        budget: crate::spec::Budget::default(),
+        cancel: crate::error::Cancel::default(),
     })
 }
 

@@ -278,10 +278,29 @@ fn check_loss(field: &str, v: f64) -> Result<()> {
     }
 }
 
-/// Adds one link direction, checking its numbers and queue.
+/// The keys one link direction's settings come from, as the user writes them (or would
+/// write them: a default's key), so that an error names a key that exists.
+#[derive(Clone, Copy)]
+struct Keys<'k> {
+    rate: &'k str,
+    delay: &'k str,
+    loss: &'k str,
+    queue: &'k str,
+}
+
+impl<'k> Keys<'k> {
+    /// Settings with no loss key (the named topologies' links are lossless).
+    fn new(rate: &'k str, delay: &'k str, queue: &'k str) -> Self {
+        Keys { rate, delay, loss: "", queue }
+    }
+}
+
+/// Adds one link direction, checking its numbers and queue; remembers the key of each
+/// link's queue (`queue_keys`, same index as the queues) for errors found later.
 struct Adder<'a> {
     topo: &'a mut Topology,
     queues: &'a mut Vec<QueueSpec>,
+    queue_keys: &'a mut Vec<String>,
 }
 
 impl Adder<'_> {
@@ -291,7 +310,7 @@ impl Adder<'_> {
     #[allow(clippy::too_many_arguments)]
     fn link(
         &mut self,
-        field: &str,
+        keys: Keys,
         from: u32,
         to: u32,
         rate_mbps: f64,
@@ -299,11 +318,14 @@ impl Adder<'_> {
         loss: f64,
         queue: &QueueSpec,
     ) -> Result<u32> {
-        check_rate(&format!("{field}.rate_mbps"), rate_mbps)?;
-        check_delay(&format!("{field}.delay_ms"), delay_ms)?;
-        check_loss(&format!("{field}.loss"), loss)?;
-        super::build::check_queue(&format!("{field}.queue"), queue)?;
+        check_rate(keys.rate, rate_mbps)?;
+        check_delay(keys.delay, delay_ms)?;
+        if !keys.loss.is_empty() {
+            check_loss(keys.loss, loss)?;
+        }
+        super::build::check_queue(keys.queue, queue)?;
         self.queues.push(queue.clone());
+        self.queue_keys.push(keys.queue.to_string());
         let q = self.queues.len() - 1;
         let name = format!("{}->{}", self.topo.node_names[from as usize], self.topo.node_names[to as usize]);
         Ok(self.topo.add_link(LinkSpec {
@@ -317,8 +339,8 @@ impl Adder<'_> {
         }))
     }
     /// Both directions with the same settings.
-    fn duplex(&mut self, field: &str, a: u32, b: u32, rate: f64, delay: f64, queue: &QueueSpec) -> Result<(u32, u32)> {
-        Ok((self.link(field, a, b, rate, delay, 0.0, queue)?, self.link(field, b, a, rate, delay, 0.0, queue)?))
+    fn duplex(&mut self, keys: Keys, a: u32, b: u32, rate: f64, delay: f64, queue: &QueueSpec) -> Result<(u32, u32)> {
+        Ok((self.link(keys, a, b, rate, delay, 0.0, queue)?, self.link(keys, b, a, rate, delay, 0.0, queue)?))
     }
 }
 
@@ -329,12 +351,17 @@ fn check_name(field: &str, n: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpec>) -> Result<Built> {
+pub fn build_graph(
+    g: &GraphSpec,
+    topo: &mut Topology,
+    queues: &mut Vec<QueueSpec>,
+    queue_keys: &mut Vec<String>,
+) -> Result<Built> {
     let fp = "topology";
     if g.hosts.len() < 2 {
         return bad(format!("{fp}.hosts"), "a graph needs at least two hosts");
     }
-    let mut a = Adder { topo, queues };
+    let mut a = Adder { topo, queues, queue_keys };
     let mut seen = std::collections::HashSet::new();
     for (list, kind, key) in [(&g.hosts, NodeKind::Host, "hosts"), (&g.routers, NodeKind::Router, "routers")] {
         for (i, n) in list.iter().enumerate() {
@@ -371,11 +398,28 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
                 format!("nodes '{}' and '{}' are already linked", l.between[0], l.between[1]),
             );
         }
-        a.link(&field, x, y, l.rate_mbps, l.delay_ms, l.loss, &l.queue)?;
-        let r = l.reverse.clone().unwrap_or_default();
-        let rf = format!("{field}.reverse");
+        let key = |k: &str| format!("{field}.{k}");
+        let (rate, delay, loss, queue) = (key("rate_mbps"), key("delay_ms"), key("loss"), key("queue"));
         a.link(
-            &rf,
+            Keys { rate: &rate, delay: &delay, loss: &loss, queue: &queue },
+            x,
+            y,
+            l.rate_mbps,
+            l.delay_ms,
+            l.loss,
+            &l.queue,
+        )?;
+        let r = l.reverse.clone().unwrap_or_default();
+        // The reverse direction's key is the override's when it gives one.
+        let rkey = |given: bool, k: &str| if given { format!("{field}.reverse.{k}") } else { key(k) };
+        let (rrate, rdelay, rloss, rqueue) = (
+            rkey(r.rate_mbps.is_some(), "rate_mbps"),
+            rkey(r.delay_ms.is_some(), "delay_ms"),
+            rkey(r.loss.is_some(), "loss"),
+            rkey(r.queue.is_some(), "queue"),
+        );
+        a.link(
+            Keys { rate: &rrate, delay: &rdelay, loss: &rloss, queue: &rqueue },
             y,
             x,
             r.rate_mbps.unwrap_or(l.rate_mbps),
@@ -391,6 +435,12 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
     groups.insert("hosts".to_string(), (0..g.hosts.len() as u32).collect());
     for (name, members) in &g.groups {
         let field = format!("{fp}.groups.{name}");
+        if name == "hosts" || topo.node(name).is_some() {
+            return bad(
+                field,
+                format!("'{name}' is already the name of a node (or of the group of all hosts); give the group its own name"),
+            );
+        }
         if members.is_empty() {
             return bad(field, "an empty group");
         }
@@ -419,7 +469,13 @@ pub fn build_graph(g: &GraphSpec, topo: &mut Topology, queues: &mut Vec<QueueSpe
     Ok(Built { groups, bottleneck })
 }
 
-pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut Vec<QueueSpec>) -> Result<Built> {
+pub fn build_chain(
+    c: &ChainSpec,
+    seed: u64,
+    topo: &mut Topology,
+    queues: &mut Vec<QueueSpec>,
+    queue_keys: &mut Vec<String>,
+) -> Result<Built> {
     let fp = "topology";
     if c.hops == 0 || c.hops > 1000 {
         return bad(format!("{fp}.hops"), format!("must be between 1 and 1000, got {}", c.hops));
@@ -434,24 +490,30 @@ pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut V
     let cross_delays =
         super::build::delays(&format!("{fp}.cross_access_delay_ms"), &c.cross_access_delay_ms, n_cross, seed)?;
     let first_q = c.first_queue.clone().unwrap_or_else(|| c.queue.clone());
-    let mut a = Adder { topo, queues };
+    let mut a = Adder { topo, queues, queue_keys };
     let routers: Vec<u32> = (0..=c.hops).map(|i| a.node(&format!("r{i}"), NodeKind::Router)).collect();
     let mut groups = BTreeMap::new();
     let mut bottleneck = None;
     for i in 0..c.hops as usize {
         let q = if i == 0 { &first_q } else { &c.queue };
-        let field = if i == 0 { format!("{fp}.first_queue") } else { format!("{fp}.queue") };
-        let fwd = a.link(&field, routers[i], routers[i + 1], c.rate_mbps, c.delay_ms, 0.0, q)?;
-        a.link(&field, routers[i + 1], routers[i], c.rate_mbps, c.delay_ms, 0.0, &c.queue)?;
+        // Hop 0's forward queue is `first_queue` when given (else `queue`).
+        let fq = if i == 0 && c.first_queue.is_some() { format!("{fp}.first_queue") } else { format!("{fp}.queue") };
+        let (rate, delay, bq) = (format!("{fp}.rate_mbps"), format!("{fp}.delay_ms"), format!("{fp}.queue"));
+        let fwd = a.link(Keys::new(&rate, &delay, &fq), routers[i], routers[i + 1], c.rate_mbps, c.delay_ms, 0.0, q)?;
+        a.link(Keys::new(&rate, &delay, &bq), routers[i + 1], routers[i], c.rate_mbps, c.delay_ms, 0.0, &c.queue)?;
         if i == 0 {
             bottleneck = Some((fwd, c.rate_mbps));
         }
     }
     let rs = a.node("ref_src", NodeKind::Host);
     let rd = a.node("ref_dst", NodeKind::Host);
-    let af = format!("{fp}.access_queue");
-    a.duplex(&af, rs, routers[0], c.access_rate_mbps, c.ref_access_delay_ms, &c.access_queue)?;
-    a.duplex(&af, rd, routers[c.hops as usize], c.access_rate_mbps, c.ref_access_delay_ms, &c.access_queue)?;
+    let (ar, aq) = (format!("{fp}.access_rate_mbps"), format!("{fp}.access_queue"));
+    let refd = format!("{fp}.ref_access_delay_ms");
+    let crossd = format!("{fp}.cross_access_delay_ms");
+    let rk = Keys::new(&ar, &refd, &aq);
+    a.duplex(rk, rs, routers[0], c.access_rate_mbps, c.ref_access_delay_ms, &c.access_queue)?;
+    a.duplex(rk, rd, routers[c.hops as usize], c.access_rate_mbps, c.ref_access_delay_ms, &c.access_queue)?;
+    let xk = Keys::new(&ar, &crossd, &aq);
     groups.insert("ref_src".to_string(), vec![rs]);
     groups.insert("ref_dst".to_string(), vec![rd]);
     for i in 0..c.hops as usize {
@@ -460,8 +522,8 @@ pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut V
             let d = cross_delays[i * c.cross_flows as usize + j];
             let s = a.node(&format!("x{i}_s{j}"), NodeKind::Host);
             let t = a.node(&format!("x{i}_d{j}"), NodeKind::Host);
-            a.duplex(&af, s, routers[i], c.access_rate_mbps, d, &c.access_queue)?;
-            a.duplex(&af, t, routers[i + 1], c.access_rate_mbps, d, &c.access_queue)?;
+            a.duplex(xk, s, routers[i], c.access_rate_mbps, d, &c.access_queue)?;
+            a.duplex(xk, t, routers[i + 1], c.access_rate_mbps, d, &c.access_queue)?;
             ss.push(s);
             ds.push(t);
         }
@@ -473,7 +535,12 @@ pub fn build_chain(c: &ChainSpec, seed: u64, topo: &mut Topology, queues: &mut V
     Ok(Built { groups, bottleneck })
 }
 
-pub fn build_guo_matta(g: &GuoMattaSpec, topo: &mut Topology, queues: &mut Vec<QueueSpec>) -> Result<Built> {
+pub fn build_guo_matta(
+    g: &GuoMattaSpec,
+    topo: &mut Topology,
+    queues: &mut Vec<QueueSpec>,
+    queue_keys: &mut Vec<String>,
+) -> Result<Built> {
     let fp = "topology";
     if g.servers == 0 || g.clients1 == 0 {
         return bad(format!("{fp}.servers"), "the server pool and client pool 1 need at least one host each");
@@ -482,33 +549,37 @@ pub fn build_guo_matta(g: &GuoMattaSpec, topo: &mut Topology, queues: &mut Vec<Q
         pool_size(&format!("{fp}.{k}"), v)?;
     }
     let rev = g.reverse_queue.clone().unwrap_or_else(|| g.bottleneck_queue.clone());
-    let mut a = Adder { topo, queues };
+    let mut a = Adder { topo, queues, queue_keys };
     let n0 = a.node("n0", NodeKind::Router);
     let n3 = a.node("n3", NodeKind::Router);
     let n1 = a.node("n1", NodeKind::Router);
     let n2 = if g.clients2 > 0 { Some(a.node("n2", NodeKind::Router)) } else { None };
-    let oq = format!("{fp}.other_queue");
-    let bq = format!("{fp}.bottleneck_queue");
-    a.duplex(&oq, n0, n3, g.core_rate_mbps, g.core_delay_ms, &g.other_queue)?;
-    let b1 = a.link(&bq, n3, n1, g.rate1_mbps, g.bottleneck_delay_ms, 0.0, &g.bottleneck_queue)?;
-    a.link(&format!("{fp}.reverse_queue"), n1, n3, g.rate1_mbps, g.bottleneck_delay_ms, 0.0, &rev)?;
+    let k = |key: &str| format!("{fp}.{key}");
+    let (oq, bq, core_rate) = (k("other_queue"), k("bottleneck_queue"), k("core_rate_mbps"));
+    let rq = if g.reverse_queue.is_some() { k("reverse_queue") } else { bq.clone() };
+    let (core_delay, bd, sd, cd) =
+        (k("core_delay_ms"), k("bottleneck_delay_ms"), k("server_delay_ms"), k("client_delay_ms"));
+    let (r1, r2) = (k("rate1_mbps"), k("rate2_mbps"));
+    a.duplex(Keys::new(&core_rate, &core_delay, &oq), n0, n3, g.core_rate_mbps, g.core_delay_ms, &g.other_queue)?;
+    let b1 = a.link(Keys::new(&r1, &bd, &bq), n3, n1, g.rate1_mbps, g.bottleneck_delay_ms, 0.0, &g.bottleneck_queue)?;
+    a.link(Keys::new(&r1, &bd, &rq), n1, n3, g.rate1_mbps, g.bottleneck_delay_ms, 0.0, &rev)?;
     if let Some(n2) = n2 {
-        a.link(&bq, n3, n2, g.rate2_mbps, g.bottleneck_delay_ms, 0.0, &g.bottleneck_queue)?;
-        a.link(&format!("{fp}.reverse_queue"), n2, n3, g.rate2_mbps, g.bottleneck_delay_ms, 0.0, &rev)?;
+        a.link(Keys::new(&r2, &bd, &bq), n3, n2, g.rate2_mbps, g.bottleneck_delay_ms, 0.0, &g.bottleneck_queue)?;
+        a.link(Keys::new(&r2, &bd, &rq), n2, n3, g.rate2_mbps, g.bottleneck_delay_ms, 0.0, &rev)?;
     }
     let mut groups = BTreeMap::new();
     let servers: Vec<u32> = (0..g.servers).map(|i| a.node(&format!("s{i}"), NodeKind::Host)).collect();
     for &s in &servers {
-        a.duplex(&oq, s, n0, g.core_rate_mbps, g.server_delay_ms, &g.other_queue)?;
+        a.duplex(Keys::new(&core_rate, &sd, &oq), s, n0, g.core_rate_mbps, g.server_delay_ms, &g.other_queue)?;
     }
     let c1: Vec<u32> = (0..g.clients1).map(|i| a.node(&format!("c1_{i}"), NodeKind::Host)).collect();
     for &c in &c1 {
-        a.duplex(&oq, c, n1, g.core_rate_mbps, g.client_delay_ms, &g.other_queue)?;
+        a.duplex(Keys::new(&core_rate, &cd, &oq), c, n1, g.core_rate_mbps, g.client_delay_ms, &g.other_queue)?;
     }
     if let Some(n2) = n2 {
         let c2: Vec<u32> = (0..g.clients2).map(|i| a.node(&format!("c2_{i}"), NodeKind::Host)).collect();
         for &c in &c2 {
-            a.duplex(&oq, c, n2, g.core_rate_mbps, g.client_delay_ms, &g.other_queue)?;
+            a.duplex(Keys::new(&core_rate, &cd, &oq), c, n2, g.core_rate_mbps, g.client_delay_ms, &g.other_queue)?;
         }
         groups.insert("clients2".to_string(), c2);
     }
@@ -517,31 +588,40 @@ pub fn build_guo_matta(g: &GuoMattaSpec, topo: &mut Topology, queues: &mut Vec<Q
     Ok(Built { groups, bottleneck: Some((b1, g.rate1_mbps)) })
 }
 
-pub fn build_diamond(d: &DiamondSpec, topo: &mut Topology, queues: &mut Vec<QueueSpec>) -> Result<Built> {
+pub fn build_diamond(
+    d: &DiamondSpec,
+    topo: &mut Topology,
+    queues: &mut Vec<QueueSpec>,
+    queue_keys: &mut Vec<String>,
+) -> Result<Built> {
     let fp = "topology";
     if d.servers == 0 || d.clients == 0 {
         return bad(format!("{fp}.servers"), "the server and client pools need at least one host each");
     }
     pool_size(&format!("{fp}.servers"), d.servers)?;
     pool_size(&format!("{fp}.clients"), d.clients)?;
-    let mut a = Adder { topo, queues };
+    let mut a = Adder { topo, queues, queue_keys };
     let n: Vec<u32> = [0, 1, 4, 5, 6, 7].iter().map(|i| a.node(&format!("n{i}"), NodeKind::Router)).collect();
     let (n0, n1, n4, n5, n6, n7) = (n[0], n[1], n[2], n[3], n[4], n[5]);
-    let aq = format!("{fp}.access_queue");
-    let pq = format!("{fp}.path_queue");
-    a.duplex(&aq, n0, n4, d.access_rate_mbps, d.access_delay_ms, &d.access_queue)?;
-    let (p1, _) = a.duplex(&pq, n4, n5, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
-    a.duplex(&pq, n5, n6, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
-    a.duplex(&pq, n4, n7, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
-    a.duplex(&pq, n7, n6, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
-    a.duplex(&aq, n6, n1, d.access_rate_mbps, d.access_delay_ms, &d.access_queue)?;
+    let k = |key: &str| format!("{fp}.{key}");
+    let (ar, ad, aq) = (k("access_rate_mbps"), k("access_delay_ms"), k("access_queue"));
+    let (pr, pd, pq) = (k("path_rate_mbps"), k("path_delay_ms"), k("path_queue"));
+    let (ak, pk) = (Keys::new(&ar, &ad, &aq), Keys::new(&pr, &pd, &pq));
+    // Hosts attach with zero-delay links: only their rate and queue are the user's.
+    let hk = Keys::new(&ar, &ad, &aq);
+    a.duplex(ak, n0, n4, d.access_rate_mbps, d.access_delay_ms, &d.access_queue)?;
+    let (p1, _) = a.duplex(pk, n4, n5, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
+    a.duplex(pk, n5, n6, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
+    a.duplex(pk, n4, n7, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
+    a.duplex(pk, n7, n6, d.path_rate_mbps, d.path_delay_ms, &d.path_queue)?;
+    a.duplex(ak, n6, n1, d.access_rate_mbps, d.access_delay_ms, &d.access_queue)?;
     let servers: Vec<u32> = (0..d.servers).map(|i| a.node(&format!("s{i}"), NodeKind::Host)).collect();
     for &s in &servers {
-        a.duplex(&aq, s, n0, d.access_rate_mbps, 0.0, &d.access_queue)?;
+        a.duplex(hk, s, n0, d.access_rate_mbps, 0.0, &d.access_queue)?;
     }
     let clients: Vec<u32> = (0..d.clients).map(|i| a.node(&format!("c{i}"), NodeKind::Host)).collect();
     for &c in &clients {
-        a.duplex(&aq, c, n1, d.access_rate_mbps, 0.0, &d.access_queue)?;
+        a.duplex(hk, c, n1, d.access_rate_mbps, 0.0, &d.access_queue)?;
     }
     let mut groups = BTreeMap::new();
     groups.insert("servers".to_string(), servers);

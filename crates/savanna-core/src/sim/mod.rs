@@ -202,7 +202,13 @@ impl World {
 
     /// Run the event loop to the end, handing the records of retired flows to `sink`.
     pub fn run(&mut self, sink: &mut dyn FlowSink) -> Result<()> {
+        let mut events = 0u32;
         while let Some(ev) = self.sched.pop() {
+            // A front end may ask the run to stop (Ctrl-C): look every 2^16 events.
+            events = events.wrapping_add(1);
+            if events & 0xffff == 0 && self.plan.cancel.is_set() {
+                return Err(crate::error::Error::Interrupted);
+            }
             match ev {
                 Event::Arrive { link } => {
                     let port = &mut self.ports[link as usize];

@@ -96,8 +96,8 @@ impl SizeDist {
     /// One draw in whole packets.
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         let x = self.draw(rng);
-        if !x.is_finite() || x > 1e15 {
-            return 1_000_000_000_000_000;
+        if !x.is_finite() || x > crate::spec::MAX_FLOW_PKTS {
+            return crate::spec::MAX_FLOW_PKTS as u64;
         }
         (x.round() as u64).max(1)
     }

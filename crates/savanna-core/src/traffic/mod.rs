@@ -193,7 +193,7 @@ impl Env<'_> {
         if s.unit() != SizeUnit::Packets {
             return bad(format!("{field}.unit"), "a time distribution is in seconds; remove `unit`");
         }
-        let d = size_dist_mss(field, s, (self.packet_bytes - self.header_bytes) as f64, Path::new("."))?;
+        let d = size::dist_mss(field, s, (self.packet_bytes - self.header_bytes) as f64, Path::new("."))?;
         // Draws are added to the clock: a mean beyond its range would overflow it.
         if let Some(m) = d.mean() {
             if m.is_nan() || m > MAX_TIME_S {

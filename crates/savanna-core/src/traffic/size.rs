@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::SizeDist;
 use crate::error::{Error, Result};
-use crate::spec::{bad, positive, probability, range, tagged};
+use crate::spec::{bad, positive, probability, range, tagged, MAX_FLOW_PKTS};
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -142,8 +142,16 @@ tagged!(SizeSpec, "dist", "size distribution", {
     "lognormal_pareto" => LognormalPareto,
 });
 
-/// A `size` table in packets of `mss` payload bytes (also for the analytical models).
+/// A `size` table in packets of `mss` payload bytes (also for the analytical models),
+/// within the sizes a flow may have.
 pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result<SizeDist> {
+    let d = dist_mss(field, s, mss, base)?;
+    within_flow_cap(field, s, &d)?;
+    Ok(d)
+}
+
+/// A distribution written like a size table, without the flow-size cap (times use it).
+pub fn dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result<SizeDist> {
     let unit = s.unit();
     // Sizes given in bytes are converted to packets of one MSS of payload.
     let k = if unit == SizeUnit::Bytes { 1.0 / mss } else { 1.0 };
@@ -232,6 +240,38 @@ pub fn size_dist_mss(field: &str, s: &SizeSpec, mss: f64, base: &Path) -> Result
         }
     };
     Ok(d)
+}
+
+/// A distribution's mean and largest value must be flow sizes the model represents (at
+/// most `MAX_FLOW_PKTS` packets); the error names the key that sets them.
+fn within_flow_cap(field: &str, s: &SizeSpec, d: &SizeDist) -> Result<()> {
+    let (key, largest) = match (s, d) {
+        (SizeSpec::Fixed(_), SizeDist::Fixed(v)) => ("value", *v),
+        (SizeSpec::BoundedPareto(_), SizeDist::BoundedPareto { max, .. }) => ("max", *max),
+        (SizeSpec::Uniform(_), SizeDist::Uniform { max, .. }) => ("max", *max),
+        (SizeSpec::Empirical(e), SizeDist::Empirical(pts)) => {
+            let key = if e.file.is_some() { "file" } else { "points" };
+            (key, pts.last().map_or(0.0, |p| p.0))
+        }
+        (SizeSpec::Pareto(p), SizeDist::Pareto { min, .. }) => (if p.mean.is_some() { "mean" } else { "min" }, *min),
+        (SizeSpec::LognormalPareto(_), SizeDist::LognormalPareto { cutoff, .. }) => ("cutoff", *cutoff),
+        (SizeSpec::Lognormal(l), _) => (if l.mu >= l.sigma * l.sigma / 2.0 { "mu" } else { "sigma" }, 0.0),
+        (SizeSpec::Exponential(_), _) => ("mean", 0.0),
+        _ => ("", 0.0),
+    };
+    let mean = d.mean().unwrap_or(0.0);
+    let big = if largest > MAX_FLOW_PKTS { largest } else { mean };
+    if big.is_nan() || big > MAX_FLOW_PKTS {
+        let key = if key.is_empty() { field.to_string() } else { format!("{field}.{key}") };
+        return bad(
+            key,
+            format!(
+                "gives flows of about {big:.3e} packets (mean or largest size), more than the {MAX_FLOW_PKTS:e} \
+                 packets a flow may carry"
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn read_cdf(field: &str, path: &Path) -> Result<Vec<[f64; 2]>> {
