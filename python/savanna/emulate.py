@@ -251,7 +251,7 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     if not sack and base["partial_ack_timer"] == "first":
         approximations.append(
             "tcp.partial_ack_timer: Linux re-arms the RTO on every ACK of new data (RFC 6582's "
-            "Slow-but-Steady, partial_ack_timer = \"every\"); the scenario resets it on the first partial ACK only"
+            'Slow-but-Steady, partial_ack_timer = "every"); the scenario resets it on the first partial ACK only'
         )
     sysctls["net/ipv4/tcp_ecn"] = "1" if base["ecn"] else "0"
     sysctls["net/ipv4/tcp_reordering"] = str(base["dupack_threshold"])

@@ -222,7 +222,8 @@ fn an_error_names_the_key_the_user_wrote() {
 fn a_name_must_not_shadow_another_and_a_next_hop_is_listed_once() {
     let graph = |extra: &str| {
         format!(
-            "duration_s = 1\n[topology]\ntype = \"graph\"\nhosts = [\"a\", \"b\"]\nrouters = [\"r\", \"s\", \"t\", \"u\"]\n\
+            "duration_s = 1\n[topology]\ntype = \"graph\"\nhosts = [\"a\", \"b\"]\n\
+             routers = [\"r\", \"s\", \"t\", \"u\"]\n\
              links = [\n{{ between = [\"a\", \"r\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
              {{ between = [\"r\", \"s\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\
              {{ between = [\"r\", \"t\"], rate_mbps = 10.0, delay_ms = 1.0 }},\n\

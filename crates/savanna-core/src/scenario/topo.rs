@@ -438,7 +438,10 @@ pub fn build_graph(
         if name == "hosts" || topo.node(name).is_some() {
             return bad(
                 field,
-                format!("'{name}' is already the name of a node (or of the group of all hosts); give the group its own name"),
+                format!(
+                    "'{name}' is already the name of a node (or of the group of all hosts); \
+                     give the group its own name"
+                ),
             );
         }
         if members.is_empty() {
