@@ -220,7 +220,7 @@ def test_claims_are_declared_with_a_direction_and_documented():
         assert c.direction in (">", "<") and c.paper_value is None
         assert f"`{c.id}`" in doc
     # DualPI2's claim waits for its discipline, and is judged as soon as it is in the table
-    assert ("ws-dualpi2-p99" in [c.id for c in T.PENDING]) == ("dualpi2" not in T.DISCS)
+    assert ("pareto-dualpi2-p99" in [c.id for c in T.PENDING]) == ("dualpi2" not in T.DISCS)
 
 
 def _fake_metrics(gains: dict[tuple[str, str], float]) -> pd.DataFrame:

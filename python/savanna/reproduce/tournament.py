@@ -339,15 +339,20 @@ def _pending():
 
     return [
         (
+            # Declared first on the web-search workload (p99 under 1 ms): its 100-packet buffer
+            # at 10 Gb/s holds 0.12 ms, so that claim could not fail. Redeclared on the Pareto
+            # mix (10 Mb/s, 85 packets = 102 ms) before its run; 5 ms, since 1 ms is less than
+            # one 1500-byte packet's 1.2 ms at 10 Mb/s.
             C(
-                "ws-dualpi2-p99",
-                f"web search load {HI_WS:g}, DualPI2 with the ECT(1) scalable sender: the bottleneck's 99th-percentile "
-                "queueing delay stays under 1 ms",
+                "pareto-dualpi2-p99",
+                f"Pareto load {HI_PARETO:g}, DualPI2 with the ECT(1) scalable sender (DCTCP column): the "
+                "bottleneck's 99th-percentile queueing delay stays under 5 ms (RFC 9332's 1 ms is less than one "
+                "packet's serialisation at 10 Mb/s)",
                 None,
                 "ms",
                 "declared before the runs",
                 direction="<",
-                reference=1.0,
+                reference=5.0,
                 source="Fig. delay vs goodput",
             ),
             "dualpi2",
@@ -710,7 +715,7 @@ def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
         "pareto-pie-util": _paired(util, "pareto", hp, ("droptail", P), ("pie", P), "util_pts", "difference"),
     }
     if "dualpi2" in DISCS:
-        out["ws-dualpi2-p99"] = list(_per_seed(m, "websearch", hs, "dualpi2", "dctcp", "qdelay_p99_ms"))
+        out["pareto-dualpi2-p99"] = list(_per_seed(m, "pareto", hp, "dualpi2", "dctcp", "qdelay_p99_ms"))
     return out
 
 
