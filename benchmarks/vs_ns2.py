@@ -79,7 +79,7 @@ def bucket_name(lo, hi):
     return f">{lo - 1}" if hi == float("inf") else f"{lo}-{int(hi)}"
 
 
-def scenario(base: str, load: float, seed: int, duration: float, handshake: bool) -> dict:
+def scenario(base: str, load: float, seed: int, duration: float, handshake: bool, pure_ack: bool = False) -> dict:
     sc = copy.deepcopy(tomllib.loads((ROOT / "scenarios" / base).read_text()))
     sc["seed"] = seed
     sc["duration_s"] = duration
@@ -91,6 +91,9 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
             # ns-2's one-way TCP with syn_ true sends a 40-byte SYN and starts its window
             # on that SYN's ACK; without it, data from the first packet, timed with the ITO.
             "handshake": handshake,
+            # ns-2's one-way TCP sends no third handshake packet: the first data packet
+            # follows the SYN's ACK (with --ns2-pureack both send one, as a diagnostic).
+            "handshake_ack": pure_ack,
             "teardown": False,  # ns-2 has no FIN
             "rtt_sampling": "once_per_rtt",  # ns-2 times one segment at a time (rtt_seq_)
             "granularity_s": TICK,  # tcpTick_
@@ -884,8 +887,9 @@ def main() -> int:
     ap.add_argument(
         "--ns2-pureack",
         action="store_true",
-        help="diagnostics: ns-2 sends a 40-byte packet after each flow's first data packet, as Savanna's "
-        "handshake sends a pure ACK (dumbbell.tcl pureack=1)",
+        help="diagnostics: both send a 40-byte packet at each flow's start: Savanna the handshake's pure ACK "
+        "(handshake_ack = true), ns-2 a packet after the first data packet (dumbbell.tcl pureack=1); by default "
+        "neither does, as ns-2's one-way TCP",
     )
     ap.add_argument("--no-fresh", action="store_true", help="skip the one-agent-per-flow ns-2 runs (speed only)")
     ap.add_argument(
@@ -965,7 +969,7 @@ def main() -> int:
             sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop = [], [], [], [], [], []
             sv_fin = ns_fin = 0
             for seed in range(1, args.seeds + 1):
-                sc = scenario(base, load, seed, args.duration, handshake)
+                sc = scenario(base, load, seed, args.duration, handshake, pure_ack=args.ns2_pureack)
                 tag = f"{Path(base).stem}-{load}-{seed}"
                 w, m, s, fl = run_savanna(sc, tmp / tag)
                 acc["sv_w"].append(w)

@@ -483,6 +483,7 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
         ('ito_s = 1.0\nrtt_sampling = "once_per_rtt"', "tcp.rtt_sampling"),
         ('ito_s = 1.0\nsack = true\nrecovery_rate = "rfc6675"', "tcp.recovery_rate"),
         ("ito_s = 1.0\necn = true\nect1 = true", "tcp.ect1"),
+        ("ito_s = 1.0\nhandshake_ack = false", "tcp.handshake_ack"),
         ("ito_s = 1.0\ntick_s = 0.1", "tcp.tick_s"),
         ("ito_s = 1.0\ndelayed_ack = true\ndelack_timeout_s = 0.1", "tcp.delack_timeout_s"),
     ],

@@ -175,6 +175,7 @@ _NS_KEYS = (
     "recovery_rate",
     "tick_s",
     "rack",
+    "handshake_ack",
     "ect1",
     "pacing",
     "partial_ack_timer",
@@ -233,6 +234,8 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
     sysctls["net/ipv4/tcp_dsack"] = "1" if sack and (base["dsack"] or not base["sack"]) else "0"
     if base["sack"] and base["recovery_rate"] != "prr":
         cannot("recovery_rate", "Linux recovers at PRR's rate (RFC 6937) with SACK; RFC 6675's rate is not offered")
+    if base["handshake"] and not base["handshake_ack"]:
+        cannot("handshake_ack", "Linux's client always sends the pure ACK that completes the handshake")
     if base["ect1"]:
         cannot("ect1", "this kernel's TCP senders mark ECT(0); it has no L4S (ECT(1)) sender")
     if base["tick_s"] > 0:

@@ -622,6 +622,28 @@ fn rfc6298_2_handshake_gives_the_first_rtt_sample() {
     assert_eq!(seqs(&sent), vec![0, 1]);
 }
 
+/// ns-2's one-way TCP with `syn_` (`handshake_ack = false`): no third handshake packet; the
+/// client's first data packet acknowledges the SYN-ACK and the server becomes established
+/// on it, timing the handshake from its SYN-ACK (RFC 6298 2).
+#[test]
+fn handshake_ack_false_sends_data_first() {
+    let c = TcpConfig { handshake_ack: false, ..TcpConfig::default() };
+    let mut h = Harness::sender(c.clone(), 10);
+    h.open();
+    h.at(ms(50.0));
+    let sent = h.deliver(h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0));
+    assert!(sent.iter().all(|p| p.kind == PktKind::Data), "no pure ACK: {:?}", sent.iter().map(|p| p.kind));
+    assert_eq!(seqs(&sent), vec![0, 1]);
+    let mut srv = Harness::listener(c, 10);
+    srv.deliver(srv.segment(PktKind::Syn, 0, 0, Ecn::NotEct, 0));
+    srv.at(ms(50.0));
+    let answer = srv.deliver(srv.segment(PktKind::Data, 0, 0, Ecn::NotEct, 0));
+    assert_eq!(srv.ep.state(), State::Established);
+    assert!(close(srv.ep.srtt().unwrap(), 0.05), "the SYN-ACK's RTT sample");
+    assert_eq!(answer[0].kind, PktKind::Ack);
+    assert_eq!(answer[0].ack, 1, "the data is taken");
+}
+
 /// RFC 6298 5.7: if the SYN was retransmitted, no sample is taken and data transmission
 /// starts again from the initial RTO (not the backed-off one).
 #[test]

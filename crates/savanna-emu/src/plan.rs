@@ -138,6 +138,7 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
         },
         "tick_s": c.tick_s,
         "rack": c.rack,
+        "handshake_ack": c.handshake_ack,
         "ect1": c.ect1,
         "pacing": c.pacing,
         "partial_ack_timer": if c.restart_rto_on_every_partial_ack { "every" } else { "first" },

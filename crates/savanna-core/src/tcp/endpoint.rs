@@ -512,8 +512,16 @@ impl TcpEndpoint {
                 self.ecn = if io.cfg.ecn && p.flags & FLAG_ECE != 0 { EcnSender::On } else { EcnSender::Off };
                 self.rto_deadline = None;
                 self.pace_update(io.cfg);
-                self.send_ctl(io, PktKind::Ack, 0);
+                // RFC 793's third packet; without it (`handshake_ack = false`, ns-2's one-way
+                // TCP) the first data packet acknowledges the SYN-ACK, and a pure ACK goes
+                // only if no data could.
+                if io.cfg.handshake_ack {
+                    self.send_ctl(io, PktKind::Ack, 0);
+                }
                 self.send_available(io);
+                if !io.cfg.handshake_ack && !self.sent_new {
+                    self.send_ctl(io, PktKind::Ack, 0);
+                }
             }
             State::Established => {
                 // Our handshake ACK was lost and the server retransmitted its SYN-ACK.

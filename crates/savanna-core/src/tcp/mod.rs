@@ -81,6 +81,8 @@ pub enum RecoveryRate {
 pub struct TcpConfig {
     pub variant: Variant,
     pub handshake: bool,
+    /// A pure ACK completes the handshake (false: the first data packet carries it, ns-2).
+    pub handshake_ack: bool,
     /// Initial retransmission timeout, seconds (SYN, or first data packet without handshake).
     pub ito_s: f64,
     pub min_rto_s: f64,
@@ -145,6 +147,7 @@ impl Default for TcpConfig {
         TcpConfig {
             variant: Variant::NewReno,
             handshake: true,
+            handshake_ack: true,
             ito_s: 3.0,
             min_rto_s: 0.2,
             max_rto_s: 60.0,

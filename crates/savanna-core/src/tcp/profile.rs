@@ -6,8 +6,9 @@
 //!   of that release as benchmarks/ns2/README.md and docs/ns2.md 3f trace them): SYN
 //!   (`syn_`), IW 2, ITO 6 s, minimum RTO 1 s, maximum RTO 64 s, tcpTick 0.1 s with ns-2's
 //!   rounding, one timed segment per RTT, no limited transmit (`singledup_` 0), no SACK,
-//!   ACK per packet. Not modelled yet: `rfc2988_` false (min RTO applied after backoff) and
-//!   `newreno_changes1_` / `partial_window_deflation_` 0.
+//!   ACK per packet, no third handshake packet (one-way TCP), the timer reset on every
+//!   partial ACK (`newreno_changes1_` 0). Not modelled yet: `rfc2988_` false (min RTO
+//!   applied after backoff) and `partial_window_deflation_` 0.
 //! - `rfc`: today's standards-track NewReno: RFC 6582 with SACK (RFC 2018) and RFC 6675
 //!   recovery at RFC 6675's rate, limited transmit (RFC 3042), IW 3 (RFC 3390 for a 1460-byte
 //!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2).
@@ -24,6 +25,8 @@ pub fn keys(name: &str) -> Option<&'static str> {
             r#"
             variant = "newreno"
             handshake = true
+            handshake_ack = false
+            partial_ack_timer = "every"
             init_cwnd = 2
             ito_s = 6.0
             min_rto_s = 1.0

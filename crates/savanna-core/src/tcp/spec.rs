@@ -58,6 +58,11 @@ pub struct TcpSpec {
     /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
     #[serde(default = "t")]
     pub handshake: bool,
+    /// The client's pure ACK completing the handshake (RFC 793, as Linux sends it); false:
+    /// the first data packet carries it, as ns-2's one-way TCP with `syn_` sends no third
+    /// packet. Only with `handshake`.
+    #[serde(default = "t")]
+    pub handshake_ack: bool,
     /// Initial retransmission timeout, s (RFC 6298: 1 s; the papers: 3 s).
     #[serde(default = "d_ito")]
     pub ito_s: f64,
@@ -308,6 +313,7 @@ impl TcpSpec {
                 (Some(CcSpec::Dctcp), _) => Variant::Dctcp,
             },
             handshake: self.handshake,
+            handshake_ack: self.handshake_ack,
             ito_s: self.ito_s,
             min_rto_s: self.min_rto_s,
             max_rto_s: self.max_rto_s,
