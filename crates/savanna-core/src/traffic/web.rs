@@ -10,7 +10,7 @@ use super::{
 };
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::error::Result;
-use crate::spec::{bad, time0_s};
+use crate::spec::{bad, time0_s, within_budget, MAX_FLOWS};
 
 fn one_range() -> IntRange {
     IntRange { min: 1, max: 1 }
@@ -120,12 +120,23 @@ impl TrafficBlock for WebSpec {
         };
         time0_s(&format!("{field}.start_spread_s"), w.start_spread_s)?;
         let (start, stop) = env.window(field, w.start_s, w.stop_s)?;
+        let inter_page = env.time(&format!("{field}.inter_page_s"), &w.inter_page_s)?;
+        let inter_object = env.time_opt(&format!("{field}.inter_object_s"), &w.inter_object_s)?;
+        // Arrivals are open loop: each session starts a page every inter_page_s plus its
+        // objects' spacing, whatever the network does, so the flows over the run follow from
+        // the means (a mean far below 1 ns would start pages without end at one instant).
+        let objects = (o.min as f64 + o.max as f64) / 2.0;
+        let page_s = inter_page.mean().unwrap_or(f64::INFINITY)
+            + (objects - 1.0) * inter_object.as_ref().and_then(|d| d.mean()).unwrap_or(0.0);
+        let (start_s, stop_s) = env.window_s(field, w.start_s, w.stop_s)?;
+        let pages = w.sessions as f64 * (env.span_s(start_s, stop_s) / page_s).ceil().max(1.0);
+        within_budget(&format!("{field}.inter_page_s"), pages * objects, MAX_FLOWS, "flows")?;
         Ok(Web {
             sessions: w.sessions,
             pages: w.pages_per_session,
-            inter_page: env.time(&format!("{field}.inter_page_s"), &w.inter_page_s)?,
+            inter_page,
             objects: (o.min, o.max),
-            inter_object: env.time_opt(&format!("{field}.inter_object_s"), &w.inter_object_s)?,
+            inter_object,
             size: env.size(&format!("{field}.object_size"), &w.object_size)?,
             servers,
             clients,
