@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,13 @@ def write(tmp_path: Path):
         return p
 
     return _write
+
+
+def sigint_default() -> None:
+    """preexec_fn for a child the test will Ctrl-C: a shell's background job (CI started
+    with `&`) passes SIGINT on as ignored, and Python then installs no KeyboardInterrupt
+    handler; put the default back, as an interactive user's shell would have it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _savanna_command() -> list:

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import savanna
-from conftest import SCENARIOS, _savanna_command
+from conftest import SCENARIOS, _savanna_command, sigint_default
 from savanna import ScenarioError
 
 DROPTAIL = SCENARIOS / "dumbbell-droptail.toml"
@@ -462,6 +462,7 @@ def test_interrupted_run_leaves_nothing_complete(tmp_path, sig, pre_existing):
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=sigint_default,
     )
     try:
         time.sleep(1.0)

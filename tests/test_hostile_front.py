@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import savanna
+from conftest import sigint_default
 
 pytestmark = pytest.mark.needs_core
 
@@ -66,7 +67,9 @@ def test_ctrl_c_stops_savanna_run_promptly_and_leaves_nothing(tmp_path):
         "except KeyboardInterrupt:\n"
         "    print('interrupted', time.time() - t0)\n"
     )
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, preexec_fn=sigint_default
+    )
     assert p.stdout.startswith("interrupted"), p.stdout + p.stderr
     assert float(p.stdout.split()[1]) < 3.0, p.stdout
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
@@ -78,6 +81,7 @@ def test_ctrl_c_on_the_command_line_exits_130_leaving_no_partial(tmp_path):
         [sys.executable, "-m", "savanna", "run", str(LONG), "--out", str(out), "-q"],
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,
     )
     time.sleep(2.0)
     t0 = time.time()
