@@ -1050,24 +1050,7 @@ impl TcpEndpoint {
             if let Some(r) = rtt_s {
                 self.rto.sample_at(r, io.now);
             }
-            self.sk.board.advance(una, ack);
-            // RFC 6937 section 3: DeliveredData = change in snd.una + change in SACKed.
-            let delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
-            self.snd_una = ack;
-            if self.snd_nxt < ack {
-                self.snd_nxt = ack;
-            }
-            self.sk.dupacks = 0;
-            self.limited_sent = 0;
-            self.sack_ack_info(ack, una, rtt_s, ece, io);
-            let mut reduced = false;
-            if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
-                let flight = self.flight();
-                self.cc.on_ecn_echo(&mut self.win, flight);
-                self.ecn_high = self.snd_max;
-                self.ecn = EcnSender::CwrDue;
-                reduced = true;
-            }
+            let (delivered, reduced) = self.sack_advance(ack, una, before, rtt_s, ece, io);
             if self.sk.in_recovery {
                 if ack >= self.sk.recovery_point.unwrap_or(0) {
                     // RFC 6675 (A) / RFC 6937: recovery ends, cwnd = ssthresh.
@@ -1079,15 +1062,7 @@ impl TcpEndpoint {
             } else if !reduced {
                 self.cc.on_ack(&mut self.win, ack - una, io.cfg.max_window);
             }
-            if self.snd_una >= self.snd_max {
-                self.rto_deadline = None;
-            } else {
-                self.arm(io.now); // RFC 6298 (5.3)
-            }
-            if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
-                io.notice.tx_complete = true;
-                self.rto_deadline = None;
-            }
+            self.rearm_after_new_ack(io);
         } else if ack == una && pure && self.snd_max > una {
             let delivered = self.sk.board.sacked() - before;
             if self.sk.in_recovery {
@@ -1104,20 +1079,74 @@ impl TcpEndpoint {
                 // RFC 6675 section 5 (3): limited transmit governed by cwnd - pipe.
                 self.sk.rxt_next = una;
                 self.sk.pipe = self.sk.board.pipe(una, self.snd_max, una, thresh);
-                let cwnd = self.win.cwnd.floor() as u64;
-                while cwnd > self.sk.pipe
-                    && self.snd_max < self.snd_end
-                    && self.snd_max < una + io.cfg.max_window as u64
-                    && self.pace_ok(io)
-                {
-                    let seq = self.snd_max;
-                    self.snd_max += 1;
-                    self.snd_nxt = self.snd_max;
-                    self.sk.pipe += 1;
-                    self.limited_sent += 1;
-                    self.emit_data(seq, false, io);
-                }
+                self.limited_transmit_sends(io);
             }
+        }
+    }
+
+    /// The cumulative ACK moved from `una` to `ack` (SACK and RACK paths): the scoreboard,
+    /// snd.una, the congestion control's ACK context and RFC 3168's one reduction per
+    /// window. Returns RFC 6937's DeliveredData (change in snd.una + change in SACKed,
+    /// `before` being SACKed before this ACK) and whether ECN reduced the window.
+    fn sack_advance(
+        &mut self,
+        ack: u64,
+        una: u64,
+        before: u64,
+        rtt_s: Option<f64>,
+        ece: bool,
+        io: &TcpIo,
+    ) -> (u64, bool) {
+        self.sk.board.advance(una, ack);
+        let delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        self.sk.dupacks = 0;
+        self.limited_sent = 0;
+        self.sack_ack_info(ack, una, rtt_s, ece, io);
+        let mut reduced = false;
+        if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
+            let flight = self.flight();
+            self.cc.on_ecn_echo(&mut self.win, flight);
+            self.ecn_high = self.snd_max;
+            self.ecn = EcnSender::CwrDue;
+            reduced = true;
+        }
+        (delivered, reduced)
+    }
+
+    /// After an ACK of new data: RFC 6298 (5.2)/(5.3), stop the timer when all is
+    /// acknowledged, restart it otherwise; tell the world once the send half is done.
+    fn rearm_after_new_ack(&mut self, io: &mut TcpIo) {
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+        } else {
+            self.arm(io.now); // RFC 6298 (5.3)
+        }
+        if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
+            io.notice.tx_complete = true;
+            self.rto_deadline = None;
+        }
+    }
+
+    /// RFC 6675 section 5 (3): limited transmit of new data while cwnd exceeds pipe
+    /// (`sk.pipe` set by the caller).
+    fn limited_transmit_sends(&mut self, io: &mut TcpIo) {
+        let una = self.snd_una;
+        let cwnd = self.win.cwnd.floor() as u64;
+        while cwnd > self.sk.pipe
+            && self.snd_max < self.snd_end
+            && self.snd_max < una + io.cfg.max_window as u64
+            && self.pace_ok(io)
+        {
+            let seq = self.snd_max;
+            self.snd_max += 1;
+            self.snd_nxt = self.snd_max;
+            self.sk.pipe += 1;
+            self.limited_sent += 1;
+            self.emit_data(seq, false, io);
         }
     }
 
@@ -1443,23 +1472,8 @@ impl TcpEndpoint {
         }
         let mut delivered = self.sk.board.sacked().saturating_sub(before);
         if ack > una {
-            self.sk.board.advance(una, ack);
-            delivered = (ack - una + self.sk.board.sacked()).saturating_sub(before);
-            self.snd_una = ack;
-            if self.snd_nxt < ack {
-                self.snd_nxt = ack;
-            }
-            self.sk.dupacks = 0;
-            self.limited_sent = 0;
-            self.sack_ack_info(ack, una, rtt_s, ece, io);
-            let mut reduced = false;
-            if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
-                let flight = self.flight();
-                self.cc.on_ecn_echo(&mut self.win, flight);
-                self.ecn_high = self.snd_max;
-                self.ecn = EcnSender::CwrDue;
-                reduced = true;
-            }
+            let reduced;
+            (delivered, reduced) = self.sack_advance(ack, una, before, rtt_s, ece, io);
             let point = self.sk.recovery_point.unwrap_or(0);
             if self.sk.in_recovery {
                 if ack >= point {
@@ -1475,15 +1489,7 @@ impl TcpEndpoint {
                 self.rack.rto_recovery = false;
                 self.rack.on_recovery_exit();
             }
-            if self.snd_una >= self.snd_max {
-                self.rto_deadline = None;
-            } else {
-                self.arm(io.now); // RFC 6298 (5.3)
-            }
-            if self.response_pkts.is_none() && self.snd_una >= self.snd_end {
-                io.notice.tx_complete = true;
-                self.rto_deadline = None;
-            }
+            self.rearm_after_new_ack(io);
         }
         self.rack.on_ack_dsack(dsack.is_some(), self.snd_una, self.snd_max); // step 4
         self.rack_detect(io); // steps 4 and 5
@@ -1493,19 +1499,7 @@ impl TcpEndpoint {
         if ack == una && pure && self.snd_max > una && io.cfg.limited_transmit && !self.rack.rto_recovery {
             // RFC 6675 section 5 (3): limited transmit governed by cwnd - pipe.
             self.sk.pipe = self.set_pipe(io.cfg);
-            let cwnd = self.win.cwnd.floor() as u64;
-            while cwnd > self.sk.pipe
-                && self.snd_max < self.snd_end
-                && self.snd_max < una + io.cfg.max_window as u64
-                && self.pace_ok(io)
-            {
-                let seq = self.snd_max;
-                self.snd_max += 1;
-                self.snd_nxt = self.snd_max;
-                self.sk.pipe += 1;
-                self.limited_sent += 1;
-                self.emit_data(seq, false, io);
-            }
+            self.limited_transmit_sends(io);
         }
     }
 
