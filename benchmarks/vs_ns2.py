@@ -134,37 +134,17 @@ def run_ns2(ns: str, sc: dict, flows, out_csv: Path, agents: str, handshake: boo
             "pair": f["src"].str.replace("src", "", regex=False).astype(int),
         }
     ).to_csv(flist, index=False)
-    topo = sc["topology"]
-    q = topo["bottleneck_queue"]
+    assert sc["tcp"]["handshake"] == handshake, "the scenario and ns-2 must agree on the SYN"
     cmd = [
         ns,
         str(NS2_SCRIPT),
         f"flows={flist}",
         f"out={out_csv}",
-        f"queue={q['type']}",
-        f"duration={sc['duration_s']}",
-        f"pairs={topo['pairs']}",
-        f"seed={sc['seed']}",
-        f"bottleneck_mbps={topo['bottleneck_rate_mbps']}",
-        f"access_mbps={topo['access_rate_mbps']}",
-        f"bottleneck_delay_ms={topo['bottleneck_delay_ms']}",
-        f"access_delay_ms={topo['access_delay_ms']}",
-        f"waiting={q['limit_pkts']}",
-        f"access_waiting={topo['access_queue']['limit_pkts']}",
-        f"packet_bytes={sc['packet_bytes']}",
-        f"header_bytes={sc['header_bytes']}",
-        f"window={sc['tcp']['max_window']}",
-        f"iw={sc['tcp']['init_cwnd']}",
-        f"minrto={sc['tcp']['min_rto_s']}",
-        f"maxrto={sc['tcp']['max_rto_s']}",
-        f"rtoinit={sc['tcp']['ito_s']}",
-        f"tick={sc['tcp']['granularity_s']}",
-        f"syn={'true' if handshake else 'false'}",
-        f"singledup={1 if singledup else 0}",
+        *dumbbell_args(sc),
+        *queue_args(sc["topology"]["bottleneck_queue"]),
+        *tcp_args(sc, singledup=singledup),
         f"agents={agents}",
     ]
-    if q["type"] == "red":
-        cmd += [f"min_th={q['min_th']}", f"max_th={q['max_th']}", f"max_p={q['max_p']}", f"w_q={q['w_q']}"]
     wall, rss = native.run_measured(cmd + list(extra))
     res = pd.read_csv(out_csv)
     summ = json.loads(Path(str(out_csv) + ".summary.json").read_text())
@@ -376,8 +356,24 @@ def guo_matta_fig2b(ns: str, tmp: Path, count: int, results: dict | None = None)
 PAPER_SCRIPT = ROOT / "benchmarks" / "ns2" / "paper.tcl"
 
 
-def tcp_args(sc: dict) -> list[str]:
-    """paper.tcl's TCP arguments from a Savanna scenario's [tcp] table (common.tcl's names)."""
+def dumbbell_args(sc: dict) -> list[str]:
+    """The dumbbell's arguments (dumbbell.tcl and paper.tcl alike) from a Savanna scenario."""
+    topo = sc["topology"]
+    return [
+        f"duration={sc['duration_s']}",
+        f"pairs={topo['pairs']}",
+        f"seed={sc['seed']}",
+        f"bottleneck_mbps={topo['bottleneck_rate_mbps']}",
+        f"access_mbps={topo['access_rate_mbps']}",
+        f"bottleneck_delay_ms={topo['bottleneck_delay_ms']}",
+        f"access_delay_ms={topo['access_delay_ms']}",
+        f"access_waiting={topo.get('access_queue', {}).get('limit_pkts', 1000)}",
+    ]
+
+
+def tcp_args(sc: dict, singledup: bool = False) -> list[str]:
+    """The TCP arguments (common.tcl's names) from a Savanna scenario's [tcp] table;
+    `singledup`: leave ns-2's limited transmit on."""
     t = sc["tcp"]
     return [
         f"packet_bytes={sc['packet_bytes']}",
@@ -390,7 +386,7 @@ def tcp_args(sc: dict) -> list[str]:
         f"tick={t.get('granularity_s', 0.001)}",
         f"syn={'true' if t.get('handshake', True) else 'false'}",
         f"variant={ {'newreno': 'Newreno', 'reno': 'Reno', 'tahoe': 'Tahoe'}[t.get('variant', 'newreno')] }",
-        "singledup=0",
+        f"singledup={1 if singledup else 0}",
     ]
 
 
@@ -432,15 +428,8 @@ def run_paper_ns2(ns: str, sc: dict, flist, out_csv: Path, extra=()):
         str(PAPER_SCRIPT),
         f"flows={fpath}",
         f"out={out_csv}",
-        f"duration={sc['duration_s']}",
-        f"pairs={topo['pairs']}",
-        f"seed={sc['seed']}",
-        f"bottleneck_mbps={topo['bottleneck_rate_mbps']}",
-        f"access_mbps={topo['access_rate_mbps']}",
-        f"bottleneck_delay_ms={topo['bottleneck_delay_ms']}",
-        f"access_delay_ms={topo['access_delay_ms']}",
+        *dumbbell_args(sc),
         f"reverse_waiting={topo.get('reverse_queue', {}).get('limit_pkts', 1000)}",
-        f"access_waiting={topo.get('access_queue', {}).get('limit_pkts', 1000)}",
         *queue_args(topo["bottleneck_queue"]),
         *tcp_args(sc),
         *extra,

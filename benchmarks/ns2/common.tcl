@@ -47,3 +47,24 @@ proc tcp_settings {pkt hdr tick} {
     Agent/TCP set overhead_ 0
     Agent/TCP set numdupacks_ 3
 }
+
+# RED as Savanna models it, on each queue class of `classes` (Queue/RED, and Queue/RED/RIO
+# which inherits it): packet mode with `pkt`-byte packets, gentle, wait, ECN marking when
+# `ecn`, tail drop at the limit, no adaptation; Queue/RED's curve from the arguments
+# min_th, max_th, max_p (linterm_ = 1 / max_p) and w_q.
+proc red_settings {classes pkt ecn} {
+    foreach q $classes {
+        $q set bytes_ false
+        $q set queue_in_bytes_ false
+        $q set mean_pktsize_ $pkt
+        $q set q_weight_ [arg w_q 0.001953125]
+        $q set gentle_ true
+        $q set wait_ true
+        $q set setbit_ [expr {$ecn ? "true" : "false"}]
+        $q set drop_tail_ true
+        $q set adaptive_ 0
+    }
+    Queue/RED set thresh_ [arg min_th 12]
+    Queue/RED set maxthresh_ [arg max_th 40]
+    Queue/RED set linterm_ [expr {1.0 / [arg max_p 0.1]}]
+}

@@ -16,7 +16,7 @@
 source [file join [file dirname [info script]] common.tcl]
 parse_args {flows out queue duration pairs seed bottleneck_mbps access_mbps bottleneck_delay_ms
     access_delay_ms waiting access_waiting min_th max_th max_p w_q syn tick minrto maxrto rtoinit
-    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace pureack}
+    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace pureack ecn}
 
 set flowfile [arg flows ""]
 set outfile [arg out ""]
@@ -48,22 +48,12 @@ set variant [arg variant Newreno]
 set tcpclass Agent/TCP/$variant
 if {$variant == "Tahoe"} { set tcpclass Agent/TCP }
 tcp_settings $pkt $hdr 0.001
+Agent/TCP set ecn_ [arg ecn 0]
 
 # ---- queues ----
 Queue/DropTail set queue_in_bytes_ false
 Queue/DropTail set drop_front_ false
-Queue/RED set bytes_ false
-Queue/RED set queue_in_bytes_ false
-Queue/RED set mean_pktsize_ $pkt
-Queue/RED set thresh_ [arg min_th 12]
-Queue/RED set maxthresh_ [arg max_th 40]
-Queue/RED set q_weight_ [arg w_q 0.001953125]
-Queue/RED set linterm_ [expr {1.0 / [arg max_p 0.1]}]
-Queue/RED set gentle_ true
-Queue/RED set wait_ true
-Queue/RED set setbit_ false
-Queue/RED set drop_tail_ true
-Queue/RED set adaptive_ 0
+red_settings {Queue/RED} $pkt [arg ecn 0]
 
 switch $qtype {
     droptail { set qclass DropTail; set qlimit [expr {$waiting + 1}] }

@@ -57,20 +57,7 @@ Agent/TCP set ecn_ $ecn
 # ---- queues ----
 Queue/DropTail set queue_in_bytes_ false
 Queue/DropTail set drop_front_ false
-foreach q {Queue/RED Queue/RED/RIO} {
-    $q set bytes_ false
-    $q set queue_in_bytes_ false
-    $q set mean_pktsize_ $pkt
-    $q set q_weight_ [arg w_q 0.001953125]
-    $q set gentle_ true
-    $q set wait_ true
-    $q set setbit_ [expr {$ecn ? "true" : "false"}]
-    $q set drop_tail_ true
-    $q set adaptive_ 0
-}
-Queue/RED set thresh_ [arg min_th 12]
-Queue/RED set maxthresh_ [arg max_th 40]
-Queue/RED set linterm_ [expr {1.0 / [arg max_p 0.1]}]
+red_settings {Queue/RED Queue/RED/RIO} $pkt $ecn
 # RIO: In packets are judged on the In average against the In curve; Out packets on the
 # total average against the Out curve, whose max_p is RED's linterm_ (queue/rio.cc).
 Queue/RED/RIO set in_thresh_ [arg in_min_th 12]
