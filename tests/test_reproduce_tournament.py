@@ -217,13 +217,11 @@ def test_ranking_prefers_low_fct_and_high_goodput():
 
 def test_claims_are_declared_with_a_direction_and_documented():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "reproduce.md").read_text()
-    ids = [c.id for c in T.CLAIMS] + [c.id for c in T.PENDING]
+    ids = [c.id for c in T.CLAIMS]
     assert len(ids) == len(set(ids))
-    for c in T.CLAIMS + T.PENDING:
+    for c in T.CLAIMS:
         assert c.direction in (">", "<") and c.paper_value is None
         assert f"`{c.id}`" in doc
-    # DualPI2's claim waits for its discipline, and is judged as soon as it is in the table
-    assert ("pareto-dualpi2-p99" in [c.id for c in T.PENDING]) == ("dualpi2" not in T.DISCS)
 
 
 def _fake_metrics(gains: dict[tuple[str, str], float]) -> pd.DataFrame:
@@ -301,8 +299,6 @@ def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
     for c in data["claims"]:
         assert c["n"] == 2 and c["mean"] is not None, c
         assert f'id="claim-{c["id"]}"' in html
-    if T.PENDING:
-        assert "## Pending claims" in md and all(c.id in md for c in T.PENDING)
     m = pd.read_csv(tmp_path / "metrics.csv")
     cols = sum(len(T.tcps_for(d)) for d in T.DISCS)
     assert len(m) == cols * (len(TINY.pareto_loads) + len(TINY.web_loads) + len(TINY.ws_loads)) * 2

@@ -19,8 +19,7 @@ papers ran), ``linux`` (``profile = "linux"``, whatever that profile holds), and
 (the linux profile with ``cc = "dctcp"``) only where the discipline marks ECN (``ECN``).
 
 Claims (``CLAIMS``) are our own, declared before any simulation runs, each with the rule of
-its verdict (docs/reproduce.md, section Tournament); a claim on a discipline not in the
-tournament yet is listed as pending (``PENDING``). Figures and tables: tournament_figures.py.
+its verdict (docs/reproduce.md, section Tournament). Figures and tables: tournament_figures.py.
 """
 
 from __future__ import annotations
@@ -329,40 +328,23 @@ def _claims():
             reference=-5.0,
             source="Fig. utilisation",
         ),
+        # Declared first on the web-search workload (p99 under 1 ms): its 100-packet buffer
+        # at 10 Gb/s holds 0.12 ms, so that claim could not fail. Redeclared on the Pareto
+        # mix (10 Mb/s, 85 packets = 102 ms) before its run; 5 ms, since 1 ms is less than
+        # one 1500-byte packet's 1.2 ms at 10 Mb/s.
+        c(
+            "pareto-dualpi2-p99",
+            f"{hp}, DualPI2 with the ECT(1) scalable sender (DCTCP column): the bottleneck's 99th-percentile "
+            "queueing delay stays under 5 ms (RFC 9332's 1 ms is less than one packet's serialisation at 10 Mb/s)",
+            unit="ms",
+            direction="<",
+            reference=5.0,
+            source="Fig. delay vs goodput",
+        ),
     ]
 
 
-def _pending():
-    """Claims on disciplines not in the tournament yet: (claim, the discipline it needs).
-    Each becomes an ordinary claim as soon as its discipline is in ``ECN`` / ``DISCS``."""
-    from savanna.report import ClaimSpec as C
-
-    return [
-        (
-            # Declared first on the web-search workload (p99 under 1 ms): its 100-packet buffer
-            # at 10 Gb/s holds 0.12 ms, so that claim could not fail. Redeclared on the Pareto
-            # mix (10 Mb/s, 85 packets = 102 ms) before its run; 5 ms, since 1 ms is less than
-            # one 1500-byte packet's 1.2 ms at 10 Mb/s.
-            C(
-                "pareto-dualpi2-p99",
-                f"Pareto load {HI_PARETO:g}, DualPI2 with the ECT(1) scalable sender (DCTCP column): the "
-                "bottleneck's 99th-percentile queueing delay stays under 5 ms (RFC 9332's 1 ms is less than one "
-                "packet's serialisation at 10 Mb/s)",
-                None,
-                "ms",
-                "declared before the runs",
-                direction="<",
-                reference=5.0,
-                source="Fig. delay vs goodput",
-            ),
-            "dualpi2",
-        )
-    ]
-
-
-ALL_CLAIMS = _claims()
-PENDING = [spec for spec, need in _pending() if need not in DISCS]
-CLAIMS = ALL_CLAIMS + [spec for spec, need in _pending() if need in DISCS]
+CLAIMS = _claims()
 
 
 # ---------------------------------------------------------------------------------------
@@ -713,9 +695,8 @@ def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
         ),
         "pareto-fqcodel-papers": gain(m, "pareto", hp, "fq_codel", P),
         "pareto-pie-util": _paired(util, "pareto", hp, ("droptail", P), ("pie", P), "util_pts", "difference"),
+        "pareto-dualpi2-p99": list(_per_seed(m, "pareto", hp, "dualpi2", "dctcp", "qdelay_p99_ms")),
     }
-    if "dualpi2" in DISCS:
-        out["pareto-dualpi2-p99"] = list(_per_seed(m, "pareto", hp, "dualpi2", "dctcp", "qdelay_p99_ms"))
     return out
 
 
@@ -838,7 +819,6 @@ def reproduce(ctx: Context) -> Outcome:
     F.answer_table(report, ans)
     F.ranking_tables(report, w.summary)
     F.tcp_table(report, w.summary)
-    F.pending_table(report, PENDING)
     F.workloads_table(report, p, w)
     report.samples.update(claim_samples(w.metrics))
     meta = {
@@ -846,7 +826,6 @@ def reproduce(ctx: Context) -> Outcome:
         "disciplines": ", ".join(NAMES[d] for d in DISCS),
         "seeds": ", ".join(str(x) for x in seeds(p.reps)),
         "metrics per run": "metrics.csv, buckets.csv",
-        "pending claims": "; ".join(f"{c.id} (needs {need})" for c, need in _pending() if need not in DISCS) or "none",
     }
     return Outcome(
         TITLE, F.intro(p, w, ctx.quick, answer_text(ans)), report.figures, report.claims(), report.tables, meta

@@ -2,7 +2,7 @@
 per discipline, the papers' TCP beside the linux profile (and DCTCP where it runs); RFC
 7928's delay-against-goodput scatter (section 2.7, "Trade-off between latency and
 throughput"; the delay axis reversed so better is up and right); each metric against load;
-the answer to issue 20, rankings, the TCP columns side by side, pending claims, workloads.
+the answer to issue 20, rankings, the TCP columns side by side, workloads.
 Spreads: bands and whiskers are the seeds' minimum and maximum; tables give mean ± half the
 95% CI."""
 
@@ -63,6 +63,18 @@ def _limits(values, log: bool) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+def _grid_legend(flat) -> None:
+    """One legend for a grid of per-discipline panels, in its last (spare) panel; the
+    panels beyond the disciplines are hidden."""
+    for ax in flat[len(DISCS) :]:
+        ax.axis("off")
+    handles = {}
+    for ax in flat[: len(DISCS)]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    flat[-1].legend(list(handles.values()), list(handles), loc="center", title="band: seeds' min-max", fontsize=8)
+
+
 def _log_axis(ax) -> None:
     from matplotlib.ticker import FormatStrFormatter
 
@@ -108,13 +120,7 @@ def bucket_figure(plt: ModuleType, b: pd.DataFrame, workload: str, load: float) 
         ax.set_title(NAMES[d], fontsize=9.0)
         _log_axis(ax)
         ax.set_ylim(ymin, ymax)
-    for ax in flat[len(DISCS) :]:
-        ax.axis("off")
-    handles = {}
-    for ax in flat[: len(DISCS)]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-    flat[-1].legend(list(handles.values()), list(handles), loc="center", title="band: seeds' min-max", fontsize=8)
+    _grid_legend(flat)
     for ax in axes[-1]:
         ax.set_xticks(x, labels, rotation=60, fontsize=7)
         ax.xaxis.set_tick_params(labelbottom=True)
@@ -225,13 +231,7 @@ def metric_figure(plt: ModuleType, s: pd.DataFrame, workload: str, col: str, lab
         if log:
             _log_axis(ax)
         ax.set_ylim(ymin, ymax)
-    for ax in flat[len(DISCS) :]:
-        ax.axis("off")
-    handles = {}
-    for ax in flat[: len(DISCS)]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-    flat[-1].legend(list(handles.values()), list(handles), loc="center", title="band: seeds' min-max", fontsize=8)
+    _grid_legend(flat)
     for ax in axes[-1]:
         ax.set_xlabel("offered load")
         ax.xaxis.set_tick_params(labelbottom=True)
@@ -334,19 +334,6 @@ def tcp_table(report: Report, s: pd.DataFrame) -> None:
         ["discipline"] + [f"{w}: {t}" for w in WORKLOADS for t in TCP],
         rows,
         "Mean over the seeds; '-': the discipline does not run under that column (DCTCP only where it marks ECN).",
-    )
-
-
-def pending_table(report: Report, pending) -> None:
-    if not pending:
-        return
-    report.table(
-        "Pending claims (declared, not judged: their discipline is not in the tournament yet)",
-        ["id", "claim", "rule"],
-        [
-            [c.id, c.text, f"mean {c.direction} {c.reference:g} {c.unit}, the whole 95% CI for 'reproduced'"]
-            for c in pending
-        ],
     )
 
 
