@@ -395,6 +395,8 @@ def queue_args(q: dict) -> list[str]:
     kind = q["type"]
     if kind == "drr":
         return cbq_args(q)
+    if kind == "prq":
+        return prq_args(q)
     out = [f"queue={kind}", f"waiting={q['limit_pkts']}"]
     if kind == "red":
         out += [f"min_th={q['min_th']}", f"max_th={q['max_th']}", f"max_p={q['max_p']}", f"w_q={q['w_q']}"]
@@ -888,6 +890,15 @@ def cbq_args(q: dict) -> list[str]:
     ]
 
 
+def prq_args(q: dict) -> list[str]:
+    """paper.tcl's CBQ arguments for a Savanna prq bottleneck: class 1 (the marked short
+    packets) at priority 1, class 0 (the rest) at 2, each allotted the whole link so that
+    neither is ever regulated, each its own buffer of the prq's limit (CBQ has no shared
+    buffer; README.md)."""
+    lim = q.get("limit_pkts", 300)
+    return ["queue=cbq", "cbq_allot=1.0,1.0", f"cbq_limit={lim},{lim}", "cbq_prio=2,1"]
+
+
 def cbq_check(trace: Path, limits: tuple[int, int], shares: tuple[float, float]) -> dict:
     """ns-2's own packet trace of the CBQ bottleneck against what isolation should do: every
     drop of a class falls when that class alone holds its limit (the other class's backlog
@@ -922,7 +933,9 @@ def cbq_check(trace: Path, limits: tuple[int, int], shares: tuple[float, float])
     }
 
 
-def matta_guo_isolation(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> list[str]:
+def matta_guo_isolation(
+    ns: str, tmp: Path, nseeds: int, results: dict, quick: bool, duration: float | None = None
+) -> list[str]:
     """Matta & Guo 2000, Fig. 4 (section IV-C): 200 long and 400 short closed-loop sources on
     one 10 Mb/s link, shared (drop-tail, RED) or isolated by class with 60/40 or 40/60 of the
     link and buffer. Savanna's isolation is its drr with an oracle classifier; ns-2's is a
@@ -933,7 +946,9 @@ def matta_guo_isolation(ns: str, tmp: Path, nseeds: int, results: dict, quick: b
     from savanna.reproduce import matta_guo_2000 as mg
 
     dur, warm, last = (500.0, 20.0, 250.0) if quick else (2000.0, 100.0, 1400.0)
-    per: dict[str, dict[str, list]] = {"sv": {}, "ns": {}}
+    if duration is not None:  # a smoke run
+        dur, warm, last = duration, duration / 25, duration / 2
+    per: dict[str, dict[str, list]] = {"sv": {}, "ns": {}, "tick": {}}
     checks, walls = [], []
     for seed in range(1, nseeds + 1):
         for scheme in mg.ISO_SCHEMES:
@@ -944,6 +959,14 @@ def matta_guo_isolation(ns: str, tmp: Path, nseeds: int, results: dict, quick: b
             _, _, _, fl = run_savanna(sc, tmp / tag)
             sv = fl.rename(columns={"delivered_pkts": "delivered"})
             per["sv"].setdefault(scheme, []).append(iso_stats(sv, warm, last))
+            # Diagnostic: Savanna with ns-2's tick rounding of RTT samples and the RTO
+            # (tcp.tick_s = tcpTick_, docs/tcp.md), which ns-2 applies and the scenario does not.
+            sct = copy.deepcopy(sc)
+            sct["tcp"]["tick_s"] = sc["tcp"]["granularity_s"]
+            _, _, _, flt = run_savanna(sct, tmp / f"{tag}-tick")
+            per["tick"].setdefault(scheme, []).append(
+                iso_stats(flt.rename(columns={"delivered_pkts": "delivered"}), warm, last)
+            )
             flist = session_flows(fl, seed)
             q = sc["topology"]["bottleneck_queue"]
             fl_ns = flist.assign(fid=(flist["cls"] == "long").astype(int)).drop(columns=["cls", "size_bytes"])
@@ -985,7 +1008,7 @@ def matta_guo_isolation(ns: str, tmp: Path, nseeds: int, results: dict, quick: b
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for scheme in mg.ISO_SCHEMES:
-        for who, name in (("sv", "Savanna"), ("ns", "ns-2")):
+        for who, name in (("sv", "Savanna"), ("tick", "Savanna, tick_s 0.5"), ("ns", "ns-2")):
             rs = per[who][scheme]
             cells = [
                 f"{mu(r[k] for r in rs):.{nd}f}"
@@ -1000,20 +1023,26 @@ def matta_guo_isolation(ns: str, tmp: Path, nseeds: int, results: dict, quick: b
                 )
             ]
             lines.append(f"| {scheme} | {name} | " + " | ".join(cells) + " |")
-    lines += ["", "| claim | paper | Savanna (same runs) | ns-2 | ns-2's verdict |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| claim | paper | Savanna (same runs) | Savanna, tick_s 0.5 | ns-2 | ns-2's verdict |",
+        "|---|---|---|---|---|---|",
+    ]
     from savanna.report import judge
 
     for cid, fn in MG_ISO_CLAIMS.items():
         a = [fn({s: per["sv"][s][i] for s in mg.ISO_SCHEMES}) for i in range(nseeds)]
+        t = [fn({s: per["tick"][s][i] for s in mg.ISO_SCHEMES}) for i in range(nseeds)]
         b = [fn({s: per["ns"][s][i] for s in mg.ISO_SCHEMES}) for i in range(nseeds)]
         results[cid] = {
             "ns2": mu(b),
             "ns2_samples": b,
             "savanna_same_setup": mu(a),
+            "savanna_tick": mu(t),
             "experiment": f"matta-guo-2000 fig04, {dur:g} s, {nseeds} seed(s), ns-2 CBQ/WRR for isolation",
         }
-        v = judge(specs[cid], b).verdict if cid in specs else "-"
-        lines.append(f"| {cid} | {specs[cid].paper if cid in specs else '-'} | {mu(a):.3g} | {mu(b):.3g} | {v} |")
+        j = judge(specs[cid], b)
+        lines.append(f"| {cid} | {j.paper} | {mu(a):.3g} | {mu(t):.3g} | {mu(b):.3g} | {j.verdict} |")
     lines += ["", "Check on ns-2's own packet trace of the bottleneck (seed 1):", ""]
     for scheme, chk in checks:
         sh = chk["share_when_both_backlogged"]
@@ -1057,7 +1086,7 @@ def prq_check(trace: Path) -> dict:
     return {"departures": dep, "long_while_short_waited": long_while_short, "max_short_seqno": max_short_seq}
 
 
-def tokuda_prq(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> list[str]:
+def tokuda_prq(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool, duration: float | None = None) -> list[str]:
     """Tokuda 2002, scenario 2 (Table 4, Fig. 6) for the methods ns-2.35 can run: tail-drop
     (550 hosts, and the paper's 100) and marking-PRQ (the first K = 7 packets of a
     connection marked short by the edge rule in Tcl, strict priority by a CBQ of two
@@ -1066,29 +1095,18 @@ def tokuda_prq(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> l
     (RIO_CAVEAT). Same sessions, documents and think times in both; ns-2 reuses agents."""
     from savanna.reproduce import tokuda_2002 as tk
 
-    dur = 500.0 if quick else 1500.0
-    warm = 100.0
+    dur = duration or (500.0 if quick else 1500.0)
+    warm = min(100.0, dur / 5)
     runs = (("tail-drop", tk.LOADED_HOSTS), ("marking-PRQ", tk.LOADED_HOSTS), ("tail-drop", 100))
     per: dict[tuple, list] = {}
     checks, walls = [], []
     for seed in range(1, nseeds + 1):
         for method, hosts in runs:
-            sc = tk.fig6_scenario(method, seed, dur, hosts)
-            sc.pop("sampling", None)
+            sc = tk.fig6_scenario(method, seed, dur, hosts)  # keeps [sampling]: utilisation
             tag = f"tk-{method}-{hosts}-{seed}"
             _, _, summ, fl = run_savanna(sc, tmp / tag)
             flist = session_flows(fl, seed)
-            q = sc["topology"]["bottleneck_queue"]
-            if method == "marking-PRQ":
-                qargs = [
-                    "queue=cbq",
-                    "cbq_allot=1.0,1.0",
-                    f"cbq_limit={q['limit_pkts']},{q['limit_pkts']}",
-                    "cbq_prio=2,1",
-                    f"mark={sc['classifiers'][0]['k']}",
-                ]
-            else:
-                qargs = []
+            qargs = [f"mark={sc['classifiers'][0]['k']}"] if method == "marking-PRQ" else []
             trace = tmp / f"{tag}.tr" if (method == "marking-PRQ" and seed == 1) else None
             res, ns_s = run_paper_ns2(
                 ns,
@@ -1157,7 +1175,8 @@ def tokuda_prq(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> l
             "savanna_same_setup": mu(a),
             "experiment": f"tokuda-2002 scenario 2, {dur:g} s, {nseeds} seed(s), ns-2 CBQ priority for PRQ",
         }
-        lines.append(f"| {cid} | {specs[cid].paper} | {mu(a):.3g} | {mu(b):.3g} | {judge(specs[cid], b).verdict} |")
+        j = judge(specs[cid], b)
+        lines.append(f"| {cid} | {j.paper} | {mu(a):.3g} | {mu(b):.3g} | {j.verdict} |")
     lines += ["", "Check on ns-2's own packet trace of the marking-PRQ bottleneck (seed 1):", ""]
     for chk in checks:
         lines.append(
@@ -1240,15 +1259,20 @@ def papers(ns: str, quick: bool, nseeds: int, parts: tuple[str, ...] = PARTS, sh
         "date": datetime.date.today().isoformat(),
         "ns2": "ns-2.35 (Debian ns2)",
     }
-    if set(parts) != set(PARTS) and PAPERS_JSON.exists() and PAPERS_MD.exists():
-        old = json.loads(PAPERS_JSON.read_text())
-        results = {**old.get("claims", {}), **results}
-        meta["command"] = (
-            f"{old['meta'].get('command', '')}; then{flag} --paper-seeds {nseeds} --parts {','.join(parts)}"
-        )
-        lines = _merge_sections(PAPERS_MD.read_text(), lines)
-    PAPERS_MD.write_text("\n".join(lines) + "\n")
-    PAPERS_JSON.write_text(json.dumps({"meta": meta, "claims": results}, indent=1, sort_keys=True) + "\n")
+    import fcntl
+
+    # Runs of different parts may finish together: each merges under a lock.
+    with open(tempfile.gettempdir() + "/savanna-ns2-papers.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if set(parts) != set(PARTS) and PAPERS_JSON.exists() and PAPERS_MD.exists():
+            old = json.loads(PAPERS_JSON.read_text())
+            results = {**old.get("claims", {}), **results}
+            meta["command"] = (
+                f"{old['meta'].get('command', '')}; then{flag} --paper-seeds {nseeds} --parts {','.join(parts)}"
+            )
+            lines = _merge_sections(PAPERS_MD.read_text(), lines)
+        PAPERS_MD.write_text("\n".join(lines) + "\n")
+        PAPERS_JSON.write_text(json.dumps({"meta": meta, "claims": results}, indent=1, sort_keys=True) + "\n")
     print(f"wrote {PAPERS_MD} and {PAPERS_JSON}")
     return 0
 

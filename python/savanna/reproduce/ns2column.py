@@ -101,3 +101,46 @@ def _fmt(x: float | None, unit: str) -> str:
         return "n/a"
     s = f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
     return f"{s} {unit}".strip()
+
+
+def refresh(claims_json: Path, paper: str, ns2: Mapping[str, dict] | None = None, write: bool = False) -> list[dict]:
+    """Re-apply ``annotate`` to a finished reproduction's ``claims.json`` (paper module
+    ``paper``, e.g. ``matta_guo_2000``) with the ns-2 results as they stand now, without
+    re-running it: the claims' verdicts and Savanna's values stay; ``ns2``, ``ns2_verdict``,
+    ``cause`` and ``evidence`` are recomputed. Returns the claims (dicts); ``write`` saves
+    them back (report.md and report.html get the column on the reproduction's next run)."""
+    import importlib
+    from types import SimpleNamespace
+
+    mod = importlib.import_module(f"savanna.reproduce.{paper}")
+    doc = json.loads(Path(claims_json).read_text())
+    objs = []
+    for d in doc["claims"]:
+        o = SimpleNamespace(**d)
+        o.ns2 = o.ns2_verdict = None
+        o.cause = o.evidence = None
+        objs.append(o)
+    annotate(objs, mod.CLAIMS, getattr(mod, "NS2_CAUSES", {}), ns2)
+    out = [
+        {**d, **{k: getattr(o, k) for k in ("ns2", "ns2_verdict", "cause", "evidence")}}
+        for d, o in zip(doc["claims"], objs)
+    ]
+    if write:
+        doc["claims"] = out
+        Path(claims_json).write_text(json.dumps(doc, indent=1) + "\n")
+    return out
+
+
+def three_way_rows(claims: Sequence[dict]) -> list[str]:
+    """Markdown rows (claim, verdict, paper, Savanna, ns-2 with its verdict, cause) for every
+    claim not reproduced, and for every claim ns-2 ran."""
+    rows = []
+    for c in claims:
+        if c.get("verdict") == "reproduced" and c.get("ns2") is None:
+            continue
+        ns2 = "-" if c.get("ns2") is None else f"{_fmt(c['ns2'], c.get('unit', ''))} ({c.get('ns2_verdict')})"
+        rows.append(
+            f"| {c['id']} | {c.get('verdict')} | {c.get('paper')} | {_fmt(c.get('mean'), c.get('unit', ''))} | {ns2} "
+            f"| {c.get('cause') or '-'} |"
+        )
+    return rows
