@@ -212,3 +212,33 @@ def test_closed_loop_session_waits_its_think_time_and_reuses_agents(tmp_path):
     assert abs(r.loc[1, "fct_s"] - r.loc[0, "fct_s"]) < 1e-6
     assert abs(r.loc[2, "fct_s"] - r.loc[0, "fct_s"]) < 1e-6
     assert json.loads(Path(str(out) + ".summary.json").read_text())["agent_pairs_created"] == 2
+
+
+def test_ns2_column_refresh_reannotates_a_finished_claims_file(tmp_path):
+    """ns2column.refresh recomputes ns-2's value, verdict and cause of a committed
+    claims.json from the ns-2 results without touching Savanna's verdict or value; a
+    declared cause (Matta & Guo's RED reading) still wins."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "python"))
+    from savanna.reproduce.ns2column import refresh, three_way_rows
+
+    base = {"ns2": None, "ns2_verdict": None, "cause": None, "evidence": None, "unit": "s"}
+    doc = {
+        "claims": [
+            {**base, "id": "f4-p999-short-iso", "verdict": "not reproduced", "paper": "22.0 s", "mean": 101.0},
+            {**base, "id": "f4-p999-short-red", "verdict": "not reproduced", "paper": "45.0 s", "mean": 88.0},
+        ]
+    }
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc))
+    ns2 = {
+        "f4-p999-short-iso": {"ns2": 50.0, "ns2_samples": [50.0], "savanna_same_setup": 95.0},
+        "f4-p999-short-red": {"ns2": 23.0, "ns2_samples": [23.0]},
+    }
+    out = {c["id"]: c for c in refresh(path, "matta_guo_2000", ns2)}
+    assert out["f4-p999-short-iso"]["cause"] == "set-up" and out["f4-p999-short-iso"]["ns2"] == 50.0
+    assert out["f4-p999-short-iso"]["verdict"] == "not reproduced" and out["f4-p999-short-iso"]["mean"] == 101.0
+    assert out["f4-p999-short-red"]["cause"] == "paper ambiguity"
+    assert json.loads(path.read_text()) == doc  # not written unless asked
+    assert len(three_way_rows(list(out.values()))) == 2
