@@ -1266,7 +1266,12 @@ def papers(ns: str, quick: bool, nseeds: int, parts: tuple[str, ...] = PARTS, sh
         fcntl.flock(lock, fcntl.LOCK_EX)
         if set(parts) != set(PARTS) and PAPERS_JSON.exists() and PAPERS_MD.exists():
             old = json.loads(PAPERS_JSON.read_text())
-            results = {**old.get("claims", {}), **results}
+            # Per claim: a part's keys replace that part's, others' stay (sens and iso both
+            # write f4-p999-short-red: the sensitivity text and ns-2's value).
+            merged = {k: dict(v) for k, v in old.get("claims", {}).items()}
+            for cid, entry in results.items():
+                merged.setdefault(cid, {}).update(entry)
+            results = merged
             meta["command"] = (
                 f"{old['meta'].get('command', '')}; then{flag} --paper-seeds {nseeds} --parts {','.join(parts)}"
             )

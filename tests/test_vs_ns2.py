@@ -242,3 +242,18 @@ def test_ns2_column_refresh_reannotates_a_finished_claims_file(tmp_path):
     assert out["f4-p999-short-red"]["cause"] == "paper ambiguity"
     assert json.loads(path.read_text()) == doc  # not written unless asked
     assert len(three_way_rows(list(out.values()))) == 2
+
+
+def test_ns2_column_says_when_ns2_reproduces_a_claim_with_a_declared_cause():
+    """A declared cause stays, but when ns-2 on the same set-up reproduces the paper the
+    evidence says the declaration does not explain the miss alone."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from savanna.report import ClaimSpec, judge
+    from savanna.reproduce.ns2column import annotate
+
+    spec = ClaimSpec("r", "x", 45.0, "s", rel_tol=0.25)
+    claims = [judge(spec, [93.0])]
+    ns2 = {"r": {"ns2": 49.5, "ns2_samples": [49.5], "savanna_same_setup": 93.3, "experiment": "e"}}
+    (c,) = annotate(claims, [spec], {"r": ("paper ambiguity", "quoted")}, ns2)
+    assert c.cause == "paper ambiguity"
+    assert c.evidence.startswith("quoted") and "ns-2.35 on the same set-up reproduces it" in c.evidence

@@ -12,8 +12,9 @@ keyed by claim id), and for each claim not reproduced (or only in direction) its
   the paper module with the sentence quoted, in its ``NS2_CAUSES``).
 
 ns-2's value is judged with the claim's own rule (``savanna.report.judge``). A declared
-cause wins over the automatic one; with neither ns-2 data nor a declaration the row has no
-cause (the report says ns-2 did not run it). An entry marked ``"comparable": false`` (ns-2's
+cause wins over the automatic one (when ns-2 reproduces such a claim, its evidence says
+so); with neither ns-2 data nor a declaration the row has no cause (the report says ns-2
+did not run it). An entry marked ``"comparable": false`` (ns-2's
 mechanism is not the paper's, e.g. ns-2.35's RIO, whose total average stands still between
 In arrivals) is shown, with its verdict in brackets, but draws no cause.
 """
@@ -71,6 +72,15 @@ def annotate(
             c.cause, c.evidence = cause, evidence
             if r is not None and r.get("sensitivity"):
                 c.evidence = f"{evidence} {r['sensitivity']}"
+            if c.ns2_verdict == REPRODUCED:
+                # ns-2 reproduces it on the reading the reproduction took: the declared
+                # ambiguity does not explain the miss alone, and the evidence says so.
+                same = r.get("savanna_same_setup")
+                c.evidence = (
+                    f"{c.evidence} But ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}"
+                    + (f"; Savanna there {_fmt(same, c.unit)}" if same is not None else "")
+                    + f"; {r.get('experiment', '')}): a model difference is open."
+                )
         elif r is not None and "ns2" in r and r.get("comparable", True):
             setup = r.get("experiment", "")
             same = r.get("savanna_same_setup")
