@@ -154,3 +154,12 @@ def three_way_rows(claims: Sequence[dict]) -> list[str]:
             f"| {c.get('cause') or '-'} |"
         )
     return rows
+
+
+if __name__ == "__main__":  # python -m savanna.reproduce.ns2column CLAIMS_JSON PAPER_MODULE [--write]
+    import sys
+
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--write"):
+        sys.exit("usage: python -m savanna.reproduce.ns2column CLAIMS_JSON PAPER_MODULE [--write]")
+    for row in three_way_rows(refresh(Path(sys.argv[1]), sys.argv[2], write=len(sys.argv) == 4)):
+        print(row)
