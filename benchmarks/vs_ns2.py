@@ -22,6 +22,11 @@ Usage: python3 benchmarks/vs_ns2.py [--quick] [--seeds N] [--duration S] [--load
     [--no-handshake] [--ns2-singledup]
 ``--quick`` (20 s, one seed, load 0.8) is what the CI smoke test runs.
 
+``--papers-only [--parts fig2b,fig3,sens,faq,iso,prq] [--paper-seeds N] [--short-runs]`` runs
+the paper experiments side by side (vs_ns2_papers.md, ns2_papers.json): iso is Matta & Guo's
+Fig. 4 with ns-2's CBQ for isolation, prq Tokuda's scenario 2 with CBQ priority as PRQ.
+``--three-way`` rewrites that report's table of every row not reproduced from results/full.
+
 ``--speed [--repeat N]`` measures only the speed ratio of issue 21's target: the 500 s DropTail
 dumbbell at load 0.8 (seed 1), ``savanna run`` and ns-2 with reused agents, whole processes
 run alternately N times (3) in one run; it prints each wall time, the best of each and the
