@@ -49,16 +49,16 @@ proc tcp_settings {pkt hdr tick} {
 }
 
 # RED as Savanna models it, on each queue class of `classes` (Queue/RED, and Queue/RED/RIO
-# which inherits it): packet mode with `pkt`-byte packets, gentle, wait, ECN marking when
-# `ecn`, tail drop at the limit, no adaptation; Queue/RED's curve from the arguments
-# min_th, max_th, max_p (linterm_ = 1 / max_p) and w_q.
+# which inherits it): packet mode with `pkt`-byte packets, gentle (argument gentle, default
+# true), wait, ECN marking when `ecn`, tail drop at the limit, no adaptation; Queue/RED's
+# curve from the arguments min_th, max_th, max_p (linterm_ = 1 / max_p) and w_q.
 proc red_settings {classes pkt ecn} {
     foreach q $classes {
         $q set bytes_ false
         $q set queue_in_bytes_ false
         $q set mean_pktsize_ $pkt
         $q set q_weight_ [arg w_q 0.001953125]
-        $q set gentle_ true
+        $q set gentle_ [arg gentle true]
         $q set wait_ true
         $q set setbit_ [expr {$ecn ? "true" : "false"}]
         $q set drop_tail_ true

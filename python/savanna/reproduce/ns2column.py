@@ -12,8 +12,9 @@ keyed by claim id), and for each claim not reproduced (or only in direction) its
   the paper module with the sentence quoted, in its ``NS2_CAUSES``).
 
 ns-2's value is judged with the claim's own rule (``savanna.report.judge``). A declared
-cause wins over the automatic one; with neither ns-2 data nor a declaration the row has no
-cause (the report says ns-2 did not run it). An entry marked ``"comparable": false`` (ns-2's
+cause wins over the automatic one (when ns-2 reproduces such a claim, its evidence says
+so); with neither ns-2 data nor a declaration the row has no cause (the report says ns-2
+did not run it). An entry marked ``"comparable": false`` (ns-2's
 mechanism is not the paper's, e.g. ns-2.35's RIO, whose total average stands still between
 In arrivals) is shown, with its verdict in brackets, but draws no cause.
 """
@@ -71,6 +72,15 @@ def annotate(
             c.cause, c.evidence = cause, evidence
             if r is not None and r.get("sensitivity"):
                 c.evidence = f"{evidence} {r['sensitivity']}"
+            if c.ns2_verdict == REPRODUCED:
+                # ns-2 reproduces it on the reading the reproduction took: the declared
+                # ambiguity does not explain the miss alone, and the evidence says so.
+                same = r.get("savanna_same_setup")
+                c.evidence = (
+                    f"{c.evidence} But ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}"
+                    + (f"; Savanna there {_fmt(same, c.unit)}" if same is not None else "")
+                    + f"; {r.get('experiment', '')}): a model difference is open."
+                )
         elif r is not None and "ns2" in r and r.get("comparable", True):
             setup = r.get("experiment", "")
             same = r.get("savanna_same_setup")
@@ -101,3 +111,55 @@ def _fmt(x: float | None, unit: str) -> str:
         return "n/a"
     s = f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
     return f"{s} {unit}".strip()
+
+
+def refresh(claims_json: Path, paper: str, ns2: Mapping[str, dict] | None = None, write: bool = False) -> list[dict]:
+    """Re-apply ``annotate`` to a finished reproduction's ``claims.json`` (paper module
+    ``paper``, e.g. ``matta_guo_2000``) with the ns-2 results as they stand now, without
+    re-running it: the claims' verdicts and Savanna's values stay; ``ns2``, ``ns2_verdict``,
+    ``cause`` and ``evidence`` are recomputed. Returns the claims (dicts); ``write`` saves
+    them back (report.md and report.html get the column on the reproduction's next run)."""
+    import importlib
+    from types import SimpleNamespace
+
+    mod = importlib.import_module(f"savanna.reproduce.{paper}")
+    doc = json.loads(Path(claims_json).read_text())
+    objs = []
+    for d in doc["claims"]:
+        o = SimpleNamespace(**d)
+        o.ns2 = o.ns2_verdict = None
+        o.cause = o.evidence = None
+        objs.append(o)
+    annotate(objs, mod.CLAIMS, getattr(mod, "NS2_CAUSES", {}), ns2)
+    out = [
+        {**d, **{k: getattr(o, k) for k in ("ns2", "ns2_verdict", "cause", "evidence")}}
+        for d, o in zip(doc["claims"], objs)
+    ]
+    if write:
+        doc["claims"] = out
+        Path(claims_json).write_text(json.dumps(doc, indent=1) + "\n")
+    return out
+
+
+def three_way_rows(claims: Sequence[dict]) -> list[str]:
+    """Markdown rows (claim, verdict, paper, Savanna, ns-2 with its verdict, cause) for every
+    claim not reproduced, and for every claim ns-2 ran."""
+    rows = []
+    for c in claims:
+        if c.get("verdict") == "reproduced" and c.get("ns2") is None:
+            continue
+        ns2 = "-" if c.get("ns2") is None else f"{_fmt(c['ns2'], c.get('unit', ''))} ({c.get('ns2_verdict')})"
+        rows.append(
+            f"| {c['id']} | {c.get('verdict')} | {c.get('paper')} | {_fmt(c.get('mean'), c.get('unit', ''))} | {ns2} "
+            f"| {c.get('cause') or '-'} |"
+        )
+    return rows
+
+
+if __name__ == "__main__":  # python -m savanna.reproduce.ns2column CLAIMS_JSON PAPER_MODULE [--write]
+    import sys
+
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--write"):
+        sys.exit("usage: python -m savanna.reproduce.ns2column CLAIMS_JSON PAPER_MODULE [--write]")
+    for row in three_way_rows(refresh(Path(sys.argv[1]), sys.argv[2], write=len(sys.argv) == 4)):
+        print(row)
