@@ -215,6 +215,9 @@ impl World {
                     let (pkt, next) = port.arrive();
                     if let Some((t, seq)) = next {
                         self.sched.at_seq(t, seq, Event::Arrive { link });
+                        if let Some(n) = port.line_head() {
+                            self.pkts.prefetch(n);
+                        }
                     }
                     let node = port.to;
                     self.arrive(node, pkt)

@@ -249,6 +249,12 @@ impl Port {
         (id, self.line.front().map(|&(t, seq, _)| (t, seq)))
     }
 
+    /// The packet at the head of the line (the next to arrive), if any.
+    #[inline]
+    pub fn line_head(&self) -> Option<PktId> {
+        self.line.front().map(|&(_, _, id)| id)
+    }
+
     /// Busy time up to `now`, without the part of the current transmission still ahead.
     pub fn busy_until(&self, now: Time) -> Time {
         self.busy_ns - if self.busy { self.tx_end.saturating_sub(now) } else { 0 }
