@@ -432,6 +432,7 @@ class Flow:
     mode: str
     session: tuple[int, int] | None = None  # (session index, connection number)
     t_syn: int = 0
+    t_write: int | None = None  # the data sender's first write
     t_end: int | None = None
     got: int = 0
     req_got: int = 0
@@ -620,6 +621,8 @@ class Traffic:
     def send_data(self, s: socket.socket, f: Flow, ev: int) -> None:
         total = None if f.size_pkts is None else f.size_pkts * self.mss
         if ev & selectors.EVENT_WRITE and (total is None or f.sent < total):
+            if f.t_write is None:
+                f.t_write = self.now()
             try:
                 while total is None or f.sent < total:
                     n = self.chunk if total is None else min(self.chunk, total - f.sent)
@@ -778,7 +781,50 @@ def _flow_schema():
     from savanna._core import flow_schema
 
     types = {"int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
-    return pa.schema([(n, types[t]) for n, t in flow_schema()] + [("srtt_s", pa.float64())])
+    extra = [(n, pa.float64()) for n in EXTRA_FLOW_COLUMNS]
+    return pa.schema([(n, types[t]) for n, t in flow_schema()] + extra)
+
+
+# Columns only emulated runs have: the data sender's SRTT from TCP_INFO, and the traffic
+# generator's own wake-up latency inside the FCT (from the router's record of the
+# connection on the same clock): `write_lag_s` from the router's delivery of what the data
+# sender waits for (the SYN-ACK, or a response's request) to the sender's first write;
+# `read_lag_s` from the router's delivery of the flow's last data packet to the read that
+# returned the last byte. The simulator's endpoints have neither.
+EXTRA_FLOW_COLUMNS = ("srtt_s", "write_lag_s", "read_lag_s")
+
+
+def _lag(t_ns: int | None, router_s: float | None) -> float | None:
+    if t_ns is None or router_s is None:
+        return None
+    lag = t_ns / 1e9 - router_s
+    # A data packet delivered after the last read (a spurious retransmission) is not what
+    # the read waited for: no figure rather than a wrong one.
+    return lag if lag >= 0 else None
+
+
+def _flow_lags(f: Flow, conn: dict) -> tuple[float | None, float | None]:
+    """(write_lag_s, read_lag_s) of one flow from the router's record of its connection."""
+    side = 1 if f.mode == "bulk" else 0  # the side the data travels to
+    last_out = conn.get("last_data_out_s", [None, None])
+    # What the data sender waits for before writing: the SYN-ACK, or the request.
+    waited = conn.get("synack_out_s") if f.mode == "bulk" else last_out[1]
+    return _lag(f.t_write, waited), _lag(f.t_end, last_out[side])
+
+
+def generator_lag(traffic: Traffic, report: dict) -> dict:
+    """Percentiles of the generator's write and read lags over the run's flows (us)."""
+    import numpy as np
+
+    conns = {(c["client"], c["cport"]): c for c in report["conns"]}
+    lags = [_flow_lags(f, conns.get(f.key, {})) for f in traffic.flows]
+    out: dict = {}
+    for i, name in enumerate(("write", "read")):
+        v = np.array([x[i] for x in lags if x[i] is not None]) * 1e6
+        out[f"{name}_count"] = len(v)
+        for q, key in ((50, "p50"), (99, "p99"), (100, "max")):
+            out[f"{name}_{key}_us"] = float(np.percentile(v, q)) if len(v) else None
+    return out
 
 
 def _flows_table(plan: dict, traffic: Traffic, report: dict):
@@ -825,6 +871,9 @@ def _flows_table(plan: dict, traffic: Traffic, report: dict):
         cols["synack_drops"].append(c.get("synack_drops", 0))
         cols["pushed_out"].append(c.get("pushed_out", 0))
         cols["srtt_s"].append(snd["rtt_us"] / 1e6 if snd.get("rtt_us") else None)
+        w, r = _flow_lags(f, c)
+        cols["write_lag_s"].append(w)
+        cols["read_lag_s"].append(r)
     return pa.table(cols, schema=schema)
 
 
@@ -1050,7 +1099,7 @@ def _summary(plan: dict, ks: KernelSettings, traffic: Traffic, report: dict, wal
         "flows_finished": finished,
         "queues": report["queues"],
         "emulated": True,
-        "accuracy": report["accuracy"],
+        "accuracy": {**report["accuracy"], "generator_lag": generator_lag(traffic, report)},
         "kernel": kernel,
         "router_packets": pk,
     }

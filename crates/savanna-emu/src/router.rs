@@ -95,6 +95,15 @@ struct Conn {
     delivered_bytes: [u64; 2],
     favored: u64,
     pushed_out: u64,
+    /// Timing of the connection on the router's clock (ns after start, 0 = not seen), so
+    /// that an FCT can be split into the path's share and the endpoints' wake-up latency:
+    /// the first SYN read, the first SYN-ACK written (real time), per direction the first
+    /// data packet read and the last data packet written (ideal and real time).
+    syn_in: Time,
+    synack_out: Time,
+    data_in: [Time; 2],
+    last_due: [Time; 2],
+    last_out: [Time; 2],
 }
 
 /// Histogram of lateness in microseconds (1 us bins up to 100 ms).
@@ -504,7 +513,11 @@ impl Router {
                             c
                         }
                     };
-                    self.conns[c as usize].syn_sent += 1;
+                    let cn = &mut self.conns[c as usize];
+                    cn.syn_sent += 1;
+                    if cn.syn_in == 0 {
+                        cn.syn_in = now.max(1);
+                    }
                     c
                 }
                 _ => {
@@ -540,6 +553,9 @@ impl Router {
             }
             if kind == PktKind::Data {
                 cn.data_sent[side] += 1;
+                if cn.data_in[side] == 0 {
+                    cn.data_in[side] = now.max(1);
+                }
                 if seq == 0 && !cn.first_data_seen[side] {
                     cn.first_data_seen[side] = true;
                     first = true;
@@ -741,8 +757,8 @@ impl Router {
             ip_checksum(&mut b[..]);
         }
         let ok = sys::write_pkt(self.fds[h], &b[..p.size as usize]);
-        self.deliver_late.add(self.vnow().saturating_sub(due));
-        self.pkts.free(id);
+        let out = self.vnow();
+        self.deliver_late.add(out.saturating_sub(due));
         if !ok {
             self.write_fail += 1;
         }
@@ -750,15 +766,21 @@ impl Router {
         if p.is_tcp() {
             if let Some(c) = self.conns.get_mut(p.flow as usize) {
                 let s = p.to_side as usize;
+                if p.kind == PktKind::SynAck && c.synack_out == 0 {
+                    c.synack_out = out.max(1);
+                }
                 if p.kind == PktKind::Data {
                     c.class_last[s] = p.class as u8;
                     c.delivered_bytes[s] += (p.size - self.plan.hdr_bytes) as u64;
                     if p.ecn == Ecn::Ce {
                         c.ecn_marks[s] += 1;
                     }
+                    c.last_due[s] = due.max(1);
+                    c.last_out[s] = out.max(1);
                 }
             }
         }
+        self.pkts.free(id);
     }
 
     fn drop_packet(&mut self, id: PktId, why: DropReason) {
@@ -853,13 +875,17 @@ impl Router {
             .iter()
             .map(|c| {
                 let ip = |a: [u8; 4]| format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
+                let secs = |t: Time| (t > 0).then(|| ns_to_secs(t));
                 json!({"client": ip(c.client), "cport": c.cport, "server": ip(c.server), "sport": c.sport,
                        "syn_sent": c.syn_sent, "synack_sent": c.synack_sent,
                        "syn_drops": c.syn_drops, "synack_drops": c.synack_drops,
                        "data_sent": c.data_sent, "drops": c.drops,
                        "first_data_drop": c.first_data_drop, "ecn_marks": c.ecn_marks,
                        "class_last": c.class_last.map(|x| ClassMark::ALL[x as usize].as_str()),
-                       "delivered_bytes": c.delivered_bytes, "favored": c.favored, "pushed_out": c.pushed_out})
+                       "delivered_bytes": c.delivered_bytes, "favored": c.favored, "pushed_out": c.pushed_out,
+                       "syn_in_s": secs(c.syn_in), "synack_out_s": secs(c.synack_out),
+                       "data_in_s": c.data_in.map(secs), "last_data_due_s": c.last_due.map(secs),
+                       "last_data_out_s": c.last_out.map(secs)})
             })
             .collect();
         let bn = &self.links[self.bn];
