@@ -181,6 +181,62 @@ fn rfc8985_6_2_step5_lost_retransmission_is_detected_without_rto() {
     assert_eq!(h.ep.stats.timeouts, 0);
 }
 
+// ------------------------------------------------------------------ RTO (section 6.3)
+
+/// An RTO in fast recovery: 1 lost at 101 ms starts recovery (1 and 12 sent); 5..11 are
+/// SACKed from 350 ms on (RACK.rtt 286 ms at the last), PRR sending 13, 14 and 15 at 356,
+/// 368 and 386 ms; nothing acknowledges 1's retransmission and the RTO fires at 401 ms.
+fn rto_in_recovery() -> (Harness, Vec<u64>) {
+    let mut h = after_first_ack(100);
+    assert_eq!(seqs(&h.at(ms(101.0)).ack_sack(1, &[(2, 5)])), vec![1, 12]);
+    for k in 5..12u64 {
+        h.at(ms(350.0 + 6.0 * (k - 5) as f64)).ack_sack(1, &[(2, k + 1)]);
+    }
+    assert_eq!(h.ep.snd_max(), 16);
+    assert_eq!(h.ep.rack().seg(15).ts, ms(386.0));
+    assert_eq!(h.ep.rto_deadline(), Some(ms(401.0)));
+    let out = h.fire_timer();
+    assert_eq!(h.ep.stats.timeouts, 1);
+    (h, seqs(&out))
+}
+
+/// RFC 8985 6.3: on the RTO, SND.UNA is deemed lost whatever its age (1, retransmitted
+/// 300 ms before, less than RACK.rtt + reo_wnd), and the other unacknowledged segments
+/// only if sent at least RACK.rtt + reo_wnd before (12, sent at 101 ms; not 13..15, sent
+/// within the last 286 ms); only SND.UNA is retransmitted at once (cwnd = 1).
+#[test]
+fn rfc8985_6_3_rto_marks_snd_una_and_what_was_sent_rack_rtt_ago() {
+    let (h, out) = rto_in_recovery();
+    assert_eq!(out, vec![1]);
+    assert_eq!(h.ep.cwnd(), 1.0);
+    let r = h.ep.rack();
+    assert!(r.seg(12).lost, "sent 300 ms before the RTO: lost");
+    for s in 13..16 {
+        assert!(!r.seg(s).lost && !r.seg(s).ever_retx, "{s} was sent within RACK.rtt: in flight");
+    }
+    assert_eq!(r.lost_out(), 1);
+    // pipe: 1's retransmission and 13..15 (RFC 6675's two parts with RACK's marks).
+    assert_eq!(r.pipe(h.ep.snd_max() - h.ep.snd_una(), h.ep.scoreboard().sacked()), 4);
+}
+
+/// RFC 8985 6.3 (against go-back-N): in the RTO recovery the sender retransmits what
+/// RACK deems lost and nothing else: when the cumulative ACK reaches 12, the segments
+/// sent after it and still in flight are not resent (go-back-N would resend 12 and 13 at
+/// cwnd 2); once 13 and 14 are SACKed, pipe leaves room and 12 alone goes.
+#[test]
+fn rfc8985_6_3_rto_recovery_retransmits_only_what_rack_deems_lost() {
+    let (mut h, _) = rto_in_recovery();
+    // The first retransmission of 1 was slow, not lost: it arrives 1 ms after the RTO's
+    // (a sample under min_RTT, ignored by step 2); 2..11 were SACKed.
+    let out = h.at(ms(402.0)).ack(12);
+    assert_eq!(h.ep.cwnd(), 2.0);
+    assert!(out.is_empty(), "pipe 3 (13..15) >= cwnd 2: nothing, got {:?}", seqs(&out));
+    let out = h.at(ms(460.0)).ack_sack(12, &[(13, 15)]);
+    assert_eq!(seqs(&out), vec![12]);
+    assert!(is_retx(&out[0]));
+    assert!(!h.ep.rack().seg(15).ever_retx, "15 is still in flight");
+}
+
 // ------------------------------------------------------------------ TLP (section 7)
 
 /// RFC 8985 7.2: the PTO is 1 s before an RTT sample, then 2 SRTT, plus WCDelAckT with

@@ -18,7 +18,8 @@
 //!   the SYN was retransmitted, data transmission starts again from the ITO).
 //! - RTO: RFC 6298 via `RtoEstimator`, samples from `RttSampler` (Karn's rule); the timer is
 //!   started on sending data when not running, restarted on every ACK of new data, stopped
-//!   when everything is acknowledged; on expiry: back off, go back N from snd_una.
+//!   when everything is acknowledged; on expiry: back off, go back N from snd_una (with
+//!   RACK, RFC 8985 6.3: retransmit only what RACK deems lost).
 //! - window arithmetic: `cc::CongestionControl` (RFC 5681; NewReno RFC 6582; Tahoe);
 //!   loss detection and fast recovery: `recovery::Recovery` (RFC 5681 3.2, RFC 6582).
 //! - limited transmit (RFC 3042) and SACK (RFC 2018, 2883) with RFC 6675 recovery at PRR's
@@ -461,7 +462,7 @@ impl TcpEndpoint {
             if let Some(t0) = timed {
                 self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
                 if io.cfg.rack {
-                    self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                    self.rack.on_rtt_sample(io.now - t0, io.now); // RFC 8985 6.2 step 1
                 }
             }
             self.rto_deadline = None;
@@ -505,7 +506,7 @@ impl TcpEndpoint {
                     Some(t0) => {
                         self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
                         if io.cfg.rack {
-                            self.rack.on_rtt_sample(io.now - t0); // RFC 8985 6.2 step 1
+                            self.rack.on_rtt_sample(io.now - t0, io.now); // RFC 8985 6.2 step 1
                         }
                     }
                 }
@@ -811,13 +812,14 @@ impl TcpEndpoint {
                 // RFC 6675 section 5.1: leave SACK recovery, RecoveryPoint = HighData; the
                 // scoreboard is kept, so go-back-N skips what was SACKed.
                 self.sk.on_timeout(self.snd_max);
-                if io.cfg.rack {
-                    self.rack.on_rto(self.snd_una, self.snd_max);
-                }
                 self.ecn_high = self.snd_max;
                 self.rtt.forget_timed();
-                self.snd_nxt = self.snd_una;
-                self.send_available(io);
+                if io.cfg.rack {
+                    self.rack_on_rto(io);
+                } else {
+                    self.snd_nxt = self.snd_una;
+                    self.send_available(io);
+                }
                 self.arm(io.now);
             }
             _ => {}
@@ -835,6 +837,9 @@ impl TcpEndpoint {
         }
         if self.sk.in_recovery {
             return self.sack_send(io);
+        }
+        if self.rack.rto_recovery {
+            return self.rack_rto_send(io);
         }
         let win = (self.win.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
@@ -1460,7 +1465,7 @@ impl TcpEndpoint {
         let rtt_s = if ack > una { self.rtt.on_new_ack(ack, una, now) } else { None };
         if let Some(r) = rtt_s {
             self.rto.sample_at(r, now);
-            self.rack.on_rtt_sample((r * 1e9).round() as Time); // 6.2 step 1
+            self.rack.on_rtt_sample((r * 1e9).round() as Time, now); // 6.2 step 1
         }
         self.rack_delivered(ack, una, opt, now); // steps 2 and 3
         self.sk.board.update(opt, ack, una, self.snd_max);
@@ -1520,6 +1525,31 @@ impl TcpEndpoint {
             return true;
         }
         false
+    }
+
+    /// RFC 8985 6.3: the RTO fired with RACK on: mark SND.UNA and what was sent more than
+    /// RACK.rtt + reo_wnd ago lost (not go-back-N), retransmit SND.UNA at once (RFC 5681
+    /// 3.1 / RFC 6298 (5.4): the earliest segment not acknowledged), then whatever the
+    /// loss window allows. The other marks come from RACK as ACKs return (6.2 in RTO
+    /// recovery), as in Linux's loss state.
+    fn rack_on_rto(&mut self, io: &mut TcpIo) {
+        let srtt = self.rto.srtt().map(|s| (s * 1e9).round() as Time);
+        self.rack.on_rto(io.now, self.snd_una, self.snd_max, &self.sk.board, srtt);
+        self.snd_nxt = self.snd_max;
+        self.emit_data(self.snd_una, true, io);
+        self.rack_rto_send(io);
+    }
+
+    /// RFC 8985 6.3's RTO recovery: send while pipe < cwnd (RFC 6675's rule, pipe from
+    /// RACK's marks), each time the first segment deemed lost, else new data (NextSeg
+    /// rules 1 and 2 with RACK's marks). Segments in flight and not deemed lost are not
+    /// retransmitted.
+    fn rack_rto_send(&mut self, io: &mut TcpIo) {
+        let cwnd = (self.win.cwnd.floor() as u64).max(1);
+        let mut pipe = self.set_pipe(io.cfg);
+        while pipe < cwnd && self.pace_ok(io) && self.rack_next_seg(io) {
+            pipe += 1;
+        }
     }
 
     /// RFC 6675's pipe: the scoreboard's SetPipe, or with RACK the flags' count.

@@ -7,13 +7,14 @@
 //!
 //! Readings: sequence numbers count packets (Segment.end_seq = seq + 1); without TCP
 //! timestamps the spurious-retransmission check of 6.2 step 2 is the min_RTT one; min_RTT
-//! is the smallest RFC 6298 sample of the connection (paths in the simulator do not move,
-//! so a windowed filter only matters over Linux's 5 minutes); a lost segment keeps its time
+//! is the windowed minimum of the RFC 6298 samples over Linux's 300 s (`rtt::WindowedMin`);
+//! after an RTO only what 6.3 deems lost is retransmitted; a lost segment keeps its time
 //! with a `lost` flag in place of INFINITE_TS. Per-segment state is a ring sized from the
 //! maximum window and reused with the endpoint (nothing allocated per packet), with
 //! Linux's counters (lost_out, retrans_out) so that pipe is flight - SACKed - lost +
 //! retransmitted in flight (RFC 6675's two parts) without a scan.
 
+use super::rtt::{WindowedMin, MIN_RTT_WINDOW};
 use super::sack::Scoreboard;
 use crate::engine::Time;
 
@@ -36,8 +37,8 @@ pub struct Seg {
     pub lost: bool,
     /// A retransmission of it is in flight (not deemed lost since; Linux's SACKED_RETRANS).
     pub rtx: bool,
-    /// That retransmission was sent while the segment was not deemed lost (a probe, or
-    /// go-back-N): the original may still be in flight too, so pipe counts it twice.
+    /// That retransmission was sent while the segment was not deemed lost (a probe): the
+    /// original may still be in flight too, so pipe counts it twice.
     pub rtx_extra: bool,
 }
 
@@ -55,8 +56,8 @@ pub struct Rack {
     end_seq: u64,
     /// RACK.rtt: the RTT of that segment, ns.
     rtt: Time,
-    /// RACK.min_RTT, ns.
-    min_rtt: Option<Time>,
+    /// RACK.min_RTT, ns: the windowed minimum of 6.2 step 1.
+    min_rtt: WindowedMin,
     /// RACK.fack: the highest end_seq delivered.
     fack: u64,
     reordering_seen: bool,
@@ -115,7 +116,7 @@ impl Rack {
             xmit_ts: 0,
             end_seq: 0,
             rtt: 0,
-            min_rtt: None,
+            min_rtt: WindowedMin::default(),
             fack: 0,
             reordering_seen: false,
             reo_wnd_mult: 1,
@@ -148,7 +149,7 @@ impl Rack {
         self.segs[self.slot(s)]
     }
     pub fn min_rtt(&self) -> Option<Time> {
-        self.min_rtt
+        self.min_rtt.get()
     }
     pub fn reo_wnd(&self) -> Time {
         self.reo_wnd
@@ -209,9 +210,11 @@ impl Rack {
         }
     }
 
-    /// RFC 8985 6.2 step 1: RACK.min_RTT from an RFC 6298 sample, ns.
-    pub fn on_rtt_sample(&mut self, rtt: Time) {
-        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    /// RFC 8985 6.2 step 1: RACK.min_RTT from an RFC 6298 sample taken at `now`, ns: "a
+    /// windowed min-filtered estimate of recent RTT measurements" (SHOULD), over Linux's
+    /// 300 s window (tcp_min_rtt_wlen).
+    pub fn on_rtt_sample(&mut self, rtt: Time, now: Time) {
+        self.min_rtt.update(now, rtt, MIN_RTT_WINDOW);
     }
 
     /// Segment `s` was newly delivered (cumulatively or selectively) at `now`; the caller
@@ -228,7 +231,7 @@ impl Rack {
         // its original transmission (no timestamps to tell): it does not update RACK. A
         // segment deemed lost has no valid xmit_ts (INFINITE_TS).
         let rtt = now.saturating_sub(e.ts);
-        let ambiguous = e.ever_retx && self.min_rtt.is_some_and(|m| rtt < m);
+        let ambiguous = e.ever_retx && self.min_rtt.get().is_some_and(|m| rtt < m);
         if !e.lost && !ambiguous {
             self.rtt = rtt;
             if sent_after(e.ts, s + 1, self.xmit_ts, self.end_seq) {
@@ -273,7 +276,7 @@ impl Rack {
         self.reo_wnd = if !self.reordering_seen && (in_recovery || sacked >= dupthresh as u64) {
             0
         } else {
-            let w = self.reo_wnd_mult as Time * self.min_rtt.unwrap_or(0) / 4;
+            let w = self.reo_wnd_mult as Time * self.min_rtt.get().unwrap_or(0) / 4;
             srtt.map_or(w, |s| w.min(s))
         };
         self.reo_wnd
@@ -307,18 +310,9 @@ impl Rack {
             }
             let remaining = e.ts as i64 + self.rtt as i64 + self.reo_wnd as i64 - now as i64;
             if remaining <= 0 {
-                self.segs[i].lost = true;
-                self.lost_out += 1;
+                // A retransmission lost again is no longer in flight.
+                self.mark_lost(i);
                 newly += 1;
-                if e.rtx {
-                    // A retransmission lost again is no longer in flight.
-                    self.segs[i].rtx = false;
-                    self.rtx_out -= 1;
-                }
-                if e.rtx_extra {
-                    self.segs[i].rtx_extra = false;
-                    self.rtx_extra_out -= 1;
-                }
             } else {
                 timeout = timeout.max(remaining);
             }
@@ -345,22 +339,52 @@ impl Rack {
         (una..max).find(|&s| self.seg(s).lost)
     }
 
-    /// The retransmission timer expired: an RTO recovery starts and the sender goes back N
-    /// over the unSACKed segments, so no mark survives; no probe is outstanding
-    /// (RFC 8985 7.1).
-    pub fn on_rto(&mut self, una: u64, max: u64) {
-        for s in una..max {
-            let i = self.slot(s);
-            self.segs[i].lost = false;
-            self.segs[i].rtx = false;
-            self.segs[i].rtx_extra = false;
-        }
-        self.lost_out = 0;
-        self.rtx_out = 0;
-        self.rtx_extra_out = 0;
+    /// The retransmission timer expired (RFC 8985 6.3, RACK_mark_losses_on_RTO): an RTO
+    /// recovery starts, no probe is outstanding (7.1), and of the segments neither
+    /// cumulatively nor selectively acknowledged, SND.UNA is deemed lost (it was sent an
+    /// RTO ago) and every other one only once RACK.rtt + RACK.reo_wnd have passed since
+    /// its last transmission; the rest stay in flight, for RACK to judge as ACKs return
+    /// (a retransmission in flight keeps its count in pipe, as Linux's
+    /// tcp_timeout_mark_lost keeps SACKED_RETRANS on what it does not mark). The window is
+    /// step 4's for an RTO recovery (zero unless reordering was seen). Returns how many
+    /// were newly marked.
+    pub fn on_rto(&mut self, now: Time, una: u64, max: u64, board: &Scoreboard, srtt: Option<Time>) -> u64 {
         self.rto_recovery = true;
         self.reo_deadline = None;
         self.tlp_reset();
+        let reo_wnd = self.update_reo_wnd(true, board.sacked(), 0, srtt);
+        let mut newly = 0;
+        for s in una..max {
+            let i = self.slot(s);
+            let e = self.segs[i];
+            if e.lost || board.is_sacked(s) {
+                continue;
+            }
+            // RFC 8985 6.3: SEG.SEQ == SND.UNA, or Segment.xmit_ts + RACK.rtt +
+            // RACK.reo_wnd - Now() <= 0.
+            if s != una && e.ts + self.rtt + reo_wnd > now {
+                continue;
+            }
+            self.mark_lost(i);
+            newly += 1;
+        }
+        newly
+    }
+
+    /// Deem the segment in slot `i` lost: it leaves pipe, and a retransmission of it in
+    /// flight is lost too (Linux's tcp_mark_skb_lost).
+    fn mark_lost(&mut self, i: usize) {
+        let e = &mut self.segs[i];
+        e.lost = true;
+        self.lost_out += 1;
+        if e.rtx {
+            e.rtx = false;
+            self.rtx_out -= 1;
+        }
+        if e.rtx_extra {
+            e.rtx_extra = false;
+            self.rtx_extra_out -= 1;
+        }
     }
 
     /// RFC 8985 7.1: no probe outstanding (a connection, fast or RTO recovery starts).
@@ -414,6 +438,7 @@ impl Rack {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::SackOpt;
 
     #[test]
     fn sent_after_orders_by_time_then_sequence() {
@@ -444,5 +469,56 @@ mod tests {
         assert_eq!(r.pipe(4, 0), 5);
         r.on_delivered(3, 100);
         assert_eq!(r.pipe(4, 1), 3);
+    }
+
+    /// RFC 8985 6.3 with step 4's window: in an RTO recovery after reordering was seen,
+    /// reo_wnd is min_RTT / 4, so a segment sent less than RACK.rtt + min_RTT / 4 before
+    /// the RTO stays in flight while SND.UNA is lost however recent; SACKed segments are
+    /// never marked.
+    #[test]
+    fn rfc8985_6_3_rto_marks_with_the_reordering_window() {
+        let mut board = Scoreboard::new(Vec::new(), 64, true);
+        let mut r = Rack::new(Vec::new(), 64, true);
+        for s in 0..5 {
+            r.on_send(s, 10 * s, false);
+        }
+        r.on_send(5, 80, false);
+        r.on_rtt_sample(100, 0);
+        // 4 delivered first, then 3 (below fack, never retransmitted): reordering.
+        r.on_delivered(4, 140);
+        r.on_delivered(3, 141);
+        assert!(r.reordering_seen());
+        let opt = SackOpt { n: 1, blocks: [(3, 2), (0, 0), (0, 0), (0, 0)] };
+        board.update(&opt, 0, 0, 6);
+        assert!(board.is_sacked(3) && board.is_sacked(4));
+        // RACK.rtt = 141 - 30 = 111 ns, reo_wnd = 100 / 4 = 25 ns: lost iff ts <= 200 - 136.
+        r.on_send(0, 190, true); // SND.UNA was retransmitted 10 ns ago
+        assert_eq!(r.on_rto(200, 0, 6, &board, Some(100)), 3);
+        assert_eq!(r.reo_wnd(), 25);
+        assert!(r.seg(0).lost, "SND.UNA, however recent");
+        assert!(r.seg(1).lost && r.seg(2).lost, "sent at 10 and 20 <= 64");
+        assert!(!r.seg(3).lost && !r.seg(4).lost, "SACKed");
+        assert!(!r.seg(5).lost, "sent at 80 > 64: within RACK.rtt + reo_wnd");
+        assert!(r.rto_recovery);
+        assert_eq!(r.pipe(6, 2), 1, "5 alone is in flight");
+    }
+
+    /// RFC 8985 6.2 step 4 with step 1's windowed min_RTT: the reordering window is a
+    /// quarter of the minimum of the last 300 s, so it grows when the path lengthens (a
+    /// global minimum would keep it at the old path's).
+    #[test]
+    fn rfc8985_6_2_step4_reo_wnd_follows_the_windowed_min_rtt() {
+        const S: Time = 1_000_000_000;
+        let mut r = Rack::new(Vec::new(), 64, true);
+        r.reordering_seen = true;
+        r.on_rtt_sample(100_000_000, 0);
+        for k in 1..=400u64 {
+            r.on_rtt_sample(200_000_000, k * S);
+            if k == 300 {
+                assert_eq!(r.update_reo_wnd(false, 0, 3, None), 25_000_000, "100 ms is 300 s old");
+            }
+        }
+        assert_eq!(r.min_rtt(), Some(200_000_000));
+        assert_eq!(r.update_reo_wnd(false, 0, 3, None), 50_000_000);
     }
 }

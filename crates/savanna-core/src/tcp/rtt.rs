@@ -126,3 +126,96 @@ impl RttSampler {
         }
     }
 }
+
+/// RFC 8985 6.2 step 1's windowed minimum of the RTT samples: Linux keeps RACK's min_RTT
+/// in a windowed min filter over tcp_min_rtt_wlen = 300 s (Kathleen Nichols' scheme, as in
+/// BBR): the best sample of the window and two later, larger candidates that take over as
+/// the best one ages out, so a path that lengthens is followed within a window and no
+/// sample list is kept. Times and RTTs in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowedMin {
+    /// (time, rtt) of the best, second and third candidates; `None` before any sample.
+    est: Option<[(Time, Time); 3]>,
+}
+
+/// Linux's tcp_min_rtt_wlen default: 300 s.
+pub const MIN_RTT_WINDOW: Time = 300_000_000_000;
+
+impl WindowedMin {
+    pub fn get(&self) -> Option<Time> {
+        self.est.map(|e| e[0].1)
+    }
+
+    /// A sample `rtt` at `now`, with window `win`; returns the minimum.
+    pub fn update(&mut self, now: Time, rtt: Time, win: Time) -> Time {
+        let new = (now, rtt);
+        let Some(mut c) = self.est else {
+            self.est = Some([new; 3]);
+            return rtt;
+        };
+        if rtt <= c[0].1 || now.saturating_sub(c[2].0) > win {
+            // A new best, or even the last candidate has aged out: start again.
+            c = [new; 3];
+        } else if rtt <= c[1].1 {
+            c[1] = new;
+            c[2] = new;
+        } else if rtt <= c[2].1 {
+            c[2] = new;
+        }
+        // Age: the best leaves once older than the window and the candidates move up; a
+        // best not backed by a later candidate after a quarter (half) window takes this
+        // sample as its second (third) candidate.
+        let age = now.saturating_sub(c[0].0);
+        if age > win {
+            c = [c[1], c[2], new];
+            if now.saturating_sub(c[0].0) > win {
+                c = [c[1], c[2], new];
+            }
+        } else if c[1].0 == c[0].0 && age > win / 4 {
+            c[1] = new;
+            c[2] = new;
+        } else if c[2].0 == c[1].0 && age > win / 2 {
+            c[2] = new;
+        }
+        self.est = Some(c);
+        c[0].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Time = 1_000_000_000;
+
+    /// RFC 8985 6.2 step 1 (Linux's windowed min filter): within the window the minimum is
+    /// the smallest sample; a smaller one takes over at once.
+    #[test]
+    fn windowed_min_keeps_the_smallest_sample_of_the_window() {
+        let mut m = WindowedMin::default();
+        assert_eq!(m.get(), None);
+        assert_eq!(m.update(0, 100, MIN_RTT_WINDOW), 100);
+        assert_eq!(m.update(10 * S, 150, MIN_RTT_WINDOW), 100);
+        assert_eq!(m.update(299 * S, 120, MIN_RTT_WINDOW), 100);
+        assert_eq!(m.update(299 * S + 1, 90, MIN_RTT_WINDOW), 90);
+    }
+
+    /// The minimum ages out after the window (300 s): on a path that lengthened from 100
+    /// to 200 ms the estimate follows within one window, where a global minimum would
+    /// stay at 100 ms for ever.
+    #[test]
+    fn windowed_min_follows_a_longer_path_after_the_window() {
+        let mut m = WindowedMin::default();
+        m.update(0, 100, MIN_RTT_WINDOW);
+        let mut t = 0;
+        let mut got = 0;
+        while t < 700 * S {
+            t += S / 10;
+            got = m.update(t, 200 + (t / S) % 7, MIN_RTT_WINDOW);
+            if t <= 300 * S {
+                assert_eq!(got, 100, "at {t}: the 100 ms sample is inside the window");
+            }
+        }
+        assert!((200..207).contains(&got), "after the window: {got}");
+    }
+}
