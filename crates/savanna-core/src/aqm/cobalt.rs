@@ -196,7 +196,7 @@ impl CobaltState {
         let blue = self.p_drop > 0.0 && cx.rng.bernoulli(self.p_drop);
         let mut verdict = if blue { Verdict::Blue } else { Verdict::Send };
         if next_due && self.dropping {
-            if !blue && !(c.ecn && cx.mark(id)) {
+            if !(blue || (c.ecn && cx.mark(id))) {
                 verdict = Verdict::Codel;
             }
             self.count = self.count.saturating_add(1);

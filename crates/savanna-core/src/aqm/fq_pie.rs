@@ -247,7 +247,7 @@ mod tests {
         let mut t = t0;
         while t < t0 + dur {
             b.now = t;
-            if (t - t0) % (10 * MS) == 0 {
+            if (t - t0).is_multiple_of(10 * MS) {
                 let (p, ok, d) = send(b, q, sparse, 200, t, Ecn::NotEct);
                 if !ok {
                     assert_eq!(d[0].1, DropReason::Early);
