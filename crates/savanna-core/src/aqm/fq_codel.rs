@@ -32,7 +32,7 @@
 use super::codel::{check_times, CodelParams, CodelState};
 use super::registry::DisciplineSpec;
 use super::{DropReason, Fifo, QCtx, Qdisc};
-use crate::net::PktId;
+use crate::net::{PacketPool, PktId};
 use std::collections::VecDeque;
 
 fn d_limit() -> u32 {
@@ -132,50 +132,42 @@ pub struct FqCodelParams {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
+pub enum List {
     None,
     New,
     Old,
 }
 
-struct Bucket {
-    q: Fifo,
-    codel: CodelState,
+/// One flow bucket: its FIFO, its AQM state `S`, and its place in the round robin.
+pub struct Bucket<S> {
+    pub q: Fifo,
+    pub st: S,
     deficit: i64,
     list: List,
 }
 
-pub struct FqCodel {
-    p: FqCodelParams,
-    codel: CodelParams,
-    buckets: Vec<Bucket>,
+/// RFC 8290's flow queues without the AQM: buckets chosen by `bucket_of`, each with an AQM
+/// state `S`, served by deficit round robin over the new and old lists (section 4.2, as
+/// the module header describes), with the packet and byte totals kept for the shared
+/// limit. FQ-CoDel runs it with `CodelState`, FQ-PIE (`fq_pie.rs`) with `PieState`.
+pub struct FlowQueues<S> {
+    flows: u32,
+    quantum: u32,
+    buckets: Vec<Bucket<S>>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     pkts: usize,
     bytes: u64,
 }
 
-/// The bucket of flow `flow` among `n`: murmur3's 32-bit finaliser, then multiply-shift.
-#[inline]
-pub fn bucket_of(flow: u32, n: u32) -> usize {
-    let mut h = flow;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^= h >> 16;
-    ((h as u64 * n as u64) >> 32) as usize
-}
-
-impl FqCodel {
-    pub fn new(p: FqCodelParams, codel: CodelParams) -> Self {
-        let n = p.flows.max(1) as usize;
-        let buckets = (0..n)
-            .map(|_| Bucket { q: Fifo::default(), codel: CodelState::default(), deficit: 0, list: List::None })
-            .collect();
-        FqCodel {
-            p,
-            codel,
+impl<S> FlowQueues<S> {
+    /// `flows` buckets (at least 1), each starting with the state `init()` gives.
+    pub fn new(flows: u32, quantum: u32, init: impl Fn() -> S) -> Self {
+        let n = flows.max(1) as usize;
+        let buckets = (0..n).map(|_| Bucket { q: Fifo::default(), st: init(), deficit: 0, list: List::None }).collect();
+        FlowQueues {
+            flows: n as u32,
+            quantum,
             buckets,
             new_flows: VecDeque::with_capacity(n),
             old_flows: VecDeque::with_capacity(n),
@@ -183,9 +175,67 @@ impl FqCodel {
             bytes: 0,
         }
     }
+    /// The bucket packet `id` belongs to.
+    #[inline]
+    pub fn bucket_index(&self, id: PktId, pkts: &PacketPool) -> usize {
+        bucket_of(pkts.get(id).flow, self.flows)
+    }
+    #[inline]
+    pub fn bucket(&self, i: usize) -> &Bucket<S> {
+        &self.buckets[i]
+    }
+    #[inline]
+    pub fn bucket_mut(&mut self, i: usize) -> &mut Bucket<S> {
+        &mut self.buckets[i]
+    }
+    /// The number of buckets.
+    pub fn flows(&self) -> u32 {
+        self.flows
+    }
+    /// Which list bucket `i` is on.
+    pub fn list(&self, i: usize) -> List {
+        self.buckets[i].list
+    }
+    /// Packets queued over all buckets.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.pkts
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pkts == 0
+    }
+    /// Bytes queued over all buckets.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Queue `id` in bucket `i`; a bucket on neither list joins the new list with a quantum.
+    #[inline]
+    pub fn push(&mut self, i: usize, id: PktId, pkts: &PacketPool) {
+        let b = &mut self.buckets[i];
+        b.q.push(id, pkts);
+        if b.list == List::None {
+            b.list = List::New;
+            b.deficit = self.quantum as i64;
+            self.new_flows.push_back(i as u32);
+        }
+        self.pkts += 1;
+        self.bytes += pkts.get(id).size as u64;
+    }
+
+    /// Remove the head of bucket `i` (a drop by the caller), keeping the totals.
+    #[inline]
+    pub fn pop_head(&mut self, i: usize, pkts: &PacketPool) -> Option<PktId> {
+        let v = self.buckets[i].q.pop(pkts)?;
+        self.pkts -= 1;
+        self.bytes -= pkts.get(v).size as u64;
+        Some(v)
+    }
 
     /// The bucket with the largest byte backlog among the active ones.
-    fn fattest(&self) -> Option<usize> {
+    pub fn fattest(&self) -> Option<usize> {
         let mut best: Option<(usize, u64)> = None;
         for &i in self.new_flows.iter().chain(self.old_flows.iter()) {
             let b = self.buckets[i as usize].q.bytes();
@@ -196,53 +246,15 @@ impl FqCodel {
         best.map(|(i, _)| i)
     }
 
-    /// Trim the fattest bucket; returns true if `arrival` was among the packets dropped.
-    fn overflow(&mut self, arrival: PktId, cx: &mut QCtx) -> bool {
-        let Some(f) = self.fattest() else { return false };
-        let b = &mut self.buckets[f];
-        let target = b.q.bytes() / 2;
-        let mut hit = false;
-        for n in 0..self.p.drop_batch {
-            if n > 0 && b.q.bytes() <= target {
-                break;
-            }
-            let Some(v) = b.q.pop(cx.pkts) else { break };
-            self.pkts -= 1;
-            self.bytes -= cx.pkts.get(v).size as u64;
-            hit |= v == arrival;
-            cx.drop(v, DropReason::Overflow);
-        }
-        hit
-    }
-
-    #[cfg(test)]
-    fn list_of(&self, flow: u32) -> List {
-        self.buckets[bucket_of(flow, self.p.flows)].list
-    }
-}
-
-impl Qdisc for FqCodel {
-    fn kind(&self) -> &'static str {
-        "fq_codel"
-    }
-    fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
-        let i = bucket_of(cx.pkts.get(id).flow, self.p.flows);
-        let b = &mut self.buckets[i];
-        b.q.push(id, cx.pkts);
-        if b.list == List::None {
-            b.list = List::New;
-            b.deficit = self.p.quantum as i64;
-            self.new_flows.push_back(i as u32);
-        }
-        self.pkts += 1;
-        self.bytes += cx.pkts.get(id).size as u64;
-        if self.pkts > self.p.limit_pkts {
-            return !self.overflow(id, cx);
-        }
-        true
-    }
-
-    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
+    /// The round robin's next packet. `serve` takes a packet from the bucket whose turn it
+    /// is (its AQM may drop others on the way, reporting them to `cx`); None means the
+    /// bucket had nothing to send.
+    #[inline]
+    pub fn dequeue(
+        &mut self,
+        cx: &mut QCtx,
+        mut serve: impl FnMut(&mut S, &mut Fifo, &mut QCtx) -> Option<PktId>,
+    ) -> Option<PktId> {
         loop {
             let (i, from_new) = if let Some(&i) = self.new_flows.front() {
                 (i as usize, true)
@@ -253,7 +265,7 @@ impl Qdisc for FqCodel {
             };
             let b = &mut self.buckets[i];
             if b.deficit <= 0 {
-                b.deficit += self.p.quantum as i64;
+                b.deficit += self.quantum as i64;
                 b.list = List::Old;
                 if from_new {
                     self.new_flows.pop_front();
@@ -264,7 +276,7 @@ impl Qdisc for FqCodel {
                 continue;
             }
             let (n0, b0) = (b.q.len(), b.q.bytes());
-            let got = b.codel.dequeue(&self.codel, &mut b.q, cx);
+            let got = serve(&mut b.st, &mut b.q, cx);
             self.pkts -= n0 - b.q.len();
             self.bytes -= b0 - b.q.bytes();
             match got {
@@ -285,12 +297,76 @@ impl Qdisc for FqCodel {
             }
         }
     }
+}
+
+pub struct FqCodel {
+    p: FqCodelParams,
+    codel: CodelParams,
+    fq: FlowQueues<CodelState>,
+}
+
+/// The bucket of flow `flow` among `n`: murmur3's 32-bit finaliser, then multiply-shift.
+#[inline]
+pub fn bucket_of(flow: u32, n: u32) -> usize {
+    let mut h = flow;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    ((h as u64 * n as u64) >> 32) as usize
+}
+
+impl FqCodel {
+    pub fn new(p: FqCodelParams, codel: CodelParams) -> Self {
+        FqCodel { fq: FlowQueues::new(p.flows, p.quantum, CodelState::default), p, codel }
+    }
+
+    /// Trim the fattest bucket; returns true if `arrival` was among the packets dropped.
+    fn overflow(&mut self, arrival: PktId, cx: &mut QCtx) -> bool {
+        let Some(f) = self.fq.fattest() else { return false };
+        let target = self.fq.bucket(f).q.bytes() / 2;
+        let mut hit = false;
+        for n in 0..self.p.drop_batch {
+            if n > 0 && self.fq.bucket(f).q.bytes() <= target {
+                break;
+            }
+            let Some(v) = self.fq.pop_head(f, cx.pkts) else { break };
+            hit |= v == arrival;
+            cx.drop(v, DropReason::Overflow);
+        }
+        hit
+    }
+
+    #[cfg(test)]
+    fn list_of(&self, flow: u32) -> List {
+        self.fq.list(bucket_of(flow, self.p.flows))
+    }
+}
+
+impl Qdisc for FqCodel {
+    fn kind(&self) -> &'static str {
+        "fq_codel"
+    }
+    fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
+        let i = self.fq.bucket_index(id, cx.pkts);
+        self.fq.push(i, id, cx.pkts);
+        if self.fq.len() > self.p.limit_pkts {
+            return !self.overflow(id, cx);
+        }
+        true
+    }
+
+    fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
+        let codel = &self.codel;
+        self.fq.dequeue(cx, |st, q, cx| st.dequeue(codel, q, cx))
+    }
 
     fn len_pkts(&self) -> usize {
-        self.pkts
+        self.fq.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fq.bytes()
     }
 }
 
@@ -510,7 +586,7 @@ mod tests {
             if step % 10 == 0 {
                 send(&mut b, &mut q, sparse, 200);
             }
-            while q.buckets[bucket_of(bulk, 1024)].q.len() < 100 {
+            while q.fq.bucket(bucket_of(bulk, 1024)).q.len() < 100 {
                 send(&mut b, &mut q, bulk, 1500);
             }
             let p = b.take(&mut q);

@@ -13,12 +13,14 @@
 
 pub mod aifo;
 pub mod choke;
+pub mod cobalt;
 pub mod codel;
 pub mod droptail;
 pub mod drr;
 pub mod dualpi2;
 pub mod favorqueue;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod las;
 pub mod pfabric;
 pub mod pi;

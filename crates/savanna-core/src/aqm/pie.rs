@@ -141,7 +141,14 @@ impl DisciplineSpec for PieSpec {
         Ok(())
     }
     fn build(&self, pkt_bytes: u32) -> Box<dyn super::Qdisc> {
-        Box::new(Pie::new(PieParams {
+        Box::new(Pie::new(self.params(pkt_bytes)))
+    }
+}
+
+impl PieSpec {
+    /// The controller's parameters (also FQ-PIE's, per flow queue).
+    pub fn params(&self, pkt_bytes: u32) -> PieParams {
+        PieParams {
             limit_pkts: self.limit_pkts as usize,
             target_ns: ms_to_ns(self.target_ms),
             t_update_ns: ms_to_ns(self.t_update_ms).max(1),
@@ -153,7 +160,7 @@ impl DisciplineSpec for PieSpec {
             cap_drop_adjustment: self.cap_drop_adjustment,
             derandomize: self.derandomize,
             mean_pkt_bytes: self.mean_pkt_bytes.unwrap_or(pkt_bytes as f64),
-        }))
+        }
     }
 }
 
@@ -172,9 +179,10 @@ pub struct PieParams {
     pub mean_pkt_bytes: f64,
 }
 
-pub struct Pie {
-    q: Fifo,
-    p: PieParams,
+/// PIE's controller for one queue: the drop probability and what updates it. `Pie` runs
+/// one on its FIFO; `fq_pie.rs` runs one per flow queue.
+#[derive(Clone, Debug)]
+pub struct PieState {
     /// Drop probability.
     drop_prob: f64,
     /// Latest queueing delay sample, ns.
@@ -184,6 +192,12 @@ pub struct Pie {
     burst_allowance: Time,
     next_update: Time,
     accu_prob: f64,
+}
+
+pub struct Pie {
+    q: Fifo,
+    p: PieParams,
+    st: PieState,
 }
 
 /// The RFC's auto-tuning: the increment is scaled down while p is small.
@@ -206,17 +220,15 @@ fn scale(p: f64) -> f64 {
     }
 }
 
-impl Pie {
-    pub fn new(p: PieParams) -> Self {
-        Pie {
-            q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)),
+impl PieState {
+    pub fn new(p: &PieParams) -> Self {
+        PieState {
             drop_prob: 0.0,
             qdelay: 0,
             qdelay_old: 0,
             burst_allowance: p.max_burst_ns,
             next_update: p.t_update_ns,
             accu_prob: 0.0,
-            p,
         }
     }
     pub fn drop_prob(&self) -> f64 {
@@ -227,12 +239,12 @@ impl Pie {
     }
 
     /// One periodic update (RFC `calculate_drop_prob`).
-    fn update(&mut self) {
+    fn update(&mut self, p: &PieParams) {
         let cur = self.qdelay as f64 * 1e-9;
         let old = self.qdelay_old as f64 * 1e-9;
-        let target = self.p.target_ns as f64 * 1e-9;
-        let mut delta = (self.p.alpha * (cur - target) + self.p.beta * (cur - old)) * scale(self.drop_prob);
-        if self.p.cap_drop_adjustment && self.drop_prob >= 0.1 && delta > 0.02 {
+        let target = p.target_ns as f64 * 1e-9;
+        let mut delta = (p.alpha * (cur - target) + p.beta * (cur - old)) * scale(self.drop_prob);
+        if p.cap_drop_adjustment && self.drop_prob >= 0.1 && delta > 0.02 {
             delta = 0.02;
         }
         self.drop_prob += delta;
@@ -241,32 +253,33 @@ impl Pie {
         }
         self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
         self.qdelay_old = self.qdelay;
-        self.burst_allowance = self.burst_allowance.saturating_sub(self.p.t_update_ns);
+        self.burst_allowance = self.burst_allowance.saturating_sub(p.t_update_ns);
     }
 
     /// Run every update due at or before `now`.
-    fn catch_up(&mut self, now: Time) {
+    pub fn catch_up(&mut self, p: &PieParams, now: Time) {
         while now >= self.next_update {
             // At rest (p = 0, no delay now or before), updates only run the burst
             // allowance down: skip the remaining ones in one step.
             if self.drop_prob == 0.0 && self.qdelay == 0 && self.qdelay_old == 0 {
-                let k = (now - self.next_update) / self.p.t_update_ns + 1;
-                self.burst_allowance = self.burst_allowance.saturating_sub(k.saturating_mul(self.p.t_update_ns));
-                self.next_update += k * self.p.t_update_ns;
+                let k = (now - self.next_update) / p.t_update_ns + 1;
+                self.burst_allowance = self.burst_allowance.saturating_sub(k.saturating_mul(p.t_update_ns));
+                self.next_update += k * p.t_update_ns;
                 return;
             }
-            self.update();
-            self.next_update += self.p.t_update_ns;
+            self.update(p);
+            self.next_update += p.t_update_ns;
         }
     }
 
-    /// RFC `drop_early`: should this arrival be dropped (or marked)?
-    fn drop_early(&mut self, cx: &mut QCtx) -> bool {
-        let half = self.p.target_ns / 2;
-        if (self.qdelay_old < half && self.drop_prob < 0.2) || (self.q.bytes() as f64) <= 2.0 * self.p.mean_pkt_bytes {
+    /// RFC `drop_early`: should this arrival be dropped (or marked)? `backlog` is the
+    /// bytes queued in this controller's queue.
+    fn drop_early(&mut self, p: &PieParams, backlog: u64, cx: &mut QCtx) -> bool {
+        let half = p.target_ns / 2;
+        if (self.qdelay_old < half && self.drop_prob < 0.2) || (backlog as f64) <= 2.0 * p.mean_pkt_bytes {
             return false;
         }
-        if self.p.derandomize {
+        if p.derandomize {
             if self.drop_prob == 0.0 {
                 self.accu_prob = 0.0;
             }
@@ -280,6 +293,51 @@ impl Pie {
         }
         cx.rng.bernoulli(self.drop_prob)
     }
+
+    /// An arrival was tail-dropped (the buffer was full): de-randomization starts over.
+    pub fn overflowed(&mut self) {
+        self.accu_prob = 0.0;
+    }
+
+    /// The arrival `id` meets the controller (after `catch_up` and the buffer check): reset
+    /// the burst allowance if congestion has cleared, then drop it early (reported as
+    /// `Early`, returning false) or mark it, as the RFC says. `backlog` is the bytes queued.
+    pub fn admit(&mut self, p: &PieParams, backlog: u64, id: PktId, cx: &mut QCtx) -> bool {
+        let half = p.target_ns / 2;
+        if self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half {
+            self.burst_allowance = p.max_burst_ns;
+        }
+        if self.burst_allowance == 0
+            && self.drop_early(p, backlog, cx)
+            && !(p.ecn && self.drop_prob <= p.mark_ecnth && cx.mark(id))
+        {
+            self.accu_prob = 0.0;
+            cx.drop(id, DropReason::Early);
+            return false;
+        }
+        true
+    }
+
+    /// Take the delay sample of a dequeue: `got` left the queue, which `now_empty` says
+    /// whether it emptied (0 then, as for a queue found empty).
+    pub fn dequeued(&mut self, got: Option<PktId>, now_empty: bool, cx: &QCtx) {
+        self.qdelay = match got {
+            Some(id) if !now_empty => cx.now.saturating_sub(cx.pkts.get(id).enq_ns),
+            _ => 0,
+        };
+    }
+}
+
+impl Pie {
+    pub fn new(p: PieParams) -> Self {
+        Pie { q: Fifo::with_capacity(p.limit_pkts.min(1 << 16)), st: PieState::new(&p), p }
+    }
+    pub fn drop_prob(&self) -> f64 {
+        self.st.drop_prob()
+    }
+    pub fn burst_allowance_ns(&self) -> Time {
+        self.st.burst_allowance_ns()
+    }
 }
 
 impl Qdisc for Pie {
@@ -287,34 +345,22 @@ impl Qdisc for Pie {
         "pie"
     }
     fn enqueue(&mut self, id: PktId, cx: &mut QCtx) -> bool {
-        self.catch_up(cx.now);
+        self.st.catch_up(&self.p, cx.now);
         if self.q.len() >= self.p.limit_pkts {
-            self.accu_prob = 0.0;
+            self.st.overflowed();
             cx.drop(id, DropReason::Overflow);
             return false;
         }
-        let half = self.p.target_ns / 2;
-        if self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half {
-            self.burst_allowance = self.p.max_burst_ns;
-        }
-        if self.burst_allowance == 0
-            && self.drop_early(cx)
-            && !(self.p.ecn && self.drop_prob <= self.p.mark_ecnth && cx.mark(id))
-        {
-            self.accu_prob = 0.0;
-            cx.drop(id, DropReason::Early);
+        if !self.st.admit(&self.p, self.q.bytes(), id, cx) {
             return false;
         }
         self.q.push(id, cx.pkts);
         true
     }
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
-        self.catch_up(cx.now);
+        self.st.catch_up(&self.p, cx.now);
         let p = self.q.pop(cx.pkts);
-        self.qdelay = match p {
-            Some(id) if !self.q.is_empty() => cx.now.saturating_sub(cx.pkts.get(id).enq_ns),
-            _ => 0,
-        };
+        self.st.dequeued(p, self.q.is_empty(), cx);
         p
     }
     fn len_pkts(&self) -> usize {
@@ -442,9 +488,9 @@ mod tests {
         let mut b = Bench::new(2);
         let mut q = pie(&spec());
         // p = 0.3 with a huge delay sample: the increment is capped at 0.02.
-        q.drop_prob = 0.3;
-        q.qdelay = 500 * MS;
-        q.qdelay_old = 500 * MS;
+        q.st.drop_prob = 0.3;
+        q.st.qdelay = 500 * MS;
+        q.st.qdelay_old = 500 * MS;
         b.now = 15 * MS;
         b.take(&mut q);
         assert!((q.drop_prob() - 0.32).abs() < 1e-12);
@@ -457,7 +503,7 @@ mod tests {
         b.take(&mut q);
         assert!((q.drop_prob() - want).abs() < 1e-12, "{} vs {want}", q.drop_prob());
         // Set p back up and watch the decay over 10 idle updates (one call catches up).
-        q.drop_prob = 0.5;
+        q.st.drop_prob = 0.5;
         let mut want = 0.5f64;
         for _ in 0..10 {
             want = ((want - 0.125 * 0.015 * scale(want)) * 0.98).max(0.0);
@@ -531,7 +577,7 @@ mod tests {
     fn burst_allowance_resets_when_congestion_clears() {
         let mut b = Bench::new(4);
         let mut q = pie(&spec());
-        q.burst_allowance = 0;
+        q.st.burst_allowance = 0;
         // An empty queue: delays 0, p 0: the next arrival restores the allowance.
         b.now = 100 * MS;
         let now = b.now;
@@ -545,9 +591,9 @@ mod tests {
         // queue of 10 packets (the safeguard's conditions off).
         let mut b = Bench::new(5);
         let mut q = pie(&PieSpec { t_update_ms: 1e9, ..spec() });
-        q.burst_allowance = 0;
-        q.drop_prob = 0.25;
-        q.qdelay_old = 100 * MS;
+        q.st.burst_allowance = 0;
+        q.st.drop_prob = 0.25;
+        q.st.qdelay_old = 100 * MS;
         for _ in 0..10 {
             q.q.push(b.pkt(1, 0, ClassMark::None, Ecn::NotEct), &b.pkts);
         }
@@ -567,9 +613,9 @@ mod tests {
         assert!((f - 0.25).abs() < 0.01, "drop fraction {f}");
         // With ECN and p <= 10%, ECT packets are marked, not dropped; above 10% dropped.
         let mut q = pie(&PieSpec { t_update_ms: 1e9, ecn: true, ..spec() });
-        q.burst_allowance = 0;
-        q.drop_prob = 0.1;
-        q.qdelay_old = 100 * MS;
+        q.st.burst_allowance = 0;
+        q.st.drop_prob = 0.1;
+        q.st.qdelay_old = 100 * MS;
         for _ in 0..10 {
             q.q.push(b.pkt(1, 0, ClassMark::None, Ecn::NotEct), &b.pkts);
         }
@@ -581,7 +627,7 @@ mod tests {
             q.q.remove_at(10, &b.pkts);
         }
         assert!((150..250).contains(&marks), "marks {marks}");
-        q.drop_prob = 0.5;
+        q.st.drop_prob = 0.5;
         let mut drops = 0;
         for _ in 0..2000 {
             let (_, ok, _) = put(&mut b, &mut q, 0, Ecn::Ect);
@@ -598,9 +644,9 @@ mod tests {
     fn derandomized_drops_are_spread() {
         let mut b = Bench::new(6);
         let mut q = pie(&PieSpec { t_update_ms: 1e9, derandomize: true, ..spec() });
-        q.burst_allowance = 0;
-        q.drop_prob = 0.1;
-        q.qdelay_old = 100 * MS;
+        q.st.burst_allowance = 0;
+        q.st.drop_prob = 0.1;
+        q.st.qdelay_old = 100 * MS;
         for _ in 0..10 {
             q.q.push(b.pkt(1, 0, ClassMark::None, Ecn::NotEct), &b.pkts);
         }

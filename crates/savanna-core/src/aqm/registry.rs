@@ -156,6 +156,10 @@ disciplines! {
     "step" => Step(super::step::StepSpec),
     /// DualPI2 (RFC 9332): coupled L4S (ECT(1)/CE) and classic queues with PI2.
     "dualpi2" => Dualpi2(super::dualpi2::DualPi2Spec),
+    /// FQ-PIE (Linux `sch_fq_pie`): FQ-CoDel's flow queues, a PIE controller per queue.
+    "fq_pie" => FqPie(super::fq_pie::FqPieSpec),
+    /// COBALT (CAKE's AQM, Linux `sch_cake.c`): CoDel with CAKE's re-entry, plus BLUE.
+    "cobalt" => Cobalt(super::cobalt::CobaltSpec),
 }
 
 #[cfg(test)]
