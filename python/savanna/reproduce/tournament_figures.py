@@ -385,7 +385,7 @@ def l4s_table(report: Report, m: pd.DataFrame) -> None:
             "C queue sojourn p99 (us)",
         ],
         rows,
-        f"{L4S_FLOWS} classic flows (linux profile: CUBIC, no ECN) and {L4S_FLOWS} L4S flows (DCTCP, ECT(1)), "
+        f"{L4S_FLOWS} classic flows (the linux profile, CUBIC, no ECN) and {L4S_FLOWS} L4S flows (DCTCP, ECT(1)), "
         f"long-lived, at {L4S_RATE_MBPS:g} Mb/s with 20 ms base RTTs; mean (min-max) over the seeds. Sojourns: "
         "DualPI2's own histograms over every packet of the run (upper bin edges); PIE and FQ-CoDel mark ECN.",
     )
