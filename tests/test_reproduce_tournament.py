@@ -3,7 +3,8 @@
 columns, same flows for every discipline); the DCTCP column only where a discipline marks
 ECN; the data-centre workload; the web mix's session counts; the per-run metrics and
 slowdown against a direct computation from ``savanna.run``; the ranking and claim rules;
-and a tiny end-to-end run (every figure, table and claim in both reports)."""
+the pacing, pFabric rate-control and mixed-sender DualPI2 columns; and a tiny end-to-end
+run (every figure, table and claim in both reports)."""
 
 from __future__ import annotations
 
@@ -106,10 +107,56 @@ def test_tcp_columns_papers_linux_profile_and_dctcp_only_where_ecn_marks():
         else:
             assert q.get("ecn") is True or q.get("k_pkts") == T.mark_k(100) or q.get("ecn_k_pkts") == T.mark_k(100)
         savanna.validate(sc, base_dir=scenarios_dir())
+    # the linux profile without pacing, for the answer's disciplines; the profile keeps the rest
+    for d in T.DISCS:
+        assert ("linux_nopace" in T.tcps_for(d)) == (d in T.NOPACE_DISCS)
+    nopace = T.scenario("web", "favorqueue", 0.95, "linux_nopace", 1, 10.0)
+    assert nopace["tcp"] == {"profile": "linux", "pacing": False, "max_window": T.LINUX_MAX_WINDOW}
+    savanna.validate(nopace, base_dir=scenarios_dir())
+    with pytest.raises(ValueError, match="does not run under"):
+        T.scenario("web", "pie", 0.95, "linux_nopace", 1, 10.0)
+    with pytest.raises(ValueError, match="does not run under"):
+        T.scenario("pareto", "pfabric", 0.9, "pfabric", 1, 10.0)
     with pytest.raises(ValueError, match="marks no ECN"):
         T.scenario("pareto", "favorqueue", 0.5, "dctcp", 1, 10.0)
     with pytest.raises(ValueError, match="only in the DCTCP column"):
         T.scenario("pareto", "step", 0.5, "linux", 1, 10.0)
+
+
+def test_pfabric_column_is_its_rate_control_with_a_bdp_window_and_a_3_rtt_timeout():
+    assert "pfabric" in T.tcps_for("pfabric", "websearch") and "pfabric" not in T.tcps_for("pfabric", "pareto")
+    assert all("pfabric" not in T.tcps_for(d) for d in T.DISCS if d != "pfabric")
+    sc = T.scenario("websearch", "pfabric", 0.8, "pfabric", 1, 0.02)
+    # 10 Gb/s of 1500 B packets x 10 us = 8.3 packets: 9; 3 x 10 us
+    assert sc["tcp"] == {"cc": "pfabric", "sack": True, "init_cwnd": 9, "min_rto_s": 3e-5, "max_window": 4096}
+    res = savanna.run(sc, base_dir=scenarios_dir())
+    f = res.flows[res.flows["kind"] == "tcp"]
+    assert f["fct_s"].notna().sum() > 5
+    assert f["fast_retransmits"].sum() == 0  # no fast retransmission: losses are repaired by the timer
+
+
+def test_l4s_mix_runs_classic_and_l4s_senders_and_reports_dualpi2s_queues(tmp_path):
+    sc = T.l4s_scenario("dualpi2", 1, 3.0)
+    assert sc["topology"]["bottleneck_rate_mbps"] == 100.0
+    assert T.mean_base_rtt_s(sc) == pytest.approx(0.020)
+    kinds = {t["name"]: t["tcp"] for t in sc["traffic"]}
+    assert kinds["classic"]["profile"] == "linux" and "cc" not in kinds["classic"]  # CUBIC, no ECN
+    assert kinds["l4s"]["cc"] == "dctcp" and kinds["l4s"]["ect1"] is True
+    with pytest.raises(ValueError, match="discipline must be one of"):
+        T.l4s_scenario("red", 1, 3.0)
+    ctx = Context(key="tournament", out_dir=tmp_path, quick=True, workers=1, progress=False)
+    jobs = [ctx.job("l4smix", T.l4s_scenario(d, 1, 3.0), {"disc": d, "seed": 1}) for d in ("droptail", "dualpi2")]
+    m = T.l4s_metrics(ctx.run("l4smix", jobs), 3.0).set_index("disc")
+    res = savanna.run(T.l4s_scenario("dualpi2", 1, 3.0), base_dir=scenarios_dir())
+    f = res.flows
+    for kind, col in (("classic", "classic_mbps"), ("l4s", "l4s_mbps")):
+        g = f[f["source"] == kind]["delivered_pkts"] * 1500 * 8 / 1e6 / 3.0
+        assert len(g) == T.L4S_FLOWS and m.loc["dualpi2", col] == pytest.approx(g.mean(), rel=1e-9)
+    assert m.loc["dualpi2", "share"] == pytest.approx(m.loc["dualpi2", "classic_mbps"] / m.loc["dualpi2", "l4s_mbps"])
+    # DualPI2's own sojourn histograms reach the summary; the L queue carries the ECT(1) packets
+    assert m.loc["dualpi2", "l_pkts"] > 0 and m.loc["dualpi2", "c_pkts"] > 0
+    assert m.loc["dualpi2", "l_p99_us"] > 0 and m.loc["dualpi2", "l_p50_us"] <= m.loc["dualpi2", "l_p99_us"]
+    assert np.isnan(m.loc["droptail", "l_p99_us"])
 
 
 def test_thresholds_scale_with_the_buffer():
@@ -266,9 +313,42 @@ def test_lowest_of_all_is_positive_only_for_the_minimum():
     )
     assert T._lowest(m, "websearch", T.HI_WS, "pfabric", "linux", "short_slow_mean") == pytest.approx([20.0])
     assert T._lowest(m, "websearch", T.HI_WS, "las", "linux", "short_slow_mean")[0] < 0
+    # over every (discipline, TCP column): pFabric under its rate control against all the rest
+    rc = pd.concat(
+        [m, pd.DataFrame([{**m.iloc[0].to_dict(), "tcp": "pfabric", "short_slow_mean": 1.5}])], ignore_index=True
+    )
+    assert T._lowest_overall(rc, "websearch", T.HI_WS, "pfabric", "pfabric", "short_slow_mean") == pytest.approx([25.0])
+    assert T._lowest_overall(rc, "websearch", T.HI_WS, "pfabric", "linux", "short_slow_mean")[0] < 0
 
 
-TINY = T.Plan((0.5, T.HI_PARETO), 20.0, 4.0, (T.HI_WEB,), 30.0, 5.0, (T.HI_WS,), 0.03, 0.003, 2)
+def test_pacing_and_l4s_claims_take_their_columns():
+    m = _fake_metrics({})
+    rows = []
+    for seed in (1, 2, 3):
+        for d, tcp, v in (
+            ("droptail", "linux", 10.0),
+            ("favorqueue", "linux", 12.0),
+            ("droptail", "linux_nopace", 10.0),
+            ("favorqueue", "linux_nopace", 8.0),
+        ):
+            rows.append(
+                {"workload": "web", "disc": d, "tcp": tcp, "load": T.HI_WEB, "seed": seed}
+                | {c: 1.0 for c, *_ in T.METRICS}
+                | {"short_slow_mean": v}
+            )
+    m = pd.concat([m, pd.DataFrame(rows)], ignore_index=True)
+    l4s = pd.DataFrame(
+        [{"disc": "dualpi2", "seed": s, "l_p99_us": 250.0 * s, "share": 0.5 + 0.1 * s} for s in (1, 2, 3)]
+        + [{"disc": "droptail", "seed": 1, "l_p99_us": np.nan, "share": 9.0}]
+    )
+    c = T.claim_samples(m, l4s)
+    assert c["web-favorqueue-nopace"] == pytest.approx([20.0] * 3)
+    assert c["web-favorqueue-pacing"] == pytest.approx([40.0] * 3)  # +20% without pacing, -20% with
+    assert c["l4s-mix-p99"] == [250.0, 500.0, 750.0] and c["l4s-mix-share"] == pytest.approx([0.6, 0.7, 0.8])
+    assert T.claim_samples(m)["l4s-mix-p99"] == []
+
+
+TINY = T.Plan((0.5, T.HI_PARETO), 20.0, 4.0, (T.HI_WEB,), 30.0, 5.0, (T.HI_WS,), 0.03, 0.003, 2, 10.0)
 
 
 def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
@@ -288,10 +368,11 @@ def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
         assert f'id="fig-{f["id"]}"' in html
     assert html.count('src="data:image/png;base64,') == len(want)
     for w in T.WORKLOADS:
-        for tcp in T.TCP:
+        for tcp in T.MAIN_TCP:
             assert f"Ranking: {T.WORKLOADS[w]['title']}, load {T.HIGHEST[w]:g}, {T.TCP_NAMES[tcp]}" in md
     assert md.count("## Ranking:") == 3 * len(T.WORKLOADS)
     assert "## Answer to issue 20" in md and "## TCP columns" in md and "## Workloads" in md
+    assert "## DualPI2 with mixed senders" in md
     assert "Answer to issue 20 (do FavorQueue" in md  # the intro's sentence, from the figures
     for name in (T.NAMES[d] for d in T.DISCS):
         assert f"| {name} |" in md
@@ -300,10 +381,13 @@ def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
         assert c["n"] == 2 and c["mean"] is not None, c
         assert f'id="claim-{c["id"]}"' in html
     m = pd.read_csv(tmp_path / "metrics.csv")
-    cols = sum(len(T.tcps_for(d)) for d in T.DISCS)
-    assert len(m) == cols * (len(TINY.pareto_loads) + len(TINY.web_loads) + len(TINY.ws_loads)) * 2
+    runs = sum(len(T.tcps_for(d, w)) * len(TINY.loads(w)) for d in T.DISCS for w in T.WORKLOADS)
+    assert len(m) == runs * 2
     assert set(m["tcp"]) == set(T.TCP)
     assert m["utilisation"].between(0, 1).all() and m["short_slow_mean"].gt(0.9).all()
+    lm = pd.read_csv(tmp_path / "l4s.csv")
+    assert sorted(set(lm["disc"])) == sorted(T.L4S_DISCS) and len(lm) == len(T.L4S_DISCS) * 2
+    assert lm[lm["disc"] == "dualpi2"]["l_p99_us"].gt(0).all()
     b = pd.read_csv(tmp_path / "buckets.csv")
     assert set(b["workload"]) == set(T.WORKLOADS) and b["bucket"].between(0, 8).all()
     for bad in ("http://", "https://", "file:"):

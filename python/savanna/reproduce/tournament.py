@@ -64,6 +64,11 @@ BASE_DISCS = [
     "pias",
     "sppifo",
     "aifo",
+    # ---- FQ-PIE and COBALT (issue 22 item 5) go here. ------------------------------------
+    # Another branch writes them; the lead adds "fq_pie" and "cobalt" at merge (in this
+    # list, in NAMES, and in ECN below if they mark, as "fq_codel" and "pie" do). Nothing
+    # else in this module needs to change for them: queue_for gives them the common buffer.
+    # ---------------------------------------------------------------------------------------
 ]
 
 
@@ -122,18 +127,51 @@ TCP = {
     "papers": None,  # the scenario's own [tcp]: ns-2 NewReno, IW 2, ITO 3 s, as the papers ran it
     "linux": {"profile": "linux", "max_window": LINUX_MAX_WINDOW},
     "dctcp": {"profile": "linux", "cc": "dctcp", "max_window": LINUX_MAX_WINDOW},
+    # The linux profile without pacing, for the disciplines of the answer to issue 20 only:
+    # it tests the stop-25 reading that pacing is what turns FavorQueue around on the web mix.
+    "linux_nopace": {"profile": "linux", "pacing": False, "max_window": LINUX_MAX_WINDOW},
+    # pFabric's minimal rate control (cc = "pfabric"), for pFabric on web search only: its
+    # window and timeout follow the workload (pfabric_tcp), so the entry is filled per run.
+    "pfabric": "per workload",
 }
 TCP_NAMES = {
     "papers": "papers' TCP (ns-2 NewReno, IW 2)",
     "linux": 'linux profile (profile = "linux")',
     "dctcp": "DCTCP (linux profile, cc = dctcp)",
+    "linux_nopace": "linux profile, pacing = false",
+    "pfabric": "pFabric's rate control (IW = BDP, RTO = 3 RTT)",
 }
+# The columns every discipline's rankings and figures are drawn for; the other two run for a
+# few disciplines and are reported where their claims are.
+MAIN_TCP = ("papers", "linux", "dctcp")
+NOPACE_DISCS = ("droptail", "red", "favorqueue", "rio", "las", "drr")
+RATE_CONTROL = {"pfabric": ("websearch",)}  # discipline -> workloads of the pfabric column
 
 
-def tcps_for(disc: str) -> list[str]:
-    """The TCP columns ``disc`` runs under."""
+def tcps_for(disc: str, workload: str | None = None) -> list[str]:
+    """The TCP columns ``disc`` runs under (on ``workload``; None: on any workload)."""
     out = [] if disc in ECN_ONLY else ["papers", "linux"]
-    return out + (["dctcp"] if disc in ECN else [])
+    out += ["dctcp"] if disc in ECN else []
+    out += ["linux_nopace"] if disc in NOPACE_DISCS else []
+    if disc in RATE_CONTROL and (workload is None or workload in RATE_CONTROL[disc]):
+        out.append("pfabric")
+    return out
+
+
+def pfabric_tcp(sc: dict) -> dict:
+    """pFabric's rate control on the workload of ``sc`` (Alizadeh et al. 2013, 4.2): an
+    initial window of one bandwidth-delay product at the mean base RTT (rounded up: 9
+    packets at 10 Gb/s and 10 us), a fixed timeout of 3 base RTTs (30 us), SACK as the
+    paper's senders; the receive window as the linux columns'."""
+    rtt = mean_base_rtt_s(sc)
+    bdp = max(1, math.ceil(bottleneck_pkts_s(sc) * rtt - 1e-9))
+    return {
+        "cc": "pfabric",
+        "sack": True,
+        "init_cwnd": int(bdp),
+        "min_rto_s": round(3.0 * rtt, 12),
+        "max_window": LINUX_MAX_WINDOW,
+    }
 
 
 # Web-search flow sizes, packets of 1500 B, CDF (DCTCP 2010 Fig. 4 as pFabric's simulations
@@ -186,6 +224,19 @@ WS_ACCESS_DELAY_MS = 0.001  # RTT = 2 (2 x 1 us + 3 us) = 10 us
 WS_BOTTLENECK_DELAY_MS = 0.003
 WS_BUFFER_PKTS = 100  # 150 KB: a shallow-buffer switch's port share (the BDP is only 8 packets)
 
+# DualPI2 with mixed senders (RFC 9332): classic and L4S long flows share a 100 Mb/s
+# bottleneck, where 1 ms is 8 packets; 20 ms base RTT (2 (2 x 4.5 ms + 1 ms)).
+L4S_RATE_MBPS = 100.0
+L4S_ACCESS_DELAY_MS = 4.5
+L4S_BOTTLENECK_DELAY_MS = 1.0
+L4S_FLOWS = 2  # of each kind
+L4S_SHARE_MIN = 0.4  # the share claim's bound (docs/reproduce.md says why)
+L4S_DISCS = ("droptail", "pie", "fq_codel", "dualpi2")  # dualpi2 judged, the others beside it
+L4S_TCP = {
+    "classic": {"profile": "linux", "max_window": LINUX_MAX_WINDOW},
+    "l4s": {"profile": "linux", "cc": "dctcp", "ect1": True, "max_window": LINUX_MAX_WINDOW},
+}
+
 # Metrics: column, label, unit, whether higher is better.
 METRICS = [
     ("short_slow_mean", "short-flow mean slowdown", "", False),
@@ -215,6 +266,7 @@ class Plan:
     ws_duration_s: float
     ws_warmup_s: float
     reps: int
+    l4s_duration_s: float = 60.0  # the DualPI2 mixed-sender runs (L4S_DISCS)
 
     def loads(self, w: str) -> tuple[float, ...]:
         return {"pareto": self.pareto_loads, "web": self.web_loads, "websearch": self.ws_loads}[w]
@@ -235,10 +287,11 @@ HIGHEST = {"pareto": HI_PARETO, "web": HI_WEB, "websearch": HI_WS}
 
 def plan(quick: bool) -> Plan:
     """Full: six Pareto loads of 500 s (50 s warm-up), five web loads of 1000 s (200 s),
-    three web-search loads of 2 s (0.2 s), five replications. Quick (CI-sized): two Pareto
-    loads of 60 s, one web load of 60 s, one web-search load of 0.1 s, two replications."""
+    three web-search loads of 2 s (0.2 s), mixed senders for 120 s, five replications.
+    Quick (CI-sized): two Pareto loads of 60 s, one web load of 60 s, one web-search load
+    of 0.1 s, mixed senders for 20 s, two replications."""
     if quick:
-        return Plan((0.5, HI_PARETO), 60.0, 10.0, (HI_WEB,), 60.0, 15.0, (HI_WS,), 0.1, 0.01, 2)
+        return Plan((0.5, HI_PARETO), 60.0, 10.0, (HI_WEB,), 60.0, 15.0, (HI_WS,), 0.1, 0.01, 2, 20.0)
     return Plan(
         (0.3, 0.5, 0.7, 0.8, HI_PARETO, 0.95),
         500.0,
@@ -250,14 +303,16 @@ def plan(quick: bool) -> Plan:
         2.0,
         0.2,
         5,
+        120.0,
     )
 
 
 def medium_plan() -> Plan:
     """The run reported in docs/reproduce.md (``SAVANNA_TOURNAMENT=medium savanna reproduce
     tournament``), sized for a shared 2-core machine: Pareto loads 0.5 and 0.9 of 150 s,
-    web load 0.95 of 150 s, web-search load 0.8 of 0.3 s, three replications."""
-    return Plan((0.5, HI_PARETO), 150.0, 20.0, (HI_WEB,), 150.0, 30.0, (HI_WS,), 0.3, 0.03, 3)
+    web load 0.95 of 150 s, web-search load 0.8 of 0.3 s, the mixed-sender runs of 60 s,
+    three replications."""
+    return Plan((0.5, HI_PARETO), 150.0, 20.0, (HI_WEB,), 150.0, 30.0, (HI_WS,), 0.3, 0.03, 3, 60.0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -340,6 +395,49 @@ def _claims():
             direction="<",
             reference=5.0,
             source="Fig. delay vs goodput",
+        ),
+        # Declared at stop 26, before the runs of the columns they judge.
+        c(
+            "web-favorqueue-nopace",
+            f"{hw}, linux profile with pacing = false: FavorQueue's {sd} below DropTail's {red}",
+            source="Table TCP columns",
+        ),
+        c(
+            "web-favorqueue-pacing",
+            f"{hw}: FavorQueue's gain over DropTail (reduction of the {sd}) is larger without pacing than with it "
+            "(gain without pacing minus gain with, points): pacing is what turns it around",
+            unit="points",
+            source="Table TCP columns",
+        ),
+        c(
+            "ws-pfabric-rate-control",
+            f"{hs}: pFabric's own rate control lowers pFabric's {sd} against the linux profile {red}",
+            source="Table TCP columns",
+        ),
+        c(
+            "ws-pfabric-rc-lowest",
+            f"{hs}: pFabric with its rate control has the lowest {sd} of every discipline under every TCP column "
+            "(100 (best other - pFabric) / best other, %)",
+            source="Table TCP columns",
+        ),
+        c(
+            "l4s-mix-p99",
+            f"DualPI2 at {L4S_RATE_MBPS:g} Mb/s with {L4S_FLOWS} classic (linux profile, CUBIC) and {L4S_FLOWS} L4S "
+            "(DCTCP, ECT(1)) long flows: the L4S queue's 99th-percentile sojourn stays under 1 ms (whole run, us)",
+            unit="us",
+            direction="<",
+            reference=1000.0,
+            source="Table DualPI2 with mixed senders",
+        ),
+        c(
+            "l4s-mix-share",
+            "DualPI2, the same runs: a classic flow's goodput is at least "
+            f"{L4S_SHARE_MIN:g} of an L4S flow's (per-flow goodput ratio, classic over L4S; RFC 9332's k = 2 aims "
+            "at equal rates at equal RTTs, and the classic queue's 15 ms target lengthens the classic RTT: "
+            "(20 + 1) / (20 + 15) = 0.6 expected at a 20 ms base RTT)",
+            unit="ratio",
+            reference=L4S_SHARE_MIN,
+            source="Table DualPI2 with mixed senders",
         ),
     ]
 
@@ -506,8 +604,12 @@ def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duratio
         i = next(i for i, t in enumerate(sc["traffic"]) if t["type"] == "web")
         changes[f"traffic[{i}].sessions"] = web_sessions(sc, load)
     out = override(sc, changes)
+    if tcp not in tcps_for(disc, workload):
+        raise ValueError(f"discipline {disc!r} does not run under the {tcp!r} column on {workload!r}")
     if TCP[tcp] is None:
         out["tcp"] = {**out["tcp"], "ecn": False}
+    elif tcp == "pfabric":
+        out["tcp"] = pfabric_tcp(out)
     else:
         out["tcp"] = {**TCP[tcp], **(ECN[disc][1] if tcp == "dctcp" else {})}
     cl = classifier_for(disc, w["edge"])
@@ -516,6 +618,77 @@ def scenario(workload: str, disc: str, load: float, tcp: str, seed: int, duratio
     else:
         out["classifiers"] = [cl]
     return out
+
+
+def l4s_scenario(disc: str, seed: int, duration_s: float) -> dict:
+    """DualPI2's mixed-sender run (or a baseline discipline's): L4S_FLOWS classic flows
+    (the linux profile: CUBIC, no ECN) and L4S_FLOWS L4S flows (DCTCP sending ECT(1)),
+    long-lived, on a dumbbell at L4S_RATE_MBPS with 20 ms base RTTs. DualPI2 runs with RFC
+    9332's defaults (its 10 000-packet limit, as Linux's); the baselines get that limit
+    too, PIE and FQ-CoDel with ECN on (so DCTCP is marked, not dropped)."""
+    if disc not in L4S_DISCS:
+        raise ValueError(f"discipline must be one of {', '.join(L4S_DISCS)}, got {disc!r}")
+    q: dict = {"type": disc, "limit_pkts": 10_000}
+    if disc in ("pie", "fq_codel"):
+        q["ecn"] = True
+    return {
+        "name": "tournament-l4smix",
+        "seed": int(seed),
+        "duration_s": float(duration_s),
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 2 * L4S_FLOWS,
+            "access_rate_mbps": 10.0 * L4S_RATE_MBPS,
+            "access_delay_ms": L4S_ACCESS_DELAY_MS,
+            "bottleneck_rate_mbps": L4S_RATE_MBPS,
+            "bottleneck_delay_ms": L4S_BOTTLENECK_DELAY_MS,
+            "bottleneck_queue": q,
+        },
+        "tcp": dict(L4S_TCP["classic"]),
+        "traffic": [
+            {
+                "type": "persistent",
+                "name": kind,
+                "count": L4S_FLOWS,
+                "from": [f"src{i}" for i in range(k * L4S_FLOWS, (k + 1) * L4S_FLOWS)],
+                "to": [f"dst{i}" for i in range(k * L4S_FLOWS, (k + 1) * L4S_FLOWS)],
+                "tcp": tcp,
+            }
+            for k, (kind, tcp) in enumerate(L4S_TCP.items())
+        ],
+        "sampling": {"interval_s": 0.01},
+    }
+
+
+def l4s_metrics(batch: Batch, duration_s: float) -> pd.DataFrame:
+    """Per mixed-sender run (disc, seed): mean per-flow goodput of the classic and of the
+    L4S flows over the run (delivered packets x 1500 B / duration), their ratio (classic
+    over L4S), the bottleneck's utilisation and 99th-percentile queueing delay (samples),
+    and DualPI2's L and C queue sojourn quantiles over the run (NaN for the others)."""
+    g = f"delivered_pkts * 1500 * 8 / 1e6 / {duration_s}"
+    fl = batch.query(
+        f"disc, seed, avg(CASE WHEN source = 'classic' THEN {g} END) AS classic_mbps, "
+        f"avg(CASE WHEN source = 'l4s' THEN {g} END) AS l4s_mbps",
+        where="kind = 'tcp'",
+        group_by="disc, seed",
+    )
+    ms_per_pkt = 1000.0 * 1500 * 8 / (L4S_RATE_MBPS * 1e6)
+    qs = batch.query(
+        f"disc, seed, avg(utilisation) AS utilisation, quantile_cont(len_pkts, 0.99) * {ms_per_pkt} AS qdelay_p99_ms",
+        table="queues",
+        where="queue = 'left->right' AND t_s >= 1.0",
+        group_by="disc, seed",
+    )
+    m = fl.merge(qs, on=["disc", "seed"], how="outer")
+    sq = batch.query("*", table="summary_queues", where="name = 'left->right'")
+    cols = ["l_pkts", "l_p50_us", "l_p99_us", "c_pkts", "c_p50_us", "c_p99_us"]
+    for col in cols:  # absent from the store when no DualPI2 ran
+        if f"dualpi2_{col}" not in sq.columns:
+            sq[f"dualpi2_{col}"] = math.nan
+    sq = sq[["disc", "seed"] + [f"dualpi2_{c}" for c in cols]].rename(columns=lambda c: c.removeprefix("dualpi2_"))
+    m = m.merge(sq, on=["disc", "seed"], how="left")
+    m["share"] = m["classic_mbps"] / m["l4s_mbps"]
+    return m.sort_values(["disc", "seed"]).reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -671,7 +844,21 @@ def _lowest(m: pd.DataFrame, workload: str, load: float, disc: str, tcp: str, co
     return out
 
 
-def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
+def _lowest_overall(m: pd.DataFrame, workload: str, load: float, disc: str, tcp: str, col: str) -> list[float]:
+    """Per seed, 100 (best other - A) / best other of ``col`` (lower is better), A = (disc,
+    tcp), the others every (discipline, TCP column) run at that workload and load."""
+    w = m[(m["workload"] == workload) & np.isclose(m["load"], load)]
+    out = []
+    for _seed, g in w.groupby("seed", sort=True):
+        g = g.set_index(["disc", "tcp"])[col].astype(float)
+        if (disc, tcp) not in g.index:
+            continue
+        best = float(g.drop((disc, tcp)).min())
+        out.append(100.0 * (best - float(g[(disc, tcp)])) / best if best > 0 else math.nan)
+    return out
+
+
+def claim_samples(m: pd.DataFrame, l4s: pd.DataFrame | None = None) -> dict[str, list[float]]:
     P, L = "papers", "linux"
     hp, hw, hs = HI_PARETO, HI_WEB, HI_WS
     fq_p, fq_l = gain(m, "pareto", hp, "favorqueue", P), gain(m, "pareto", hp, "favorqueue", L)
@@ -697,6 +884,17 @@ def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
         "pareto-pie-util": _paired(util, "pareto", hp, ("droptail", P), ("pie", P), "util_pts", "difference"),
         "pareto-dualpi2-p99": list(_per_seed(m, "pareto", hp, "dualpi2", "dctcp", "qdelay_p99_ms")),
     }
+    fq_np = gain(m, "web", hw, "favorqueue", "linux_nopace")
+    fq_wl = gain(m, "web", hw, "favorqueue", L)
+    out["web-favorqueue-nopace"] = fq_np
+    out["web-favorqueue-pacing"] = [a - b for a, b in zip(fq_np, fq_wl)]
+    out["ws-pfabric-rate-control"] = _paired(
+        m, "websearch", hs, ("pfabric", L), ("pfabric", "pfabric"), "short_slow_mean", "reduction"
+    )
+    out["ws-pfabric-rc-lowest"] = _lowest_overall(m, "websearch", hs, "pfabric", "pfabric", "short_slow_mean")
+    d = l4s[l4s["disc"] == "dualpi2"] if l4s is not None else pd.DataFrame(columns=["l_p99_us", "share"])
+    out["l4s-mix-p99"] = [float(x) for x in d["l_p99_us"]]
+    out["l4s-mix-share"] = [float(x) for x in d["share"]]
     return out
 
 
@@ -769,7 +967,7 @@ def _jobs(ctx: Context, workload: str, loads: Sequence[float], reps: int, durati
     jobs = []
     for d in DISCS:
         for load in loads:
-            for tcp in tcps_for(d):
+            for tcp in tcps_for(d, workload):
                 for seed in seeds(reps):
                     sc = scenario(workload, d, load, tcp, seed, duration_s)
                     jobs.append(ctx.job(workload, sc, {"disc": d, "load": float(load), "tcp": tcp, "seed": seed}))
@@ -810,6 +1008,13 @@ def reproduce(ctx: Context) -> Outcome:
     report = Report(CLAIMS, ctx.out_dir, plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0))
     p = medium_plan() if (not ctx.quick and os.environ.get("SAVANNA_TOURNAMENT") == "medium") else plan(ctx.quick)
     w = _workloads(ctx, p)
+    l4s_jobs = [
+        ctx.job("l4smix", l4s_scenario(d, seed, p.l4s_duration_s), {"disc": d, "seed": seed})
+        for d in L4S_DISCS
+        for seed in seeds(p.reps)
+    ]
+    l4s = l4s_metrics(ctx.run("l4smix", l4s_jobs), p.l4s_duration_s)
+    (ctx.out_dir / "l4s.csv").write_text(l4s.to_csv(index=False), encoding="utf-8")
     (ctx.out_dir / "metrics.csv").write_text(w.metrics.to_csv(index=False), encoding="utf-8")
     (ctx.out_dir / "buckets.csv").write_text(w.buckets.to_csv(index=False), encoding="utf-8")
     ans = answer_rows(w.metrics)
@@ -819,13 +1024,14 @@ def reproduce(ctx: Context) -> Outcome:
     F.answer_table(report, ans)
     F.ranking_tables(report, w.summary)
     F.tcp_table(report, w.summary)
+    F.l4s_table(report, l4s)
     F.workloads_table(report, p, w)
-    report.samples.update(claim_samples(w.metrics))
+    report.samples.update(claim_samples(w.metrics, l4s))
     meta = {
         "paper": PAPER,
         "disciplines": ", ".join(NAMES[d] for d in DISCS),
         "seeds": ", ".join(str(x) for x in seeds(p.reps)),
-        "metrics per run": "metrics.csv, buckets.csv",
+        "metrics per run": "metrics.csv, buckets.csv, l4s.csv",
     }
     return Outcome(
         TITLE, F.intro(p, w, ctx.quick, answer_text(ans)), report.figures, report.claims(), report.tables, meta

@@ -19,6 +19,10 @@ from savanna.reproduce.common import Report
 from savanna.reproduce.tournament import (
     DISCS,
     HIGHEST,
+    L4S_DISCS,
+    L4S_FLOWS,
+    L4S_RATE_MBPS,
+    MAIN_TCP,
     METRICS,
     NAMES,
     TCP,
@@ -39,6 +43,8 @@ TCP_STYLE = {
     "papers": dict(color="#1f5fbf", ls="-", marker="o"),
     "linux": dict(color="#d1495b", ls="--", marker="s"),
     "dctcp": dict(color="#2a9d3f", ls=":", marker="^"),
+    "linux_nopace": dict(color="#f0a202", ls="-.", marker="D"),
+    "pfabric": dict(color="#7b2cbf", ls="-", marker="P"),
 }
 LOAD_FIG_METRICS = ("short_slow_mean", "long_goodput_mbps", "qdelay_mean_ms")
 
@@ -139,7 +145,9 @@ def bucket_figures(report: Report, w: Workloads) -> None:
             f"{WORKLOADS[wl]['title']}: slowdown by flow size at load {load:g}",
             "Mean slowdown (FCT over the ideal: 1.5 base RTT + size at line rate) of the finished flows of each "
             "size bucket, one panel per discipline: the papers' TCP (blue), the linux profile (red dashed) and "
-            "DCTCP where the discipline marks ECN (green dotted); grey dotted: DropTail under the linux profile. "
+            "DCTCP where the discipline marks ECN (green dotted), the linux profile without pacing (orange "
+            "dash-dotted, the answer's disciplines) and pFabric's rate control (purple, pFabric on web search); "
+            "grey dotted: DropTail under the linux profile. "
             "Mean over the seeds, band from the lowest to the highest seed. Log scale.",
         )
 
@@ -198,7 +206,8 @@ def scatter_figure(report: Report, w: Workloads) -> None:
         "delay-goodput",
         "Queueing delay against long-flow goodput (RFC 7928)",
         "Each discipline (colour) under each TCP column (marker: circle papers' TCP, square linux profile, "
-        "triangle DCTCP) at each workload's highest load: the bottleneck's mean queueing delay (sampled backlog "
+        "triangle DCTCP, diamond linux without pacing, plus pFabric's rate control) at each workload's highest "
+        "load: the bottleneck's mean queueing delay (sampled backlog "
         "over the line rate; axis reversed as RFC 7928 section 2.7 draws it) against long flows' mean goodput. "
         "Whiskers: the seeds' min and max.",
     )
@@ -255,7 +264,8 @@ def metric_figures(report: Report, p: Plan, w: Workloads) -> None:
                 f"{wl}-{col}",
                 f"{WORKLOADS[wl]['title']}: {label} against load",
                 f"{label[0].upper() + label[1:]} against offered load, one panel per discipline: papers' TCP "
-                "(blue), linux profile (red dashed), DCTCP (green dotted). Common buffer "
+                "(blue), linux profile (red dashed), DCTCP (green dotted), linux without pacing (orange). "
+                "Common buffer "
                 f"{w.buffers[wl]} packets. Mean over {p.reps} seeds, band from the lowest to the highest seed.",
             )
 
@@ -302,7 +312,7 @@ def answer_table(report: Report, rows: list[dict]) -> None:
 
 def ranking_tables(report: Report, s: pd.DataFrame) -> None:
     for w in WORKLOADS:
-        for tcp in TCP:
+        for tcp in MAIN_TCP:
             r = ranking(s, w, HIGHEST[w], tcp)
             if not len(r):
                 continue
@@ -322,18 +332,62 @@ def ranking_tables(report: Report, s: pd.DataFrame) -> None:
 def tcp_table(report: Report, s: pd.DataFrame) -> None:
     """The TCP columns side by side: short-flow mean slowdown at each workload's highest load."""
     rows = []
+    # Per workload, the columns some discipline runs under there.
+    cols = [(w, t) for w in WORKLOADS for t in TCP if any(t in tcps_for(d, w) for d in DISCS)]
     for d in DISCS:
         row = [NAMES[d]]
-        for w in WORKLOADS:
+        for w, tcp in cols:
             g = s[(s["workload"] == w) & np.isclose(s["load"], HIGHEST[w]) & (s["disc"] == d)].set_index("tcp")
-            for tcp in TCP:
-                row.append(f"{float(g.loc[tcp, 'short_slow_mean']):.3g}" if tcp in g.index else "-")
+            row.append(f"{float(g.loc[tcp, 'short_slow_mean']):.3g}" if tcp in g.index else "-")
         rows.append(row)
     report.table(
         "TCP columns: short-flow mean slowdown at the highest load",
-        ["discipline"] + [f"{w}: {t}" for w in WORKLOADS for t in TCP],
+        ["discipline"] + [f"{w}: {t}" for w, t in cols],
         rows,
-        "Mean over the seeds; '-': the discipline does not run under that column (DCTCP only where it marks ECN).",
+        "Mean over the seeds; '-': the discipline does not run under that column (DCTCP only where it marks ECN; "
+        "linux_nopace, the linux profile with pacing = false, for the answer's disciplines; pfabric, pFabric's own "
+        "rate control, for pFabric on web search).",
+    )
+
+
+def l4s_table(report: Report, m: pd.DataFrame) -> None:
+    """DualPI2 with mixed senders, beside the baselines: per discipline, mean (min-max over
+    the seeds) of the per-flow goodputs, their ratio, the queues' delays."""
+
+    def cell(g: pd.DataFrame, col: str, digits: int = 3) -> str:
+        x = g[col].to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        if not len(x):
+            return "-"
+        return f"{x.mean():.{digits}g} ({x.min():.{digits}g}-{x.max():.{digits}g})"
+
+    rows = []
+    for d in L4S_DISCS:
+        g = m[m["disc"] == d]
+        if not len(g):
+            continue
+        rows.append(
+            [NAMES[d]]
+            + [cell(g, c) for c in ("classic_mbps", "l4s_mbps", "share", "utilisation", "qdelay_p99_ms")]
+            + [cell(g, c, 4) for c in ("l_p99_us", "c_p50_us", "c_p99_us")]
+        )
+    report.table(
+        "DualPI2 with mixed senders",
+        [
+            "discipline",
+            "classic goodput per flow (Mb/s)",
+            "L4S goodput per flow (Mb/s)",
+            "share (classic / L4S)",
+            "utilisation",
+            "queueing delay p99 (ms, samples)",
+            "L queue sojourn p99 (us)",
+            "C queue sojourn p50 (us)",
+            "C queue sojourn p99 (us)",
+        ],
+        rows,
+        f"{L4S_FLOWS} classic flows (the linux profile, CUBIC, no ECN) and {L4S_FLOWS} L4S flows (DCTCP, ECT(1)), "
+        f"long-lived, at {L4S_RATE_MBPS:g} Mb/s with 20 ms base RTTs; mean (min-max) over the seeds. Sojourns: "
+        "DualPI2's own histograms over every packet of the run (upper bin edges); PIE and FQ-CoDel mark ECN.",
     )
 
 
@@ -370,7 +424,9 @@ def intro(p: Plan, w: Workloads, quick: bool, answer: str) -> str:
         "FavorQueue's Pareto load sweep (10 Mb/s), Guo & Matta's web mix (8 Mb/s), and the data-centre web-search "
         "flow sizes (DCTCP 2010 / pFabric 2013) at 10 Gb/s with 10-microsecond base RTTs. Each runs under the "
         'papers\' TCP (ns-2 NewReno, IW 2, ITO 3 s), under the linux profile (profile = "linux"), and, where the '
-        "discipline marks ECN, under DCTCP.\n\n"
+        "discipline marks ECN, under DCTCP; the answer's disciplines also under the linux profile without pacing, "
+        "pFabric on web search also under its own rate control, and DualPI2 with classic and L4S senders sharing "
+        f"a {L4S_RATE_MBPS:g} Mb/s bottleneck.\n\n"
         "Slowdown is a flow's FCT over its ideal: 1.5 base RTTs (the handshake, then the data's one-way trip) "
         "plus its size sent at the bottleneck's line rate. All disciplines of a workload share one buffer "
         f"({', '.join(f'{k} {v} packets' for k, v in w.buffers.items())}). The claims are our own, declared before "

@@ -149,6 +149,21 @@ pub struct QueueTotals {
     pub dropped_by_reason: std::collections::BTreeMap<String, u64>,
     /// Split by class ("none", "short", "long"): arrivals, enqueued, departed, dropped, marked.
     pub by_class: std::collections::BTreeMap<String, ClassTotals>,
+    /// DualPI2 only: the sojourn of its L4S and classic queues over the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dualpi2: Option<DualPi2Sojourns>,
+}
+
+/// Quantiles of the sojourn (upper bin edges, microseconds) of DualPI2's two queues, over
+/// every packet each served in the run, and how many that was.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DualPi2Sojourns {
+    pub l_pkts: u64,
+    pub l_p50_us: f64,
+    pub l_p99_us: f64,
+    pub c_pkts: u64,
+    pub c_p50_us: f64,
+    pub c_p99_us: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -14,8 +14,8 @@ use crate::engine::{ns_to_secs, Time};
 use crate::error::{Error, Result};
 use crate::metrics::parquet::GoodputWriter;
 use crate::metrics::{
-    ClassMark, ClassTotals, ClassifierSample, FlowRecord, GoodputSample, Name, NetSample, QueueSample, QueueTotals,
-    RunOutput, RunSummary, TraceSample,
+    ClassMark, ClassTotals, ClassifierSample, DualPi2Sojourns, FlowRecord, GoodputSample, Name, NetSample, QueueSample,
+    QueueTotals, RunOutput, RunSummary, TraceSample,
 };
 use crate::scenario::Plan;
 use crate::tcp::TcpEndpoint;
@@ -378,6 +378,7 @@ impl Recorder {
                 occupancy_at_end: occ,
                 dropped_by_reason: by_reason,
                 by_class,
+                dualpi2: dualpi2_sojourns(q.qdisc.as_any()),
             });
         }
         let summary = RunSummary {
@@ -430,4 +431,22 @@ pub struct RunTotals {
     pub packets_created: u64,
     pub packets_live: u64,
     pub flows_started: u64,
+}
+
+/// DualPI2's sojourn quantiles for the summary (None for any other discipline).
+fn dualpi2_sojourns(q: Option<&dyn std::any::Any>) -> Option<DualPi2Sojourns> {
+    let d = q?.downcast_ref::<crate::aqm::dualpi2::DualPi2>()?;
+    let us = |h: &crate::aqm::dualpi2::SojournHist, x: f64| match h.quantile_ns(x) {
+        Time::MAX => f64::INFINITY,
+        t => t as f64 / 1e3,
+    };
+    let [l, c] = &d.sojourns;
+    Some(DualPi2Sojourns {
+        l_pkts: l.count(),
+        l_p50_us: us(l, 0.5),
+        l_p99_us: us(l, 0.99),
+        c_pkts: c.count(),
+        c_p50_us: us(c, 0.5),
+        c_p99_us: us(c, 0.99),
+    })
 }

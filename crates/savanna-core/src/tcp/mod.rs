@@ -38,6 +38,8 @@ pub enum Variant {
     },
     /// DCTCP (RFC 8257): needs ECN; its receiver echoes CE exactly.
     Dctcp,
+    /// pFabric's minimal rate control (Alizadeh et al. 2013, 4.2).
+    Pfabric,
 }
 
 impl Variant {
@@ -49,6 +51,7 @@ impl Variant {
             Variant::Tahoe => "tahoe",
             Variant::Cubic { .. } => "cubic",
             Variant::Dctcp => "dctcp",
+            Variant::Pfabric => "pfabric",
         }
     }
     /// The receiver echoes each packet's CE state (RFC 8257 3.2) instead of RFC 3168's

@@ -48,7 +48,9 @@ pub struct TcpSpec {
     #[serde(default)]
     pub variant: VariantSpec,
     /// Congestion control: "newreno" | "reno" | "tahoe" (as `variant`), "cubic" (RFC 9438)
-    /// or "dctcp" (RFC 8257, turns `ecn` on). Overrides `variant`; give one of the two.
+    /// or "dctcp" (RFC 8257, turns `ecn` on), or "pfabric" (pFabric's rate control: the
+    /// timeout is fixed at min_rto_s, initial ssthresh = init_cwnd, no fast retransmit).
+    /// Overrides `variant`; give one of the two.
     #[serde(default)]
     pub cc: Option<CcSpec>,
     /// HyStart++ (RFC 9406) for CUBIC's initial slow start; default on with cubic, as
@@ -183,6 +185,7 @@ pub enum CcSpec {
     Tahoe,
     Cubic,
     Dctcp,
+    Pfabric,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -276,6 +279,17 @@ impl TcpSpec {
         if self.ect1 && !(self.ecn || self.cc == Some(CcSpec::Dctcp)) {
             return bad(format!("{field}.ect1"), "needs ECN: set ecn = true or cc = \"dctcp\"");
         }
+        if self.cc == Some(CcSpec::Pfabric) {
+            positive(&format!("{field}.min_rto_s"), self.min_rto_s)?;
+            // pFabric's rate control has no fast retransmission (section 4.2): nothing that
+            // acts on duplicate ACKs may run beside it.
+            if self.limited_transmit {
+                return bad(format!("{field}.limited_transmit"), "cc = \"pfabric\" sends nothing on duplicate ACKs");
+            }
+            if self.rack {
+                return bad(format!("{field}.rack"), "cc = \"pfabric\" detects loss by its timeout only");
+            }
+        }
         if self.dsack && !self.sack {
             return bad(format!("{field}.dsack"), "needs sack = true");
         }
@@ -304,6 +318,7 @@ impl TcpSpec {
 
     /// The configuration the endpoints use (call `check` first).
     pub fn config(&self, packet_bytes: u32, header_bytes: u32) -> TcpConfig {
+        let pf = self.cc == Some(CcSpec::Pfabric);
         TcpConfig {
             variant: match (self.cc, self.variant) {
                 (None, VariantSpec::Newreno) | (Some(CcSpec::Newreno), _) => Variant::NewReno,
@@ -311,22 +326,27 @@ impl TcpSpec {
                 (None, VariantSpec::Tahoe) | (Some(CcSpec::Tahoe), _) => Variant::Tahoe,
                 (Some(CcSpec::Cubic), _) => Variant::Cubic { hystart: self.hystart.unwrap_or(true) },
                 (Some(CcSpec::Dctcp), _) => Variant::Dctcp,
+                (Some(CcSpec::Pfabric), _) => Variant::Pfabric,
             },
             handshake: self.handshake,
             handshake_ack: self.handshake_ack,
-            ito_s: self.ito_s,
+            // pFabric (4.2): a small fixed timeout, min_rto_s, from the first packet on and
+            // without back-off.
+            ito_s: if pf { self.min_rto_s } else { self.ito_s },
             min_rto_s: self.min_rto_s,
-            max_rto_s: self.max_rto_s,
+            max_rto_s: if pf { self.min_rto_s } else { self.max_rto_s },
             granularity_s: self.granularity_s,
             init_cwnd: self.init_cwnd,
             max_window: self.max_window,
-            init_ssthresh: self.init_ssthresh.unwrap_or(self.max_window as f64),
+            // pFabric starts at line rate: no slow start from the initial window.
+            init_ssthresh: self.init_ssthresh.unwrap_or(if pf { self.init_cwnd } else { self.max_window } as f64),
             delayed_ack: self.delayed_ack,
             delack_timeout_s: self.delack_timeout_s,
             // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
             ecn: self.ecn || self.cc == Some(CcSpec::Dctcp),
             ect1: self.ect1,
-            dupack_threshold: self.dupack_threshold,
+            // pFabric: no fast retransmission, so no duplicate-ACK threshold is ever reached.
+            dupack_threshold: if pf { u32::MAX } else { self.dupack_threshold },
             rtt_sampling: match self.rtt_sampling {
                 RttSamplingSpec::EveryAck => RttSampling::EveryAck,
                 RttSamplingSpec::OncePerRtt => RttSampling::OncePerRtt,

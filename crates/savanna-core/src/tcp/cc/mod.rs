@@ -4,7 +4,8 @@
 //! The trait's default methods are RFC 5681's arithmetic (Reno); NewReno (RFC 6582) and
 //! Tahoe override what differs; CUBIC (RFC 9438, with HyStart++ RFC 9406) and DCTCP
 //! (RFC 8257) also take the ACK's context (`AckInfo`: the clock, RTT sample, ECE, the
-//! round). `Cc` dispatches statically over the five.
+//! round). pFabric's minimal rate control (Alizadeh et al. 2013) keeps Reno's growth with
+//! its own timeout rules. `Cc` dispatches statically over the six.
 //!
 //! Windows are in packets (f64, as ns-2's `cwnd_`); `flight` is snd_max - snd_una. RFC 5681
 //! eq. (4) uses FlightSize; with packet-granular sequence numbers that is the flight.
@@ -13,12 +14,14 @@ pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
 pub mod newreno;
+pub mod pfabric;
 pub mod reno;
 pub mod tahoe;
 
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
+pub use pfabric::Pfabric;
 pub use reno::Reno;
 pub use tahoe::Tahoe;
 
@@ -149,6 +152,7 @@ pub enum Cc {
     Tahoe(Tahoe),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    Pfabric(Pfabric),
 }
 
 impl Cc {
@@ -159,6 +163,7 @@ impl Cc {
             Variant::Tahoe => Cc::Tahoe(Tahoe),
             Variant::Cubic { hystart } => Cc::Cubic(Cubic::new(hystart)),
             Variant::Dctcp => Cc::Dctcp(Dctcp::default()),
+            Variant::Pfabric => Cc::Pfabric(Pfabric::default()),
         }
     }
 }
@@ -187,6 +192,7 @@ macro_rules! each {
             Cc::Tahoe($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Dctcp($c) => $e,
+            Cc::Pfabric($c) => $e,
         }
     };
 }
