@@ -862,11 +862,18 @@ def _runs(ctx: Context, p: Plan) -> Runs:
     b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s)
     b100 = _sweep(ctx, "loads-100mbps", SC_100M, DISC_100M, p.loads_100, p.reps_100, p.duration_100_s)
     qjobs = []
+    # The two files differ only in their names: at the load sweep's own buffer a buffer run
+    # is then a load sweep run (same loads, seeds, duration); built from that file it is the
+    # identical scenario, and ctx.run copies it instead of simulating it again (issue 21).
+    s10, sq = load_scenario(SC_10M), load_scenario(SC_QSIZE)
+    alike = {k: v for k, v in s10.items() if k != "name"} == {k: v for k, v in sq.items() if k != "name"}
+    same = s10["topology"]["bottleneck_queue"]["limit_pkts"] if alike else None
     for d in (DT, FQ):
         for buf in p.buffers:
             for load in p.buffer_loads:
                 for r, seed in enumerate(seeds(p.buffer_reps)):
-                    sc = _scenario(SC_QSIZE, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
+                    name = SC_10M if buf == same else SC_QSIZE
+                    sc = _scenario(name, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
                     qjobs.append(
                         ctx.job("buffers", sc, {"qdisc": d, "buffer_pkts": buf, "load": float(load), "rep": r + 1})
                     )
