@@ -445,11 +445,9 @@ def test_release_memory_gives_a_freed_heap_back_to_the_system():
     from savanna.reproduce.memwatch import release_memory
 
     proc = psutil.Process()
-    blocks = [np.ones(10) for _ in range(1_000_000)]
-    held = proc.memory_info().rss
+    blocks = [np.ones(10) for _ in range(2_000_000)]
     del blocks
     freed = proc.memory_info().rss
     release_memory()
     after = proc.memory_info().rss
-    assert held - freed < 50e6  # free() alone keeps the heap
-    assert after < freed - 50e6
+    assert after < freed - 100e6  # free() alone kept at least that much
