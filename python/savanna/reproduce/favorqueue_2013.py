@@ -919,8 +919,9 @@ class Loads10:
     f: pd.DataFrame  # the flows started after the warm-up
     hi: float  # the highest load
     reps: list[int]
-    runs: dict[tuple[str, int, float], pd.DataFrame]  # one run's flows by (qdisc, rep, load), DropTail and FaQ
-    pooled: dict[str, pd.DataFrame]  # per qdisc: f with flow ids unique across the loads (_uid)
+    # one run's flows by (qdisc, rep, load), DropTail and FaQ: flow_id, start_s, end_s, size_pkts, fct_s
+    runs: dict[tuple[str, int, float], pd.DataFrame]
+    pooled: dict[str, pd.DataFrame]  # DropTail, FaQ: f with flow ids unique across the loads (_uid)
     bins: list[tuple[float, float]]  # the flow-length classes of the by-size figures
     xs: np.ndarray  # where each class is drawn
 
