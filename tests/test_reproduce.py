@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,23 @@ def test_context_reuses_completed_runs_and_keeps_batches_apart(tmp_path):
     n1 = b1.query("count(*) AS n")["n"][0]
     direct = sum(len(savanna.run(j.scenario).flows) for j in jobs)
     assert n1 == direct
+
+
+def test_a_run_identical_to_one_of_another_experiment_is_copied_not_simulated(tmp_path):
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, workers=1, progress=False)
+    first = ctx.run("a", [ctx.job("a", override(TINY, {"seed": s}), {"rep": s}) for s in (1, 2)])
+    # seed 1 is the same simulation under other parameters; seed 3 is new
+    second = ctx.run("b", [ctx.job("b", override(TINY, {"seed": s}), {"buf": 8, "rep": s}) for s in (1, 3)])
+    assert (second.done, second.skipped) == (1, 1)
+    a = first.query("flow_id, fct_s, drops", where="rep = 1").sort_values("flow_id", ignore_index=True)
+    b = second.query("flow_id, fct_s, drops, buf", where="rep = 1").sort_values("flow_id", ignore_index=True)
+    assert len(a) > 0 and (b["buf"] == 8).all()
+    pd.testing.assert_frame_equal(a, b.drop(columns="buf"))
+    files = {p.name for p in (tmp_path / "runs" / "b").glob("runs/**/run_id=*/*")}
+    assert {"flows.parquet", "summary.json", "summaries.parquet", "params.json", "scenario.json"} <= files
+    # a changed scenario is simulated
+    other = ctx.run("c", [ctx.job("c", override(TINY, {"seed": 1, "duration_s": 4.0}), {"rep": 1})])
+    assert (other.done, other.skipped) == (1, 0)
 
 
 # ---- FavorQueue 2013 helpers ---------------------------------------------------------------------
@@ -418,3 +436,18 @@ def test_block_finds_a_traffic_block_by_name_and_names_a_missing_one():
     assert block(sc, "b") == 1
     with pytest.raises(ReproduceError, match="'c' not in scenario s"):
         block(sc, "c")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_release_memory_gives_a_freed_heap_back_to_the_system():
+    # What a paper's analysis leaves: many small blocks, freed, which glibc keeps mapped.
+    import psutil
+    from savanna.reproduce.memwatch import release_memory
+
+    proc = psutil.Process()
+    blocks = [np.ones(10) for _ in range(2_000_000)]
+    del blocks
+    freed = proc.memory_info().rss
+    release_memory()
+    after = proc.memory_info().rss
+    assert after < freed - 100e6  # free() alone kept at least that much

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from savanna.reproduce.common import Context, Outcome, ReproduceError
-from savanna.reproduce.memwatch import Watch, cpu_seconds, gb
+from savanna.reproduce.memwatch import Watch, cpu_seconds, gb, release_memory
 
 # Command-line order of the papers (the issue's); modules found but not listed here come
 # after, by name.
@@ -183,6 +183,8 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
         paths = write_report(
             out_dir, outcome.title, outcome.intro, outcome.figures, outcome.claims, outcome.tables, meta
         )
+    del outcome
+    release_memory()
     wall = time.perf_counter() - t0
     cost = {
         "paper": key,

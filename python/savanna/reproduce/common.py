@@ -238,6 +238,9 @@ class Context:
     workers: int | None = None
     progress: bool = True
     batches: list[Batch] = field(default_factory=list)
+    # Every run of this reproduction by its complete scenario (``_same_key``): a job of a
+    # later experiment whose scenario is one of these is copied, not simulated again.
+    done_runs: dict[str, Path] = field(default_factory=dict)
 
     @property
     def mode(self) -> str:
@@ -265,6 +268,7 @@ class Context:
         t0 = time.perf_counter()
         dataset = self.out_dir / "runs" / experiment
         jobs = list(jobs)
+        copied = self._copy_same(dataset, jobs)
         done = skipped = 0
         # At most CHUNK runs per run_many call: with more, savanna.sweep's pool (as of this
         # writing) stalls once its workers' "started" notices fill a pipe nobody reads.
@@ -283,10 +287,70 @@ class Context:
                 )
             done += len(rep.done)
             skipped += len(rep.skipped)
+        from savanna import store
+
+        stored = store.completed_runs(dataset)
+        for j in jobs:
+            if j.run_id in stored:
+                self.done_runs.setdefault(_same_key(j), stored[j.run_id])
         b = Batch(experiment, dataset, [j.run_id for j in jobs], done, skipped, time.perf_counter() - t0)
         self.batches.append(b)
-        self.log(f"{experiment}: {len(jobs)} runs ({b.skipped} reused) in {b.wall_s:.1f} s")
+        also = f", {copied} of them copied from an identical run of another experiment" if copied else ""
+        self.log(f"{experiment}: {len(jobs)} runs ({b.skipped} reused{also}) in {b.wall_s:.1f} s")
         return b
+
+    def _copy_same(self, dataset: Path, jobs: Sequence[Any]) -> int:
+        """Copy into ``dataset`` every job's run that an earlier experiment of this
+        reproduction already made with the identical scenario (the same simulation, hence
+        the same records): the core's files byte for byte, with this job's parameters
+        and summary tables. Returns how many were copied (``run_many`` then reuses them)."""
+        from savanna import store
+        from savanna.sweep import SweepError, _check_jobs, _check_shadowing
+
+        todo = [(j, self.done_runs.get(_same_key(j))) for j in jobs]
+        todo = [(j, src) for j, src in todo if src is not None and (src / store.COMPLETE_MARKER).is_file()]
+        if not todo:
+            return 0
+        try:
+            names, types = _check_jobs(list(jobs))
+            dataset.mkdir(parents=True, exist_ok=True)
+            store.merge_manifest(dataset, names, types)
+        except (SweepError, store.StoreError, OSError) as e:
+            raise ReproduceError(f"--out: {e}") from None
+        have = store.completed_runs(dataset)
+        n = 0
+        for j, src in todo:
+            if j.run_id in have:
+                continue
+            derived = {"params.json", "scenario.json", "summaries.parquet"}
+            files = {
+                p.name: p.read_bytes()
+                for p in sorted(src.iterdir())
+                if p.is_file() and p.name not in derived and not p.name.startswith("summary_")
+            }
+            summary = json.loads(files[store.COMPLETE_MARKER])
+            files.update(store.summary_tables(summary, skip=j.params))
+            try:
+                _check_shadowing(files, j.params)
+            except ValueError as e:
+                raise RunFailed(f"{self.key}: run {j.run_id} failed: {e}") from None
+            files["params.json"] = _json_bytes(dict(j.params))
+            files["scenario.json"] = _json_bytes({"base_dir": str(Path(j.base_dir).resolve()), "scenario": j.scenario})
+            store.commit_run(dataset, j.run_id, j.params, names, files)
+            n += 1
+        return n
+
+
+def _same_key(job: Any) -> str:
+    """What makes two jobs the same simulation: the complete scenario and where its files
+    are read from (the run id's digest covers the files' contents and the core)."""
+    return json.dumps([job.scenario, str(job.base_dir), job.run_id.rsplit("-", 1)[-1]], sort_keys=True, default=str)
+
+
+def _json_bytes(obj: Any) -> bytes:
+    from savanna.sweep import _json_bytes as jb
+
+    return jb(obj)
 
 
 def _id_value(v: Any) -> str:

@@ -713,10 +713,21 @@ FLOW_COLS = (
     "fast_retransmits, drops, syn_drops, syn_sent, first_data_drop, favored_pkts, pushed_out, "
     "delivered_pkts"
 )
+# FLOW_COLS with the flow id and counters as 32-bit integers: the same values (a run's
+# counts fit, and pandas sums integers in 64 bits) in less memory, for the tables of
+# millions of flows (issue 21). A column with a missing value comes back as floats either way.
+FLOW_COLS_32 = ", ".join(
+    c if c in ("start_s", "end_s", "fct_s", "first_data_drop") else f"CAST({c} AS INTEGER) AS {c}"
+    for c in FLOW_COLS.split(", ")
+)
 
 
 # ---------------------------------------------------------------------------------------
 # Metrics (on flows tables with the sweep's qdisc, load, rep columns)
+
+# What common_finished reads, and the latency: callers pass these columns (and those they
+# read after) rather than whole tables, which it would copy twice.
+KEY_COLS = ["qdisc", "load", "rep", "flow_id", "fct_s"]
 
 
 def common_finished(f: pd.DataFrame, discs: Sequence[str], keys: Sequence[str] = ("load", "rep")) -> pd.DataFrame:
@@ -862,11 +873,18 @@ def _runs(ctx: Context, p: Plan) -> Runs:
     b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s)
     b100 = _sweep(ctx, "loads-100mbps", SC_100M, DISC_100M, p.loads_100, p.reps_100, p.duration_100_s)
     qjobs = []
+    # The two files differ only in their names: at the load sweep's own buffer a buffer run
+    # is then a load sweep run (same loads, seeds, duration); built from that file it is the
+    # identical scenario, and ctx.run copies it instead of simulating it again (issue 21).
+    s10, sq = load_scenario(SC_10M), load_scenario(SC_QSIZE)
+    alike = {k: v for k, v in s10.items() if k != "name"} == {k: v for k, v in sq.items() if k != "name"}
+    same = s10["topology"]["bottleneck_queue"]["limit_pkts"] if alike else None
     for d in (DT, FQ):
         for buf in p.buffers:
             for load in p.buffer_loads:
                 for r, seed in enumerate(seeds(p.buffer_reps)):
-                    sc = _scenario(SC_QSIZE, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
+                    name = SC_10M if buf == same else SC_QSIZE
+                    sc = _scenario(name, qdisc=d, seed=seed, duration_s=p.duration_s, load=load, buffer_pkts=buf)
                     qjobs.append(
                         ctx.job("buffers", sc, {"qdisc": d, "buffer_pkts": buf, "load": float(load), "rep": r + 1})
                     )
@@ -901,21 +919,27 @@ class Loads10:
     f: pd.DataFrame  # the flows started after the warm-up
     hi: float  # the highest load
     reps: list[int]
-    runs: dict[tuple[str, int, float], pd.DataFrame]  # one run's flows by (qdisc, rep, load), DropTail and FaQ
-    pooled: dict[str, pd.DataFrame]  # per qdisc: f with flow ids unique across the loads (_uid)
+    # one run's flows by (qdisc, rep, load), DropTail and FaQ: flow_id, start_s, end_s, size_pkts, fct_s
+    runs: dict[tuple[str, int, float], pd.DataFrame]
+    pooled: dict[str, pd.DataFrame]  # DropTail, FaQ: f with flow ids unique across the loads (_uid)
     bins: list[tuple[float, float]]  # the flow-length classes of the by-size figures
     xs: np.ndarray  # where each class is drawn
 
 
 def _loads10(b10: Batch, p: Plan) -> Loads10:
-    # Every forward flow is read once; what the figures keep of it is the flows after the
-    # warm-up and DropTail's and FavorQueue's runs whole (the table itself is let go: in
-    # full mode it is millions of rows, issue 21).
-    all10 = b10.query("qdisc, load, rep, " + FLOW_COLS, where="source = 'forward'")
-    f10 = all10[all10["start_s"] >= p.warmup_s]
-    runs10 = {k: g for k, g in all10[all10["qdisc"].isin((DT, FQ))].groupby(["qdisc", "rep", "load"])}
-    del all10
-    pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ, "choke")}
+    # What the figures keep of the forward flows (in full mode millions of rows, issue 21):
+    # the flows after the warm-up, and DropTail's and FavorQueue's runs whole, with only
+    # the columns their figures read (Figs. 10 and 13).
+    f10 = b10.query("qdisc, load, rep, " + FLOW_COLS_32, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
+    whole = b10.query(
+        "qdisc, rep, load, CAST(flow_id AS INTEGER) AS flow_id, start_s, end_s, "
+        "CAST(size_pkts AS INTEGER) AS size_pkts, fct_s",
+        where=f"source = 'forward' AND qdisc IN ('{DT}', '{FQ}')",
+    )
+    cols = ["flow_id", "start_s", "end_s", "size_pkts", "fct_s"]
+    runs10 = {k: g for k, g in whole.groupby(["qdisc", "rep", "load"])[cols]}
+    del whole
+    pooled = {d: _uid(f10[f10["qdisc"] == d]) for d in (DT, FQ)}
     bins = size_bins()
     xs = np.array([bin_x(bn) for bn in bins])
     return Loads10(f10, max(p.loads), sorted(f10["rep"].unique()), runs10, pooled, bins, xs)
@@ -931,7 +955,7 @@ def workload(report: Report, d: Loads10) -> None:
 def fig03a_04a_latency_drop_10mbps(report: Report, p: Plan, d: Loads10) -> None:
     """Figs. 3(a), 4(a): latency and drop ratio against load, and their table."""
     samples, notes, f10, hi = report.samples, report.notes, d.f, d.hi
-    cf = common_finished(f10, DISC_10M)
+    cf = common_finished(f10[KEY_COLS], DISC_10M)
     lat = cf.groupby(["qdisc", "load", "rep"])["fct_s"].mean().rename("lat").reset_index()
     drp = f10.groupby(["qdisc", "load", "rep"]).apply(drop_ratio, include_groups=False).rename("drop").reset_index()
     fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
@@ -999,7 +1023,7 @@ def fig03a_04a_latency_drop_10mbps(report: Report, p: Plan, d: Loads10) -> None:
 def fig02_latency_distribution(report: Report, d: Loads10) -> None:
     """Fig. 2: flow sizes and the latency distribution; the 3 s initial-timeout peak."""
     f10 = d.f
-    dt_fq = common_finished(f10, (DT, FQ))
+    dt_fq = common_finished(f10[KEY_COLS], (DT, FQ))
     fg, (a1, a2) = report.plt.subplots(1, 2, figsize=(10.5, 3.9))
     sx, sy = ecdf(f10[(f10["qdisc"] == DT)]["size_pkts"].dropna().to_numpy())
     a1.step(sx, sy, where="post", color="#1f5fbf")
@@ -1110,7 +1134,7 @@ def _reduction(la: pd.DataFrame, rng: tuple[float, float]) -> float:
 
 def fig08_latency_by_length(report: Report, d: Loads10) -> None:
     """Fig. 8: mean latency by flow length (DropTail, CHOKe, FavorQueue; flows finished under all three)."""
-    c3 = _uid(common_finished(d.f, (DT, FQ, "choke")))
+    c3 = _uid(common_finished(d.f[KEY_COLS + ["size_pkts"]], (DT, FQ, "choke")))
     fg, ax = report.plt.subplots()
     for q in (DT, "choke", FQ):
         g = c3[c3["qdisc"] == q]
@@ -1649,11 +1673,22 @@ def fig15_16_persistent(report: Report, p: Plan, pf: Persistent) -> None:
 def fig27_iw10(report: Report, p: Plan, d: Loads10, biw: Batch) -> None:
     """Fig. 27: initial window 10 against 2 (section 9.3)."""
     samples, f10 = report.samples, d.f
-    fi = biw.query("qdisc, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {p.warmup_s}")
-    both = pd.concat([f10[f10["qdisc"].isin((DT, FQ))].assign(iw=2), fi.assign(iw=10)], ignore_index=True)
-    both["cfg"] = both["qdisc"] + "-iw" + both["iw"].astype(str)
+    cols = KEY_COLS + ["data_pkts_sent", "drops"]
+    fi = biw.query(
+        "qdisc, load, rep, CAST(flow_id AS INTEGER) AS flow_id, fct_s, CAST(data_pkts_sent AS INTEGER) AS "
+        "data_pkts_sent, CAST(drops AS INTEGER) AS drops",
+        where=f"source = 'forward' AND start_s >= {p.warmup_s}",
+    )
+    # Each configuration ("droptail-iw2", ...) in the qdisc column, from one string per
+    # value (the columns the figure reads only: in full mode these are millions of rows).
+    parts = []
+    for g, iw in ((f10.loc[f10["qdisc"].isin((DT, FQ)), cols], 2), (fi[cols], 10)):
+        parts.append(g.assign(qdisc=g["qdisc"].map({q: f"{q}-iw{iw}" for q in (DT, FQ)})))
+    del fi
+    both = pd.concat(parts, ignore_index=True)
+    del parts
     cfgs = [f"{DT}-iw2", f"{FQ}-iw2", f"{DT}-iw10", f"{FQ}-iw10"]
-    c4 = common_finished(both.drop(columns="qdisc").rename(columns={"cfg": "qdisc"}), cfgs)
+    c4 = common_finished(both, cfgs)
     fg, ax = report.plt.subplots()
     for cfg in cfgs:
         q, iw = cfg.split("-iw")
@@ -1673,7 +1708,7 @@ def fig27_iw10(report: Report, p: Plan, d: Loads10, biw: Batch) -> None:
     li = c4.groupby(["qdisc", "rep"])["fct_s"].mean().unstack("qdisc")
     samples["iw10-dt"] = list(100.0 * (li[f"{DT}-iw2"] - li[f"{DT}-iw10"]) / li[f"{DT}-iw2"])
     samples["iw10-faq"] = list(100.0 * (li[f"{DT}-iw10"] - li[f"{FQ}-iw10"]) / li[f"{DT}-iw10"])
-    di = both.groupby(["cfg", "rep"]).apply(drop_ratio, include_groups=False).unstack("cfg")
+    di = both.groupby(["qdisc", "rep"]).apply(drop_ratio, include_groups=False).unstack("qdisc")
     samples["iw10-loss"] = list(di[f"{DT}-iw10"] - di[f"{DT}-iw2"])
     report.notes["iw10-dt"] = (
         f"With IW 10 DropTail's drop ratio rises by {np.mean(samples['iw10-loss']):.1f} points: a 10-packet burst "

@@ -79,6 +79,23 @@ def cpu_seconds() -> tuple[float, float]:
     return out[0], out[1]
 
 
+def release_memory() -> None:
+    """Give the memory a finished paper let go back to the system: a garbage collection,
+    then glibc's ``malloc_trim`` (where there is one). Without it the main process keeps
+    the heap of the largest analysis so far, and the papers after it start from there
+    (``all`` measured 2.5 GB for Matta & Guo, whose analysis alone peaks at 1.3 GB)."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def gb(n_bytes: float) -> str:
     """``n_bytes`` as GB with two decimals (1 GB = 1e9 bytes)."""
     return f"{n_bytes / 1e9:.2f} GB"
