@@ -497,18 +497,17 @@ def fig23_24_model(report: Any, d: Any) -> None:
     if len(loads) == 2:
         a, b = (fitted.get(x, []) for x in loads)
         report.samples["model-pz1-rises"] = [y - x for x, y in zip(a, b)]
-    tiny = []
-    if loads:
-        tb, tp, _ = _pfavor_at(d, min(loads), None)
+    for load in loads:
+        tb, tp, _ = _pfavor_at(d, load, None)
         tiny = [float(x) for x, bn in zip(tp, tb) if bn[1] <= 2]
-    why = (
-        "Our 1- and 2-packet flows are favoured less than the model's first burst allows "
-        f"({', '.join(f'{100 * x:.0f}%' for x in tiny)} at load {min(PAPER_PZ1):g}; see pfavor-2: the first data "
-        "packet often finds its handshake ACK still queued), and the fit lowers the short flows' curve by raising "
-        "P(Z = 1)."
-    )
-    report.notes["model-pz1-025"] = report.notes["model-rms-025"] = why
-    report.notes["model-pz1-085"] = report.notes["model-rms-085"] = why
+        why = (
+            "Our 1- and 2-packet flows are favoured less than the model's first burst allows "
+            f"({', '.join(f'{100 * x:.0f}%' for x in tiny)} at load {load:g}; see pfavor-2: the first data packet "
+            "often finds its handshake ACK still queued), and the fit lowers the short flows' curve by raising "
+            "P(Z = 1)."
+        )
+        key = f"{round(100 * load):03d}"
+        report.notes[f"model-pz1-{key}"] = report.notes[f"model-rms-{key}"] = why
     if not loads:
         return
     fg, axes = report.plt.subplots(1, len(loads), figsize=(5.3 * len(loads), 3.9), squeeze=False)
