@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from savanna.reproduce import favorqueue_2013_more as more
 from savanna.reproduce.common import (
     COLORS,
     MARKERS,
@@ -656,7 +657,7 @@ NS2_CAUSES = {
     ),
 }
 
-CLAIMS = _claims()
+CLAIMS = _claims() + more.CLAIMS  # the figures of issue 17 item 5 in favorqueue_2013_more
 
 
 # ---------------------------------------------------------------------------------------
@@ -854,6 +855,7 @@ def reproduce(ctx: Context) -> Outcome:
     fig15_16_persistent(report, p, pf)
     fig27_iw10(report, p, d, runs.iw10)
     fig26_five_hops(report, p, runs.fivehop)
+    more.reproduce_more(ctx, report, p, runs.loads10, d)
     return _outcome(report, p, ctx.quick)
 
 
@@ -870,7 +872,7 @@ class Runs:
 
 
 def _runs(ctx: Context, p: Plan) -> Runs:
-    b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s)
+    b10 = _sweep(ctx, "loads-10mbps", SC_10M, DISC_10M, p.loads, p.reps, p.duration_s, **more.SWEEP_EXTRA)
     b100 = _sweep(ctx, "loads-100mbps", SC_100M, DISC_100M, p.loads_100, p.reps_100, p.duration_100_s)
     qjobs = []
     # The two files differ only in their names: at the load sweep's own buffer a buffer run
@@ -1478,7 +1480,7 @@ def fig17_22_queueing_delay_pushout(report: Report, d: Loads10, b10: Batch) -> N
         "fig17-22-queueing-delay-pushout",
         "Fig. 17 (aggregate) and Fig. 22: queueing delay and push-out share",
         "Left: mean waiting time at the bottleneck by Little's law (time-average queue length over departure rate), "
-        "per load; the paper splits it by flow length, but Savanna records no per-flow queueing delay. Right: share "
+        "per load (Fig. 17 by flow length is a figure of its own). Right: share "
         "of the dropped data packets of FavorQueue's flows that were pushed out, per flow-length class, all loads "
         "and replications pooled.",
     )
@@ -1838,8 +1840,5 @@ def _intro(p: Plan) -> str:
         "window is 128 packets, the initial retransmission timeout 3 s and the minimum RTO 200 ms. Every "
         "discipline runs the same seeds, so the same flows, and flow-by-flow comparisons (Δ, G(x), P(improve)) "
         "pair each flow with itself."
-        "\n\n"
-        "Not reproduced here: Figs. 5-7 (RTT and size-distribution variants), the normalised goodput of §5.1 (its "
-        "normalisation is not defined) and the stochastic model of §7.2 (Figs. 23-24). Fig. 17 is shown per queue "
-        "and load rather than per flow length, for lack of a per-flow queueing-delay record."
+        "\n\n" + more.READINGS
     )

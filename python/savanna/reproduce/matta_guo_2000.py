@@ -19,7 +19,7 @@ sizes, seed and duration):
 - ``model`` (no simulation): section II's aggregate and individual PID control models,
   iterated with ``savanna.models`` (stability boundary alpha + 2 beta < 4/N, equilibria of
   eq. (4) and eq. (7)), when the installed core has them;
-- not rerun: Fig. 3(a).
+- ``fig3a``: eight connections on a 1.5 Mb/s link (Fig. 3(a)), in ``matta_guo_2000_more``.
 
 Every scheme of a comparison runs the same seeds, hence the same workload draws (the seed
 rule). Claims are declared in ``CLAIMS`` with their tolerances before any result is
@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from savanna.reproduce import common
+from savanna.reproduce import matta_guo_2000_more as more
 from savanna.reproduce.common import (
     Batch,
     Context,
@@ -704,7 +705,7 @@ _RED_MAXP = (
 )
 NS2_CAUSES = {cid: _RED_MAXP for cid in ("f4-p999-short-red", "f4-short-red-vs-dt", "f4-short-red-vs-iso")}
 
-CLAIMS = _claims()
+CLAIMS = _claims() + more.CLAIMS  # Fig. 3(a), issue 17 item 5, in matta_guo_2000_more
 
 
 # Section II's control model: the settings of its checks, fixed before any result.
@@ -1119,6 +1120,7 @@ def reproduce(ctx: Context) -> Outcome:
     figs06_07_pipe(report, p, runs.pipe)
     fig08_buffer(report, p, runs.buffer)
     fig10_web(report, p, runs.web)
+    more.reproduce_more(ctx, report)
     claims = report.claims()
     with_model = model_available()
     if with_model:
@@ -2262,6 +2264,5 @@ def _intro(p: Plan, with_model: bool) -> str:
             else "Section II's control model is not in this report: the installed Savanna core predates "
             "savanna.models' control functions (rebuild it to add them). "
         )
-        + "Not reproduced: Fig. 3(a) (eight flows on a 1.5 Mb/s link), for which the paper gives the sizes of "
-        "only three flows."
+        + more.READINGS
     )

@@ -117,9 +117,15 @@ pub fn flow_schema() -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// Columns of flows.parquet, in file order.
+/// Columns of flows.parquet, in file order, without the optional ones.
 fn flow_columns() -> Vec<Column<FlowRecord>> {
-    vec![
+    flow_columns_with(false)
+}
+
+/// Columns of flows.parquet, in file order; with `qdelay` (`sampling.flow_qdelay`) the
+/// per-flow queueing delay columns come last, so every other column keeps its place.
+fn flow_columns_with(qdelay: bool) -> Vec<Column<FlowRecord>> {
+    let mut cols = vec![
         i64_col("flow_id", |r: &FlowRecord| r.flow_id),
         str_col("src", |r: &FlowRecord| &r.src),
         str_col("dst", |r: &FlowRecord| &r.dst),
@@ -147,7 +153,12 @@ fn flow_columns() -> Vec<Column<FlowRecord>> {
         i64_col("syn_sent", |r: &FlowRecord| r.syn_sent),
         i64_col("synack_drops", |r: &FlowRecord| r.synack_drops),
         i64_col("pushed_out", |r: &FlowRecord| r.pushed_out),
-    ]
+    ];
+    if qdelay {
+        cols.push(f64_col("qdelay_s", |r: &FlowRecord| r.qdelay.map_or(0.0, |q| q.wait_s())));
+        cols.push(i64_col("qdelay_pkts", |r: &FlowRecord| r.qdelay.map_or(0, |q| q.pkts)));
+    }
+    cols
 }
 
 /// Columns of queues.parquet, in file order. The per-class arrays become three columns
@@ -290,7 +301,7 @@ pub fn queue_column_names() -> Vec<String> {
 /// Write `flows` to `path` as flows.parquet (overwriting any existing file), in row groups
 /// of `ROW_GROUP_ROWS`: the same bytes as a `FlowWriter` fed the same records.
 pub fn write_flows(path: &Path, flows: &[FlowRecord]) -> Result<()> {
-    let mut w = FlowWriter::create(path)?;
+    let mut w = FlowWriter::create_with(path, flows.iter().any(|f| f.qdelay.is_some()))?;
     w.write(flows)?;
     w.finish()
 }
@@ -329,7 +340,13 @@ const _: () = assert!(ROW_GROUP_ROWS.is_multiple_of(SPOOL_BLOCK_ROWS));
 
 impl FlowWriter {
     pub fn create(path: &Path) -> Result<Self> {
-        let table = TableWriter::create(path, "flows", flow_columns(), true)?;
+        Self::create_with(path, false)
+    }
+
+    /// A writer whose file has the per-flow queueing delay columns when `qdelay` is set
+    /// (`sampling.flow_qdelay`).
+    pub fn create_with(path: &Path, qdelay: bool) -> Result<Self> {
+        let table = TableWriter::create(path, "flows", flow_columns_with(qdelay), true)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let spool_path = path.with_file_name(format!(".{name}.spool"));
         let spool = std::fs::OpenOptions::new()
@@ -656,6 +673,7 @@ fn write_column<R>(cw: &mut SerializedColumnWriter<'_>, get: &Getter<R>, rows: &
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::records::FlowQdelay;
     use crate::net::ClassMark;
     use ::parquet::file::reader::{FileReader, SerializedFileReader};
     use ::parquet::record::{Field, RowAccessor};
@@ -701,6 +719,7 @@ mod tests {
                 syn_sent: 2,
                 synack_drops: 1,
                 pushed_out: 3,
+                qdelay: None,
             },
             FlowRecord {
                 flow_id: 1,
@@ -833,6 +852,29 @@ mod tests {
         assert_eq!(get(&names, r2, "size_bytes"), &Field::Null);
         assert_eq!(get(&names, r2, "size_pkts"), &Field::Long(1));
         assert_eq!(get(&names, r2, "class_at_end"), &Field::Str("none".into()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn queueing_delay_columns_come_last_and_only_when_recorded() {
+        let dir = scratch("flows-qdelay");
+        let mut flows = sample_flows();
+        write_flows(&dir.join("plain.parquet"), &flows).unwrap();
+        let (plain, _) = read_rows(&dir.join("plain.parquet"));
+        assert!(!plain.iter().any(|n| n.starts_with("qdelay")), "{plain:?}");
+        let mut q = FlowQdelay::default();
+        q.add(1_500_000);
+        q.add(500_000);
+        flows[0].qdelay = Some(q);
+        flows[1].qdelay = Some(FlowQdelay::default());
+        flows[2].qdelay = Some(FlowQdelay::default());
+        write_flows(&dir.join("qdelay.parquet"), &flows).unwrap();
+        let (names, rows) = read_rows(&dir.join("qdelay.parquet"));
+        assert_eq!(names[..plain.len()], plain[..]);
+        assert_eq!(names[plain.len()..], ["qdelay_s".to_string(), "qdelay_pkts".to_string()]);
+        assert_eq!(get(&names, &rows[0], "qdelay_s"), &Field::Double(0.002));
+        assert_eq!(get(&names, &rows[0], "qdelay_pkts"), &Field::Long(2));
+        assert_eq!(get(&names, &rows[1], "qdelay_pkts"), &Field::Long(0));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -55,6 +55,35 @@ pub struct FlowRecord {
     pub synack_drops: u64,
     /// The flow's packets pushed out of a queue by another arrival (FavorQueue, RuN2C, LAS).
     pub pushed_out: u64,
+    /// With `sampling.flow_qdelay`: the flow's queueing delay (`FlowQdelay`), written as
+    /// flows.parquet's `qdelay_s` and `qdelay_pkts`; None otherwise (no such columns).
+    pub qdelay: Option<FlowQdelay>,
+}
+
+/// The waits of a flow's data packets in the queues a run records (`sampling.flow_qdelay`:
+/// the sampled queues), each from its arrival at the queue to the start of its transmission
+/// (FavorQueue 2013 Fig. 17: a packet's queueing delay). Packets dropped in the queue, or
+/// pushed out of it, are not counted; a packet that crosses two recorded queues counts twice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowQdelay {
+    /// Sum of the waits, ns.
+    pub wait_ns: u64,
+    /// Number of waits summed.
+    pub pkts: u64,
+}
+
+impl FlowQdelay {
+    /// Count one wait of `wait_ns`.
+    #[inline]
+    pub fn add(&mut self, wait_ns: u64) {
+        self.wait_ns += wait_ns;
+        self.pkts += 1;
+    }
+
+    /// Total wait in seconds.
+    pub fn wait_s(&self) -> f64 {
+        self.wait_ns as f64 * 1e-9
+    }
 }
 
 /// One row of queues.parquet: one queue at one sampling instant. Counters cover the

@@ -33,6 +33,8 @@ pub struct Plan {
     pub traffic: Vec<TrafficPlan>,
     /// Sampling period and the links whose queues are sampled.
     pub sampling: Option<(Time, Vec<u32>)>,
+    /// Record each flow's queueing delay in the sampled queues (`sampling.flow_qdelay`).
+    pub flow_qdelay: bool,
     pub faults: Vec<(u32, FaultSpec)>,
     /// (node, classifier) pairs.
     pub classifiers: Vec<(u32, ClassifierSpec)>,
@@ -258,6 +260,7 @@ pub fn resolve(sc: &Scenario) -> Result<Plan> {
         queues,
         tcp,
         traffic,
+        flow_qdelay: f.sampling.as_ref().is_some_and(|s| s.flow_qdelay),
         sampling,
         faults,
         classifiers,

@@ -201,6 +201,11 @@ pub struct SamplingSpec {
     /// 0 turns them off.
     #[serde(default)]
     pub goodput_interval_s: Option<f64>,
+    /// Per-flow queueing delay: flows.parquet gets `qdelay_s` and `qdelay_pkts`, the time the
+    /// flow's data packets waited in the sampled queues and how many waits that is
+    /// (FavorQueue Fig. 17); off by default, and the file is then unchanged.
+    #[serde(default)]
+    pub flow_qdelay: bool,
 }
 
 fn d_occurrence() -> u32 {

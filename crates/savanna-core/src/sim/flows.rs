@@ -37,6 +37,8 @@ pub struct Flow {
     pub base_rtt: Time,
     pub class_at_end: ClassMark,
     pub favored: u64,
+    /// Queueing delay of the data packets (`sampling.flow_qdelay`).
+    pub qdelay: crate::metrics::FlowQdelay,
     /// Record this flow's TCP state after every event (traces.parquet).
     pub traced: bool,
     pub udp: bool,

@@ -55,7 +55,8 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
 /// runs, as flows retire, so they are never all in memory; the returned output
 /// holds everything else and no flow records.
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
-    let mut fw = crate::metrics::parquet::FlowWriter::create(flows_path)?;
+    let qdelay = sc.file.sampling.as_ref().is_some_and(|s| s.flow_qdelay);
+    let mut fw = crate::metrics::parquet::FlowWriter::create_with(flows_path, qdelay)?;
     let goodput_path = flows_path.with_file_name(crate::metrics::output::GOODPUT_FILE);
     let out = run_into(sc, &mut fw, Some(&goodput_path))?;
     fw.finish()?;
@@ -379,6 +380,11 @@ impl World {
         let end = self.ports[l as usize].start_tx(now, &mut self.pkts);
         self.free_dropped(l);
         if let Some(end) = end {
+            if self.rec.records_qdelay(l) {
+                let p = *self.pkts.get(self.ports[l as usize].tx_pkt());
+                let fi = self.fi(p.flow);
+                self.rec.queue_wait(&p, &mut self.flows[fi], now);
+            }
             self.sched.at(end, Event::TxDone { link: l });
         }
     }
@@ -649,6 +655,7 @@ impl World {
             base_rtt,
             class_at_end: ClassMark::None,
             favored: 0,
+            qdelay: Default::default(),
             traced: !udp && self.plan.trace_flows.contains(&(flow as u64)),
             udp,
             session,

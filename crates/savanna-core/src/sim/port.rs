@@ -219,6 +219,12 @@ impl Port {
         Some(now + tx)
     }
 
+    /// The packet being transmitted (valid while the link is busy).
+    #[inline]
+    pub fn tx_pkt(&self) -> PktId {
+        self.tx_pkt
+    }
+
     /// The current transmission ended: the packet sent, and whether the link lost it (then
     /// counted as a link loss; the caller frees it).
     #[inline]

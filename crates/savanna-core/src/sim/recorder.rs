@@ -17,6 +17,7 @@ use crate::metrics::{
     ClassMark, ClassTotals, ClassifierSample, DualPi2Sojourns, FlowRecord, GoodputSample, Name, NetSample, QueueSample,
     QueueTotals, RunOutput, RunSummary, TraceSample,
 };
+use crate::net::{Packet, PktKind};
 use crate::scenario::Plan;
 use crate::tcp::TcpEndpoint;
 
@@ -52,6 +53,9 @@ pub struct Recorder {
     /// Queue sampling: period (0: off), the links sampled, the last instant.
     sample_ns: Time,
     sampled_links: Vec<u32>,
+    /// `sampling.flow_qdelay`: whether each link's queue adds to its flows' queueing delay
+    /// (empty when off).
+    qdelay_links: Vec<bool>,
     last_sample_ns: Time,
     /// Node name of each classifier, for its samples.
     classifier_nodes: Vec<String>,
@@ -94,6 +98,11 @@ impl Recorder {
             udp_bytes,
             mss: (plan.pkt_bytes - plan.hdr_bytes) as u64,
             sample_ns,
+            qdelay_links: if plan.flow_qdelay {
+                (0..plan.topo.links.len() as u32).map(|l| sampled_links.contains(&l)).collect()
+            } else {
+                Vec::new()
+            },
             sampled_links,
             last_sample_ns: 0,
             classifier_nodes: plan.classifiers.iter().map(|(n, _)| plan.topo.node_names[*n as usize].clone()).collect(),
@@ -262,6 +271,21 @@ impl Recorder {
         Ok((next <= self.end_ns).then_some(next))
     }
 
+    /// Whether link `l`'s queue counts in its flows' queueing delay (`sampling.flow_qdelay`).
+    #[inline]
+    pub fn records_qdelay(&self, l: u32) -> bool {
+        self.qdelay_links.get(l as usize).copied().unwrap_or(false)
+    }
+
+    /// Packet `p` of flow `f` starts its transmission at `now`: add its wait in the queue to
+    /// the flow's queueing delay if it is a data packet of the flow's data direction.
+    #[inline]
+    pub fn queue_wait(&self, p: &Packet, f: &mut Flow, now: Time) {
+        if matches!(p.kind, PktKind::Data | PktKind::Udp) && p.to_side == f.data_to_side {
+            f.qdelay.add(now.saturating_sub(p.enq_ns));
+        }
+    }
+
     /// The flows.parquet record of a flow.
     pub fn record(&self, plan: &Plan, f: &Flow) -> FlowRecord {
         let names = &self.names;
@@ -311,6 +335,7 @@ impl Recorder {
             syn_sent: f.tcp.syn_sent,
             synack_drops: f.synack_drops,
             pushed_out: f.pushed_out,
+            qdelay: (!self.qdelay_links.is_empty()).then_some(f.qdelay),
         }
     }
 
