@@ -64,11 +64,8 @@ BASE_DISCS = [
     "pias",
     "sppifo",
     "aifo",
-    # ---- FQ-PIE and COBALT (issue 22 item 5) go here. ------------------------------------
-    # Another branch writes them; the lead adds "fq_pie" and "cobalt" at merge (in this
-    # list, in NAMES, and in ECN below if they mark, as "fq_codel" and "pie" do). Nothing
-    # else in this module needs to change for them: queue_for gives them the common buffer.
-    # ---------------------------------------------------------------------------------------
+    "fq_pie",
+    "cobalt",
 ]
 
 
@@ -79,13 +76,15 @@ def mark_k(b: int) -> int:
 
 
 # The DCTCP column: discipline -> (changes to its queue with buffer B, changes to the linux
-# profile's TCP besides cc = "dctcp"). RED, CoDel, FQ-CoDel and PIE mark by their own rule.
+# profile's TCP besides cc = "dctcp"). RED, CoDel, FQ-CoDel, PIE, FQ-PIE and COBALT mark by their own rule.
 ECN: dict[str, tuple[Callable[[int], dict], dict]] = {
     "step": (lambda b: {"k_pkts": mark_k(b)}, {}),
     "red": (lambda b: {"ecn": True}, {}),
     "codel": (lambda b: {"ecn": True}, {}),
     "fq_codel": (lambda b: {"ecn": True}, {}),
     "pie": (lambda b: {"ecn": True}, {}),
+    "fq_pie": (lambda b: {"ecn": True}, {}),
+    "cobalt": (lambda b: {"ecn": True}, {}),
     "pias": (lambda b: {"ecn_k_pkts": mark_k(b)}, {}),
     # DualPI2 (RFC 9332): its own PI2 and L4S ramp; the scalable senders mark ECT(1).
     "dualpi2": (lambda b: {}, {"ect1": True}),
@@ -106,6 +105,8 @@ NAMES = {
     "pias": "PIAS + tagging",
     "sppifo": "SP-PIFO + size oracle",
     "aifo": "AIFO + size oracle",
+    "fq_pie": "FQ-PIE",
+    "cobalt": "COBALT",
     "step": "step marking (K)",
     "dualpi2": "DualPI2",
 }
@@ -536,7 +537,7 @@ def queue_for(disc: str, buffer_pkts: int, pkts_s: float, ecn: bool = False) -> 
         q = {"type": "pi", "limit_pkts": b, "q_ref_pkts": r(0.015 * pkts_s)}
     else:
         q = {"type": disc, "limit_pkts": b}
-    if disc in ("red", "rio", "reddiff", "codel", "fq_codel", "pie", "pi", "choke"):
+    if disc in ("red", "rio", "reddiff", "codel", "fq_codel", "fq_pie", "cobalt", "pie", "pi", "choke"):
         q["ecn"] = False
     if ecn:
         if disc not in ECN:
