@@ -533,3 +533,22 @@ def test_a_dying_worker_fails_only_its_own_run():
     assert "died" in results["boom"]["error"]
     for rid in ("a", "b", "c", "d", "e"):
         assert results[rid] == {"run_id": rid, "files": {}}
+
+
+def test_a_pool_pass_of_more_runs_than_the_start_notice_pipe_holds_completes():
+    # Workers announce each run they start through a pipe of 64 KiB (about 800 notices);
+    # the parent must read them as results arrive, or every worker blocks on its next
+    # announcement and the sweep stalls silently. 3,000 trivial runs in one pool pass.
+    code = (
+        "import multiprocessing\n"
+        "from savanna.sweep import _pool_pass\n"
+        "tasks = [{'run_id': f'run-{i:05d}-' + 'x' * 40} for i in range(3000)]\n"
+        "got = list(_pool_pass(multiprocessing.get_context('spawn'), tasks, 2, len))\n"
+        "print(len(got), sum(got))\n"
+    )
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the pool stalled: its start notices were not read")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["3000", "3000"]

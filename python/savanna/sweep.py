@@ -384,13 +384,26 @@ def _pool_pass(ctx, tasks: list[dict], n: int, fn):
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
+    # Each worker announces the run it starts on `started`, synchronously (so a run that
+    # kills its worker at once is known to have started). The parent reads the notices at
+    # every result: unread, they fill the pipe (64 KiB, about 800 notices) and every worker
+    # blocks on its next announcement, a silent stall of any larger sweep. A worker
+    # announces a run only after its previous one's result, so what waits unread is at most
+    # one notice per worker and one per result not yet taken.
     started = ctx.SimpleQueue()
+    ran: set[str] = set()
+
+    def read_notices() -> None:
+        while not started.empty():
+            ran.add(started.get())
+
     pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(started,))
     left: dict[Any, dict] = {}
     broken = False
     try:
         left = {pool.submit(_pool_call, fn, t): t for t in tasks}
         for fut in as_completed(list(left)):
+            read_notices()
             try:
                 result = fut.result()
             except BrokenProcessPool:
@@ -403,9 +416,7 @@ def _pool_pass(ctx, tasks: list[dict], n: int, fn):
     if not broken:
         started.close()
         return
-    ran = set()
-    while not started.empty():
-        ran.add(started.get())
+    read_notices()
     started.close()
     running, not_started = [], []
     for fut, t in left.items():

@@ -34,8 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 PathLike = "os.PathLike[str] | str"
 
-CHUNK = 400  # runs per savanna.sweep.run_many call (see Context.run)
-
 
 class ReproduceError(ValueError):
     """Bad input to a reproduction (one line; the command exits with code 2)."""
@@ -269,24 +267,19 @@ class Context:
         dataset = self.out_dir / "runs" / experiment
         jobs = list(jobs)
         copied = self._copy_same(dataset, jobs)
-        done = skipped = 0
-        # At most CHUNK runs per run_many call: with more, savanna.sweep's pool (as of this
-        # writing) stalls once its workers' "started" notices fill a pipe nobody reads.
-        for i in range(0, max(len(jobs), 1), CHUNK):
-            try:
-                rep = run_many(jobs[i : i + CHUNK], dataset, workers=self.workers, progress=self.progress)
-            except SweepError as e:  # an unusable output directory, or one in use by another run
-                raise ReproduceError(f"--out: {e}") from None
-            if rep.failed:
-                rid, err = next(iter(rep.failed.items()))
-                raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
-            if core_changed():
-                raise RunFailed(
-                    f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
-                    "reproduction ran, so its runs may mix two builds; run it again"
-                )
-            done += len(rep.done)
-            skipped += len(rep.skipped)
+        try:
+            rep = run_many(jobs, dataset, workers=self.workers, progress=self.progress)
+        except SweepError as e:  # an unusable output directory, or one in use by another run
+            raise ReproduceError(f"--out: {e}") from None
+        if rep.failed:
+            rid, err = next(iter(rep.failed.items()))
+            raise RunFailed(f"{self.key}: run {rid} failed: {err} ({len(rep.failed)} failed in {experiment})")
+        if core_changed():
+            raise RunFailed(
+                f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
+                "reproduction ran, so its runs may mix two builds; run it again"
+            )
+        done, skipped = len(rep.done), len(rep.skipped)
         from savanna import store
 
         stored = store.completed_runs(dataset)
@@ -305,7 +298,7 @@ class Context:
         the same records): the core's files byte for byte, with this job's parameters
         and summary tables. Returns how many were copied (``run_many`` then reuses them)."""
         from savanna import store
-        from savanna.sweep import SweepError, _check_jobs, _check_shadowing
+        from savanna.sweep import SweepError, _check_jobs, _check_shadowing, _json_bytes
 
         todo = [(j, self.done_runs.get(_same_key(j))) for j in jobs]
         todo = [(j, src) for j, src in todo if src is not None and (src / store.COMPLETE_MARKER).is_file()]
@@ -345,12 +338,6 @@ def _same_key(job: Any) -> str:
     """What makes two jobs the same simulation: the complete scenario and where its files
     are read from (the run id's digest covers the files' contents and the core)."""
     return json.dumps([job.scenario, str(job.base_dir), job.run_id.rsplit("-", 1)[-1]], sort_keys=True, default=str)
-
-
-def _json_bytes(obj: Any) -> bytes:
-    from savanna.sweep import _json_bytes as jb
-
-    return jb(obj)
 
 
 def _id_value(v: Any) -> str:
