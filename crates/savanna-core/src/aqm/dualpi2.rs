@@ -240,6 +240,24 @@ pub struct DualPi2 {
 }
 
 impl DualPi2 {
+    /// The two queues' sojourn quantiles for summary.json (upper bin edges in us; infinite
+    /// beyond the histogram's last edge).
+    pub fn sojourn_totals(&self) -> crate::metrics::DualPi2Sojourns {
+        let us = |h: &SojournHist, q: f64| match h.quantile_ns(q) {
+            Time::MAX => f64::INFINITY,
+            t => t as f64 / 1e3,
+        };
+        let [l, c] = &self.sojourns;
+        crate::metrics::DualPi2Sojourns {
+            l_pkts: l.count(),
+            l_p50_us: us(l, 0.5),
+            l_p99_us: us(l, 0.99),
+            c_pkts: c.count(),
+            c_p50_us: us(c, 0.5),
+            c_p99_us: us(c, 0.99),
+        }
+    }
+
     pub fn new(s: &DualPi2Spec, pkt_bytes: u32) -> Self {
         let cap = (s.limit_pkts as usize).min(1 << 16);
         let (wc, wl) = (s.c_weight, 1.0 - s.c_weight);

@@ -460,18 +460,5 @@ pub struct RunTotals {
 
 /// DualPI2's sojourn quantiles for the summary (None for any other discipline).
 fn dualpi2_sojourns(q: Option<&dyn std::any::Any>) -> Option<DualPi2Sojourns> {
-    let d = q?.downcast_ref::<crate::aqm::dualpi2::DualPi2>()?;
-    let us = |h: &crate::aqm::dualpi2::SojournHist, x: f64| match h.quantile_ns(x) {
-        Time::MAX => f64::INFINITY,
-        t => t as f64 / 1e3,
-    };
-    let [l, c] = &d.sojourns;
-    Some(DualPi2Sojourns {
-        l_pkts: l.count(),
-        l_p50_us: us(l, 0.5),
-        l_p99_us: us(l, 0.99),
-        c_pkts: c.count(),
-        c_p50_us: us(c, 0.5),
-        c_p99_us: us(c, 0.99),
-    })
+    Some(q?.downcast_ref::<crate::aqm::dualpi2::DualPi2>()?.sojourn_totals())
 }
