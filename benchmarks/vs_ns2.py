@@ -108,6 +108,10 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
             "min_rto_s": 0.2,  # minrto_
             "max_rto_s": 60.0,  # maxrto_
             "init_cwnd": 2,  # windowInit_
+            # ns-2.35's bugfix_ss_ (default 1 since 2006): IW 1 after the SYN timed out.
+            "iw_after_syn_loss": 1,
+            # TcpAgent::slowdown: ssthresh = half of cwnd without the recovery inflation.
+            "ssthresh_base": "cwnd",
             "max_window": 128,  # window_ and maxcwnd_
             "delayed_ack": False,  # Agent/TCPSink
         }
@@ -115,7 +119,33 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
     return sc
 
 
+# `--savanna-tcp KEY=VALUE`: [tcp] keys set (an empty VALUE removes the key) in every
+# Savanna run, after the comparison's own settings; e.g. `ssthresh_base=flight` to measure
+# without ns-2's ssthresh rule.
+SAVANNA_TCP: dict = {}
+
+
+def parse_tcp_override(item: str) -> tuple[str, object]:
+    key, sep, val = item.partition("=")
+    if not sep or not key:
+        raise SystemExit(f"--savanna-tcp: expected KEY=VALUE, got {item!r}")
+    if val == "":
+        return key, None
+    try:
+        return key, tomllib.loads(f"v = {val}")["v"]
+    except Exception:
+        return key, val  # a bare string
+
+
 def run_savanna(sc: dict, out: Path):
+    if SAVANNA_TCP:
+        sc = copy.deepcopy(sc)
+        tcp = sc.setdefault("tcp", {})
+        for k, v in SAVANNA_TCP.items():
+            if v is None:
+                tcp.pop(k, None)
+            else:
+                tcp[k] = v
     path = out.with_suffix(".json")
     path.write_text(json.dumps(sc))
     wall, rss = native.run_measured([str(SAVANNA), "run", str(path), "--out", str(out), "--quiet"])
@@ -1423,10 +1453,19 @@ def main() -> int:
         action="store_true",
         help="only rewrite vs_ns2_papers.md's three-way table from results/full and ns2_papers.json (seconds)",
     )
+    ap.add_argument(
+        "--savanna-tcp",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a [tcp] key in every Savanna run (VALUE as TOML, or a bare string; empty removes the key), "
+        "e.g. ssthresh_base=flight for RFC 5681's rule instead of ns-2's",
+    )
     ap.add_argument("--out", default=str(RESULTS / "vs_ns2.md"))
     ap.add_argument("--speed", action="store_true", help="only the speed ratio (issue 21): see the module doc")
     ap.add_argument("--repeat", type=int, default=3, help="--speed: alternating runs of each")
     args = ap.parse_args()
+    SAVANNA_TCP.update(parse_tcp_override(x) for x in args.savanna_tcp)
     if args.three_way:
         return three_way()
     if args.speed:
@@ -1457,6 +1496,7 @@ def main() -> int:
             ("--no-handshake", args.no_handshake),
             ("--ns2-singledup", args.ns2_singledup),
             ("--ns2-pureack", args.ns2_pureack),
+            *((f"--savanna-tcp {x}", True) for x in args.savanna_tcp),
         )
         if on
     )

@@ -97,6 +97,8 @@ TCP: dict[str, dict[str, Any]] = {
     "tick": {"tick_s": 0.1},
     "cubic": {"cc": "cubic"},
     "cubic-no-hystart": {"cc": "cubic", "hystart": False},
+    "ssthresh-cwnd": {"ssthresh_base": "cwnd"},
+    "iw-after-syn-loss": {"iw_after_syn_loss": 1},
     "profile-ns2-2001": {"profile": "ns2-2001"},
     "profile-rfc": {"profile": "rfc"},
     "profile-linux": {"profile": "linux"},

@@ -43,7 +43,7 @@ use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
 use super::rtt::RttSampler;
 use super::sack::{self, SackReceiver, Scoreboard};
-use super::{RecoveryRate, TcpConfig, TcpStats, Variant};
+use super::{RecoveryRate, SsthreshBase, TcpConfig, TcpStats, Variant};
 use crate::engine::Time;
 use crate::net::packet::{SackOpt, FLAG_CWR, FLAG_ECE, FLAG_RETX};
 use crate::net::ClassMark;
@@ -464,6 +464,9 @@ impl TcpEndpoint {
                 if io.cfg.rack {
                     self.rack.on_rtt_sample(io.now - t0, io.now); // RFC 8985 6.2 step 1
                 }
+            } else if let Some(iw) = io.cfg.iw_after_syn_loss {
+                // RFC 5681 3.1: our SYN-ACK was retransmitted (it or the SYN was lost).
+                self.win.cwnd = iw as f64;
             }
             self.rto_deadline = None;
         }
@@ -502,7 +505,13 @@ impl TcpEndpoint {
             State::SynSent { timed } => {
                 self.state = State::Established;
                 match timed {
-                    None => self.rto.restart_from_ito(),
+                    None => {
+                        self.rto.restart_from_ito();
+                        // RFC 5681 3.1: the SYN or SYN-ACK was lost (the SYN timed out).
+                        if let Some(iw) = io.cfg.iw_after_syn_loss {
+                            self.win.cwnd = iw as f64;
+                        }
+                    }
                     Some(t0) => {
                         self.rto.sample_at((io.now - t0) as f64 * 1e-9, io.now);
                         if io.cfg.rack {
@@ -673,6 +682,20 @@ impl TcpEndpoint {
         self.snd_max - self.snd_una
     }
 
+    /// What ssthresh halves at a congestion event (`tcp.ssthresh_base`): `flight` (RFC 5681
+    /// eq. 4's FlightSize), or ns-2.35's `windowd()` in `TcpAgent::slowdown`: min(cwnd,
+    /// window) without the fast-recovery inflation, which ns-2 keeps in `dupwnd_` (here the
+    /// window of non-SACK fast recovery is ssthresh plus the inflation, so ssthresh is it).
+    fn loss_base(&self, cfg: &TcpConfig, flight: u64) -> u64 {
+        match cfg.ssthresh_base {
+            SsthreshBase::Flight => flight,
+            SsthreshBase::Cwnd => {
+                let cwnd = if self.recovery.in_fast_recovery() { self.win.ssthresh } else { self.win.cwnd };
+                cwnd.min(cfg.max_window as f64).floor() as u64
+            }
+        }
+    }
+
     fn on_ack(&mut self, ack: u64, ece: bool, pure: bool, opt: &SackOpt, io: &mut TcpIo) {
         if self.snd_max == 0 {
             return; // nothing sent yet: this side has no data outstanding
@@ -714,7 +737,7 @@ impl TcpEndpoint {
             // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {
-                let flight = self.flight();
+                let flight = self.loss_base(io.cfg, self.flight());
                 self.cc.on_ecn_echo(&mut self.win, flight);
                 self.ecn_high = self.snd_max;
                 self.ecn = EcnSender::CwrDue;
@@ -764,7 +787,7 @@ impl TcpEndpoint {
     fn fast_retransmit(&mut self, io: &mut TcpIo) {
         // RFC 5681 3.2 step 2 (with RFC 3042): segments sent by limited transmit are not
         // counted in FlightSize for ssthresh.
-        let flight = self.flight() - self.limited_sent;
+        let flight = self.loss_base(io.cfg, self.flight() - self.limited_sent);
         let response = self.cc.on_fast_retransmit(&mut self.win, flight, io.cfg.dupack_threshold);
         self.recovery.on_fast_retransmit(self.snd_max, response);
         self.ecn_high = self.snd_max;
@@ -805,7 +828,8 @@ impl TcpEndpoint {
             }
             State::Established if self.snd_una < self.snd_max => {
                 self.stats.timeouts += 1;
-                let flight = self.flight();
+                // Before `recovery.on_timeout` leaves fast recovery (`loss_base` reads it).
+                let flight = self.loss_base(io.cfg, self.flight());
                 self.cc.on_timeout(&mut self.win, flight);
                 self.rto.back_off();
                 self.recovery.on_timeout(self.snd_max);
@@ -1113,7 +1137,7 @@ impl TcpEndpoint {
         self.sack_ack_info(ack, una, rtt_s, ece, io);
         let mut reduced = false;
         if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
-            let flight = self.flight();
+            let flight = self.loss_base(io.cfg, self.flight());
             self.cc.on_ecn_echo(&mut self.win, flight);
             self.ecn_high = self.snd_max;
             self.ecn = EcnSender::CwrDue;
@@ -1158,7 +1182,7 @@ impl TcpEndpoint {
     /// RFC 6675 section 5 (4): fast retransmit and entry into SACK loss recovery.
     fn sack_enter(&mut self, delivered: u64, io: &mut TcpIo) {
         let una = self.snd_una;
-        let flight = self.flight() - self.limited_sent;
+        let flight = self.loss_base(io.cfg, self.flight() - self.limited_sent);
         // (4.1) RecoveryPoint = HighData.
         self.sk.recovery_point = Some(self.snd_max);
         self.sk.in_recovery = true;

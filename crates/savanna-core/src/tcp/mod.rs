@@ -79,6 +79,19 @@ pub enum RecoveryRate {
     Rfc6675,
 }
 
+/// What a loss-based congestion control (Reno, NewReno, Tahoe) halves for ssthresh at a
+/// fast retransmit, a timeout or an ECN reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBase {
+    /// RFC 5681 eq. (4): FlightSize (snd_max - snd_una), which in fast recovery counts the
+    /// new data the inflated window sent.
+    Flight,
+    /// ns-2.35 `TcpAgent::slowdown` (`CLOSE_SSTHRESH_HALF`): min(cwnd, window) without the
+    /// fast-recovery inflation (ns-2 keeps it apart in `dupwnd_`), so a timeout in fast
+    /// recovery halves the already halved window again.
+    Cwnd,
+}
+
 /// Per-flow TCP settings (one per traffic block; endpoints refer to it by index).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
@@ -98,6 +111,11 @@ pub struct TcpConfig {
     pub max_window: u32,
     /// Initial slow-start threshold, packets (defaults to the maximum window).
     pub init_ssthresh: f64,
+    /// The window after a handshake whose SYN or SYN-ACK was retransmitted (RFC 5681 3.1:
+    /// one segment); None keeps `init_cwnd` (ns-2 before `bugfix_ss_`).
+    pub iw_after_syn_loss: Option<u32>,
+    /// What ssthresh halves at a congestion event (RFC 5681's FlightSize, or ns-2's cwnd).
+    pub ssthresh_base: SsthreshBase,
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
     pub ecn: bool,
@@ -158,6 +176,8 @@ impl Default for TcpConfig {
             init_cwnd: 2,
             max_window: 128,
             init_ssthresh: 128.0,
+            iw_after_syn_loss: None,
+            ssthresh_base: SsthreshBase::Flight,
             delayed_ack: false,
             delack_timeout_s: 0.2,
             ecn: false,

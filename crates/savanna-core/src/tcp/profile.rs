@@ -7,11 +7,14 @@
 //!   (`syn_`), IW 2, ITO 6 s, minimum RTO 1 s, maximum RTO 64 s, tcpTick 0.1 s with ns-2's
 //!   rounding, one timed segment per RTT, no limited transmit (`singledup_` 0), no SACK,
 //!   ACK per packet, no third handshake packet (one-way TCP), the timer reset on every
-//!   partial ACK (`newreno_changes1_` 0). Not modelled yet: `rfc2988_` false (min RTO
+//!   partial ACK (`newreno_changes1_` 0), ssthresh from half the window without the
+//!   fast-recovery inflation (`TcpAgent::slowdown`), IW kept after a lost SYN (no
+//!   `bugfix_ss_`, added in 2006). Not modelled yet: `rfc2988_` false (min RTO
 //!   applied after backoff) and `partial_window_deflation_` 0.
 //! - `rfc`: today's standards-track NewReno: RFC 6582 with SACK (RFC 2018) and RFC 6675
 //!   recovery at RFC 6675's rate, limited transmit (RFC 3042), IW 3 (RFC 3390 for a 1460-byte
-//!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2).
+//!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2), IW 1
+//!   after a lost SYN or SYN-ACK (RFC 5681 3.1).
 //! - `linux`: Linux 6.x's defaults as Savanna models them: CUBIC with HyStart++, SACK with
 //!   D-SACK, PRR, RACK-TLP (tcp_recovery = 1), internal pacing at Linux's rate, limited
 //!   transmit, IW 10, ITO 1 s, minimum RTO 200 ms, maximum RTO 120 s, delayed ACKs of at
@@ -37,6 +40,7 @@ pub fn keys(name: &str) -> Option<&'static str> {
             limited_transmit = false
             sack = false
             delayed_ack = false
+            ssthresh_base = "cwnd"
             "#
         }
         "rfc" => {
@@ -54,6 +58,7 @@ pub fn keys(name: &str) -> Option<&'static str> {
             recovery_rate = "rfc6675"
             delayed_ack = true
             delack_timeout_s = 0.2
+            iw_after_syn_loss = 1
             "#
         }
         "linux" => {

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{profile, RecoveryRate, RttSampling, TcpConfig, Variant};
+use super::{profile, RecoveryRate, RttSampling, SsthreshBase, TcpConfig, Variant};
 use crate::spec::{bad, non_negative, positive, time0_s, time_s};
 use crate::{Error, Result};
 
@@ -82,6 +82,16 @@ pub struct TcpSpec {
     /// Initial ssthresh, packets; defaults to max_window.
     #[serde(default)]
     pub init_ssthresh: Option<f64>,
+    /// The initial window, packets, after a handshake whose SYN or SYN-ACK was
+    /// retransmitted (RFC 5681 section 3.1: 1); unset keeps `init_cwnd`, as ns-2 before
+    /// `bugfix_ss_` (2006) and Savanna before this key did. No effect without `handshake`.
+    #[serde(default)]
+    pub iw_after_syn_loss: Option<u32>,
+    /// What ssthresh halves at a fast retransmit, a timeout or an ECN reduction (Reno,
+    /// NewReno, Tahoe): "flight" (RFC 5681 eq. 4, FlightSize / 2) or "cwnd" (ns-2.35's
+    /// `TcpAgent::slowdown`: min(cwnd without inflation, max_window) / 2).
+    #[serde(default)]
+    pub ssthresh_base: SsthreshBaseSpec,
     #[serde(default)]
     pub delayed_ack: bool,
     #[serde(default = "d_delack")]
@@ -152,6 +162,14 @@ pub enum PartialAckTimerSpec {
     #[default]
     First,
     Every,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBaseSpec {
+    #[default]
+    Flight,
+    Cwnd,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -266,6 +284,11 @@ impl TcpSpec {
         if let Some(s) = self.init_ssthresh {
             positive(&format!("{field}.init_ssthresh"), s)?;
         }
+        if let Some(iw) = self.iw_after_syn_loss {
+            if iw == 0 {
+                return bad(format!("{field}.iw_after_syn_loss"), "must be at least 1 packet");
+            }
+        }
         non_negative(&format!("{field}.tick_s"), self.tick_s)?;
         if self.sack && self.variant == VariantSpec::Tahoe {
             return bad(format!("{field}.sack"), "SACK recovery (RFC 6675) needs variant newreno or reno, not tahoe");
@@ -340,6 +363,11 @@ impl TcpSpec {
             max_window: self.max_window,
             // pFabric starts at line rate: no slow start from the initial window.
             init_ssthresh: self.init_ssthresh.unwrap_or(if pf { self.init_cwnd } else { self.max_window } as f64),
+            iw_after_syn_loss: self.iw_after_syn_loss,
+            ssthresh_base: match self.ssthresh_base {
+                SsthreshBaseSpec::Flight => SsthreshBase::Flight,
+                SsthreshBaseSpec::Cwnd => SsthreshBase::Cwnd,
+            },
             delayed_ack: self.delayed_ack,
             delack_timeout_s: self.delack_timeout_s,
             // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
@@ -452,6 +480,23 @@ mod tests {
         let c = build("tcp", &table("profile = 'rfc'"), &toml::Table::new(), 1500, 40).unwrap();
         assert!(c.sack && c.limited_transmit);
         assert_eq!((c.recovery_rate, c.init_cwnd, c.ito_s, c.min_rto_s), (RecoveryRate::Rfc6675, 3, 1.0, 1.0));
+    }
+
+    #[test]
+    fn ssthresh_base_and_iw_after_syn_loss_default_profiles_and_errors() {
+        let none = toml::Table::new();
+        let c = build("tcp", &none, &none, 1500, 40).unwrap();
+        assert_eq!((c.ssthresh_base, c.iw_after_syn_loss), (SsthreshBase::Flight, None));
+        let c = build("tcp", &table("profile = 'ns2-2001'"), &none, 1500, 40).unwrap();
+        assert_eq!((c.ssthresh_base, c.iw_after_syn_loss), (SsthreshBase::Cwnd, None));
+        let c = build("tcp", &table("profile = 'rfc'"), &none, 1500, 40).unwrap();
+        assert_eq!((c.ssthresh_base, c.iw_after_syn_loss), (SsthreshBase::Flight, Some(1)));
+        let c = build("tcp", &table("ssthresh_base = 'cwnd'\niw_after_syn_loss = 2"), &none, 1500, 40).unwrap();
+        assert_eq!((c.ssthresh_base, c.iw_after_syn_loss), (SsthreshBase::Cwnd, Some(2)));
+        let e = build("traffic[1].tcp", &none, &table("iw_after_syn_loss = 0"), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("traffic[1].tcp.iw_after_syn_loss"), "{e}");
+        let e = build("tcp", &table("ssthresh_base = 'half'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.ssthresh_base"), "{e}");
     }
 
     #[test]
