@@ -48,16 +48,15 @@ REFUSED = {
     "drr": "its edge classifier is Matta & Guo's size oracle, which emulate refuses (the router cannot see a "
     "flow's true size)",
     "step": "runs only in the DCTCP column: the kernel here offers reno, cubic and bbr, no dctcp module",
-    "dualpi2": "runs in the DCTCP column with ect1 = true: the kernel's senders mark ECT(0), there is no L4S "
-    "sender (emulate refuses ect1), and no dctcp module",
 }
 COLUMNS_NOT_RUN = (
     "Not emulated: the papers' column (ns-2 NewReno with a 3 s initial timeout: Linux's is fixed at 1 s, "
-    "and Linux has no NewReno without PRR), the DCTCP column (no dctcp module on this kernel), the web mix "
+    "and Linux has no NewReno without PRR), the DCTCP column (no dctcp module on this kernel; DualPI2's ECT(1) "
+    "senders: the kernel's mark ECT(0), emulate refuses ect1), the web mix "
     "(emulate has no web sessions) and web search (10 Gb/s and 10 us RTTs are beyond one router thread, "
     "docs/emulate.md: about half a core at 100 Mb/s)."
 )
-DISCS = [d for d in T.BASE_DISCS if d not in REFUSED]
+DISCS = [d for d in T.DISCS if d not in REFUSED and "linux" in T.tcps_for(d, WORKLOAD)]
 
 
 @dataclass(frozen=True)
