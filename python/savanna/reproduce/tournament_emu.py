@@ -170,9 +170,11 @@ def _emulate_one(sc: dict, out: str, base_dir: str) -> dict:
     """One emulation in this (worker) process; returns its summary."""
     import savanna
 
-    t0 = time.monotonic()
+    t0, before = time.monotonic(), os.getloadavg()[0]
     res = savanna.emulate(sc, out, base_dir=base_dir, progress=False)
-    return {"summary": res.summary, "wall_s": time.monotonic() - t0, "load_avg": os.getloadavg()[0]}
+    return {"summary": res.summary, "wall_s": time.monotonic() - t0, "load_avg": os.getloadavg()[0]} | {
+        "load_avg_before": before
+    }
 
 
 @dataclass
@@ -217,12 +219,12 @@ def run_emulations(ctx: Context, p: EmuPlan) -> list[EmuRun]:
     with ProcessPoolExecutor(max_workers=p.parallel, mp_context=get_context("spawn")) as ex:
         futs = {}
         for r, sc in todo:
-            r.load_avg_before = os.getloadavg()[0]
             futs[ex.submit(_emulate_one, sc, str(r.out), str(base))] = r
         for i, f in enumerate(as_completed(futs), 1):
             r = futs[f]
             res = f.result()
             r.accuracy, r.wall_s, r.load_avg_after = res["summary"]["accuracy"], res["wall_s"], res["load_avg"]
+            r.load_avg_before = res["load_avg_before"]
             meta = {**r.params, "accuracy": r.accuracy, "wall_s": r.wall_s}
             meta |= {"load_avg_before": r.load_avg_before, "load_avg_after": r.load_avg_after}
             (r.out / "tournament_emu.json").write_text(json.dumps(meta, indent=1, default=str))
