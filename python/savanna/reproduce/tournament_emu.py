@@ -517,7 +517,8 @@ def bucket_figure(report: Report, e: Emulated, load: float) -> None:
             handles.setdefault(lab, h)
     flat[-1].legend(list(handles.values()), list(handles), loc="center", fontsize=8)
     x = np.arange(len(labels))
-    for ax in np.atleast_2d(axes)[-1]:
+    bottom = [max(i for i in range(len(DISCS)) if i % ncols == c) for c in range(min(ncols, len(DISCS)))]
+    for ax in (flat[i] for i in bottom):  # the lowest panel of each column that shows data
         ax.set_xticks(x, labels, rotation=60, fontsize=7)
         ax.xaxis.set_tick_params(labelbottom=True)
         ax.set_xlabel("flow size (packets)")
