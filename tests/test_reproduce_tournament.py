@@ -353,6 +353,7 @@ TINY = T.Plan((0.5, T.HI_PARETO), 20.0, 4.0, (T.HI_WEB,), 30.0, 5.0, (T.HI_WS,),
 
 def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
     monkeypatch.setattr(T, "plan", lambda quick: TINY)
+    monkeypatch.delenv("SAVANNA_TOURNAMENT_EMULATE", raising=False)
     written = rp.run("tournament", quick=True, out=tmp_path, workers=2, progress=False)
     assert written == {"tournament": tmp_path / "report.html"}
     md = (tmp_path / "report.md").read_text()
@@ -374,6 +375,7 @@ def test_tiny_tournament_end_to_end(monkeypatch, tmp_path):
     assert "## Answer to issue 20" in md and "## TCP columns" in md and "## Workloads" in md
     assert "## DualPI2 with mixed senders" in md
     assert "Answer to issue 20 (do FavorQueue" in md  # the intro's sentence, from the figures
+    assert "Emulated column (Pareto at 10 Mb/s, real Linux senders through savanna emulate): not run, not asked" in md
     for name in (T.NAMES[d] for d in T.DISCS):
         assert f"| {name} |" in md
     assert [c["id"] for c in data["claims"]] == [c.id for c in T.CLAIMS]

@@ -1004,10 +1004,16 @@ def _workloads(ctx: Context, p: Plan) -> Workloads:
 def reproduce(ctx: Context) -> Outcome:
     import os
 
+    from savanna.reproduce import tournament_emu as E
     from savanna.reproduce import tournament_figures as F
 
-    report = Report(CLAIMS, ctx.out_dir, plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0))
+    # The emulated column (tournament_emu.py) runs only when asked for, as root; it runs
+    # first, so the simulations of this reproduction do not compete with its routers.
+    emu_on, emu_why = E.status()
+    specs = CLAIMS + (E.CLAIMS if emu_on else [])
+    report = Report(specs, ctx.out_dir, plot_style(height=None, font_size=9.0, legend_font_size=9.0, marker_size=4.0))
     p = medium_plan() if (not ctx.quick and os.environ.get("SAVANNA_TOURNAMENT") == "medium") else plan(ctx.quick)
+    emu = E.run(ctx) if emu_on else None
     w = _workloads(ctx, p)
     l4s_jobs = [
         ctx.job("l4smix", l4s_scenario(d, seed, p.l4s_duration_s), {"disc": d, "seed": seed})
@@ -1028,6 +1034,13 @@ def reproduce(ctx: Context) -> Outcome:
     F.l4s_table(report, l4s)
     F.workloads_table(report, p, w)
     report.samples.update(claim_samples(w.metrics, l4s))
+    if emu is not None:
+        E.table(report, emu)
+        E.figures(report, emu)
+        report.samples.update(E.claim_samples(emu.metrics))
+        note = E.degraded_note(emu.accuracy)
+        if note:
+            report.notes.update({c.id: note for c in E.CLAIMS})
     meta = {
         "paper": PAPER,
         "disciplines": ", ".join(NAMES[d] for d in DISCS),
@@ -1035,5 +1048,10 @@ def reproduce(ctx: Context) -> Outcome:
         "metrics per run": "metrics.csv, buckets.csv, l4s.csv",
     }
     return Outcome(
-        TITLE, F.intro(p, w, ctx.quick, answer_text(ans)), report.figures, report.claims(), report.tables, meta
+        TITLE,
+        F.intro(p, w, ctx.quick, answer_text(ans)) + "\n\n" + E.intro(emu_on, emu_why, emu),
+        report.figures,
+        report.claims(),
+        report.tables,
+        meta | {"emulated column": "run" if emu is not None else f"not run: {emu_why}"},
     )
