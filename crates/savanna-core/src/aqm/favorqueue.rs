@@ -22,10 +22,8 @@
 //! to 1 when it is classified favoured on arrival (even if it is then dropped because the
 //! queue holds only favoured packets) and to 0 when it is standard.
 
-use std::collections::HashMap;
-
 use super::registry::DisciplineSpec;
-use super::{DropReason, Fifo, QCtx, Qdisc};
+use super::{flow_map, DropReason, Fifo, FlowMap, QCtx, Qdisc};
 use crate::error::Result;
 use crate::net::PktId;
 
@@ -56,13 +54,13 @@ pub struct FavorQueue {
     /// Favoured packets queued (they occupy positions 0..n_fav).
     n_fav: usize,
     /// Queued packets per flow; only flows with packets queued have an entry.
-    per_flow: HashMap<u32, u32>,
+    per_flow: FlowMap<u32>,
 }
 
 impl FavorQueue {
     pub fn new(limit_pkts: usize) -> Self {
         let cap = limit_pkts.min(1 << 16) + 1;
-        FavorQueue { q: Fifo::with_capacity(cap), limit_pkts, n_fav: 0, per_flow: HashMap::with_capacity(cap) }
+        FavorQueue { q: Fifo::with_capacity(cap), limit_pkts, n_fav: 0, per_flow: flow_map(cap) }
     }
     /// Number of flows with packets queued (the per-flow state held).
     pub fn flows_queued(&self) -> usize {
@@ -274,7 +272,7 @@ mod tests {
                 b.pkts.free(p);
             }
             // Invariants: favoured prefix, per-flow counts match the queue contents.
-            let mut counts: HashMap<u32, u32> = HashMap::new();
+            let mut counts: crate::aqm::FlowMap<u32> = crate::aqm::flow_map(0);
             for &p in q.q.iter() {
                 *counts.entry(b.pkts.get(p).flow).or_default() += 1;
             }

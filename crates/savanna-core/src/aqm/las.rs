@@ -30,10 +30,10 @@
 //! papers' buffers (8 and 83 packets). Nothing is allocated per packet after warm-up except
 //! the idle-flow table growing when service is never forgotten.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::registry::DisciplineSpec;
-use super::{DropReason, QCtx, Qdisc};
+use super::{flow_map, DropReason, FlowMap, QCtx, Qdisc};
 use crate::engine::Time;
 use crate::net::PktId;
 use crate::{Error, Result};
@@ -91,9 +91,9 @@ pub struct Las {
     /// Slots of the flows with packets queued.
     active: Vec<u32>,
     /// Flow id to slot, for the flows with packets queued.
-    index: HashMap<u32, u32>,
+    index: FlowMap<u32>,
     /// Flows with no packet queued: attained bytes and when their last packet left.
-    idle: HashMap<u32, (u64, Time)>,
+    idle: FlowMap<(u64, Time)>,
     len: usize,
     bytes: u64,
     stamp: u64,
@@ -109,8 +109,8 @@ impl Las {
             slots: Vec::with_capacity(cap),
             free: Vec::with_capacity(cap),
             active: Vec::with_capacity(cap),
-            index: HashMap::with_capacity(cap),
-            idle: HashMap::with_capacity(cap),
+            index: flow_map(cap),
+            idle: flow_map(cap),
             len: 0,
             bytes: 0,
             stamp: 0,

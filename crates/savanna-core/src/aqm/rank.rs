@@ -8,8 +8,7 @@
 //!   grows by one entry per new flow, never per packet);
 //! - `"fifo"`: the arrival order (a PIFO ranked so is a FIFO).
 
-use std::collections::HashMap;
-
+use super::{flow_map, FlowMap};
 use crate::net::Packet;
 
 /// `rank = "remaining" | "attained" | "fifo"`.
@@ -24,13 +23,13 @@ pub enum RankFn {
 /// Gives each arriving packet its rank.
 pub struct Ranker {
     f: RankFn,
-    seen: HashMap<u32, u64>,
+    seen: FlowMap<u64>,
     arrivals: u64,
 }
 
 impl Ranker {
     pub fn new(f: RankFn) -> Self {
-        Ranker { f, seen: HashMap::with_capacity(if f == RankFn::Attained { 1024 } else { 0 }), arrivals: 0 }
+        Ranker { f, seen: flow_map(if f == RankFn::Attained { 1024 } else { 0 }), arrivals: 0 }
     }
     /// The rank of an arriving packet (and the bookkeeping its arrival implies).
     #[inline]
