@@ -536,6 +536,26 @@ def test_unsupported_traffic_is_an_error_naming_the_block(tmp_path):
         em.load_plan(em.router_binary(), p, tmp_path, "toml")
 
 
+@pytest.mark.parametrize(
+    "classifier, queue",
+    [
+        (
+            'type = "oracle"\nnode = "left"\nthreshold = 20',
+            '{ type = "drr", limit_short_pkts = 20, limit_long_pkts = 40 }',
+        ),
+        ('type = "remaining"\nnode = "left"', '{ type = "pfabric", limit_pkts = 8 }'),
+    ],
+)
+def test_a_classifier_that_reads_the_true_flow_size_is_an_error_naming_it(tmp_path, classifier, queue):
+    # The router sees packets, not the generator's flow list: a classifier that needs each
+    # flow's size would silently tag every flow alike (pFabric then serves in arrival order).
+    body = dumbbell(queue=queue) + "\n[[classifiers]]\n" + classifier
+    p = scenario(tmp_path, body)
+    savanna.validate(str(p))  # a valid scenario for the simulator
+    with pytest.raises(savanna.ScenarioError, match=r"classifiers\[0\]\.type.*true size"):
+        em.load_plan(em.router_binary(), p, tmp_path, "toml")
+
+
 def test_not_root_is_a_clear_exit_2(tmp_path, monkeypatch):
     from savanna.cli import main
 

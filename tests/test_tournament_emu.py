@@ -37,11 +37,14 @@ def test_the_column_leaves_out_what_emulate_refuses_and_says_why():
         sc = E.scenario(d, 0.9, 1, 60.0)
         assert sc == T.scenario("pareto", d, 0.9, "linux", 1, 60.0)
         assert sc["tcp"]["profile"] == "linux" and sc["topology"]["bottleneck_rate_mbps"] == 10.0
-        assert all(c["type"] != "oracle" for c in sc.get("classifiers", []))
-    for d in E.NO_SIZE:  # run, but marked: the router gives the remaining-size classifier no size
-        assert d in E.DISCS and E.scenario(d, 0.9, 1, 60.0)["classifiers"][0]["type"] == "remaining"
+        # emulate refuses the classifiers that read a flow's true size
+        assert all(c["type"] not in ("oracle", "remaining") for c in sc.get("classifiers", []))
     with pytest.raises(ValueError, match="oracle"):
         E.scenario("drr", 0.9, 1, 60.0)
+    for d in ("pfabric", "sppifo", "aifo"):  # behind the remaining-size tagger
+        assert T.scenario("pareto", d, 0.9, "linux", 1, 60.0)["classifiers"][0]["type"] == "remaining"
+        with pytest.raises(ValueError, match="remaining-size classifier"):
+            E.scenario(d, 0.9, 1, 60.0)
 
 
 def test_degraded_is_vs_linux_rule():

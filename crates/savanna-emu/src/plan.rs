@@ -96,12 +96,20 @@ pub fn check_supported(sc: &Scenario, plan: &Plan) -> Result<()> {
         return Err(Error::input(format!("traffic[{i}].type"), format!("'{kind}' is not supported by emulate yet")));
     }
     for (i, (_, c)) in plan.classifiers.iter().enumerate() {
-        if matches!(c, savanna_core::scenario::schema::ClassifierSpec::Oracle(_)) {
-            return Err(Error::input(
-                format!("classifiers[{i}].type"),
-                "'oracle' is not supported by emulate: the router cannot see a flow's true size",
-            ));
-        }
+        // Both read the flow's true size, which the router does not know (it sees packets,
+        // not the generator's flow list): without it `remaining` would tag every packet as a
+        // flow of unknown size, and pFabric, SP-PIFO or AIFO behind it would silently serve
+        // in arrival order.
+        use savanna_core::scenario::schema::ClassifierSpec;
+        let name = match c {
+            ClassifierSpec::Oracle(_) => "oracle",
+            ClassifierSpec::Remaining(_) => "remaining",
+            _ => continue,
+        };
+        return Err(Error::input(
+            format!("classifiers[{i}].type"),
+            format!("'{name}' is not supported by emulate: the router cannot see a flow's true size"),
+        ));
     }
     let hosts = host_nodes(plan).len();
     if hosts > 256 * 100 {

