@@ -4,9 +4,9 @@
 //! its timers. Windows and sequence numbers count packets.
 
 use savanna_core::net::{Ecn, PktKind};
+use savanna_core::tcp::endpoint::autosize;
 use savanna_core::tcp::harness::{is_retx, ms, seqs, Harness};
 use savanna_core::tcp::rack::{PTO_NO_SRTT, WC_DEL_ACK_T};
-use savanna_core::tcp::endpoint::autosize;
 use savanna_core::tcp::TcpConfig;
 
 /// A SACK sender with RACK-TLP, no handshake, IW 10.
