@@ -482,6 +482,25 @@ def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     assert ks.sysctls["net/ipv4/tcp_dsack"] == "1"
 
 
+def test_slow_start_increase_and_paced_chunks_map_onto_linux_or_are_listed(tmp_path):
+    # The linux profile's slow start (every acked segment) and chunks (tcp_min_tso_segs 2,
+    # autosized) are Linux's own: nothing listed, the namespace keeps tcp_min_tso_segs 2.
+    ks = em.kernel_settings(plan_of(tmp_path, 'profile = "linux"\nmax_window = 128'))
+    assert ks.sysctls["net/ipv4/tcp_min_tso_segs"] == "2"
+    assert not any(a.startswith(("tcp.slow_start_increase", "tcp.pacing_autosize")) for a in ks.approximations)
+    # RFC 5681's one segment per ACK under delayed ACKs, fixed single-packet chunks: listed.
+    tcp = 'profile = "linux"\nmax_window = 128\nslow_start_increase = "per_ack"\n'
+    tcp += "pacing_burst = 1\npacing_autosize = false"
+    ks = em.kernel_settings(plan_of(tmp_path, tcp))
+    assert ks.sysctls["net/ipv4/tcp_min_tso_segs"] == "1"
+    assert any(a.startswith("tcp.slow_start_increase") for a in ks.approximations)
+    assert any(a.startswith("tcp.pacing_autosize") for a in ks.approximations)
+    # One ACK per segment: per-ACK and per-segment counting agree, nothing to list.
+    ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0"))
+    assert not any(a.startswith("tcp.slow_start_increase") for a in ks.approximations)
+    assert "net/ipv4/tcp_min_tso_segs" not in ks.sysctls
+
+
 @pytest.mark.parametrize(
     "tcp,field",
     [

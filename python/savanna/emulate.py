@@ -178,6 +178,10 @@ _NS_KEYS = (
     "handshake_ack",
     "ect1",
     "pacing",
+    "pacing_burst",
+    "pacing_autosize",
+    "slow_start_increase",
+    "abc_limit",
     "partial_ack_timer",
 )
 
@@ -256,6 +260,25 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
             "tcp.partial_ack_timer: Linux re-arms the RTO on every ACK of new data (RFC 6582's "
             'Slow-but-Steady, partial_ack_timer = "every"); the scenario resets it on the first partial ACK only'
         )
+    # Slow start: Linux's tcp_slow_start adds every segment an ACK covers (RFC 3465 without
+    # a limit), slow_start_increase = "acked" with no abc_limit. RFC 5681's one segment per
+    # ACK, or a limit L, differ from it only when an ACK covers more segments than that.
+    limit = base["abc_limit"]
+    if (base["slow_start_increase"] != "acked" and base["delayed_ack"]) or limit is not None:
+        approximations.append(
+            "tcp.slow_start_increase: Linux's slow start adds every segment an ACK covers "
+            '(tcp_slow_start, slow_start_increase = "acked" without abc_limit); the scenario counts '
+            + ("one per ACK" if limit is None else f"at most {limit} per ACK")
+        )
+    # Paced chunks: Linux sizes each paced chunk as tcp_tso_autosize does, at least
+    # tcp_min_tso_segs segments (per namespace): pacing_burst sets that minimum.
+    if base["pacing"]:
+        sysctls["net/ipv4/tcp_min_tso_segs"] = str(base["pacing_burst"])
+        if not base["pacing_autosize"]:
+            approximations.append(
+                "tcp.pacing_autosize: Linux grows its paced chunks with the rate (tcp_tso_autosize, "
+                "about 1 ms of data); the scenario keeps them at pacing_burst packets"
+            )
     sysctls["net/ipv4/tcp_ecn"] = "1" if base["ecn"] else "0"
     sysctls["net/ipv4/tcp_reordering"] = str(base["dupack_threshold"])
     max_rto_ms = round(base["max_rto_s"] * 1000)

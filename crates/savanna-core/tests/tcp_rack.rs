@@ -4,6 +4,7 @@
 //! its timers. Windows and sequence numbers count packets.
 
 use savanna_core::net::{Ecn, PktKind};
+use savanna_core::tcp::endpoint::autosize;
 use savanna_core::tcp::harness::{is_retx, ms, seqs, Harness};
 use savanna_core::tcp::rack::{PTO_NO_SRTT, WC_DEL_ACK_T};
 use savanna_core::tcp::TcpConfig;
@@ -421,4 +422,63 @@ fn pacing_off_sends_the_window_at_once() {
     let out = h.at(ms(100.0)).ack(1);
     assert_eq!(seqs(&out).len(), 2);
     assert_eq!((h.ep.pace_interval(), h.ep.pace_deadline()), (None, None));
+}
+
+/// Linux paces socket-buffer chunks, not segments: `tcp_tso_autosize` gives a chunk at
+/// least tcp_min_tso_segs = 2 segments, and `tcp_update_skb_after_send` advances the
+/// pacing time by the chunk's length. With pacing_burst = 2, pairs leave back to back,
+/// two intervals apart.
+#[test]
+fn linux_tcp_tso_autosize_paces_pairs_of_tcp_min_tso_segs() {
+    let c = TcpConfig { handshake: true, init_cwnd: 20, pacing_burst: 2, ..pcfg() };
+    let mut h = Harness::sender(c, 1000);
+    h.open();
+    let synack = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    let out = h.at(ms(100.0)).deliver(synack);
+    assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>(), "10 at once, the rest held");
+    // SRTT 100 ms, cwnd 20: 2.5 ms per packet; the tenth packet closes a pair: 5 ms.
+    assert_eq!(h.ep.pace_interval(), Some(ms(2.5)));
+    assert_eq!(h.ep.pace_deadline(), Some(ms(105.0)));
+    for k in 0..5 {
+        let out = h.fire_timer();
+        assert_eq!(seqs(&out), vec![10 + 2 * k, 11 + 2 * k], "a pair");
+        assert_eq!(h.now, ms(105.0 + 5.0 * k as f64));
+    }
+    assert_eq!(h.ep.pace_deadline(), None, "the window (20) is full");
+}
+
+/// A chunk the window cuts short is charged only its own segments: one packet released by
+/// an ACK waits one interval, as a one-segment skb in Linux; a late chunk gets half its
+/// length as credit at most.
+#[test]
+fn linux_tcp_update_skb_after_send_charges_the_chunk_it_sent() {
+    let c = TcpConfig { handshake: true, init_cwnd: 12, pacing_burst: 2, ..pcfg() };
+    let mut h = Harness::sender(c, 1000);
+    h.open();
+    let synack = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+    h.at(ms(100.0)).deliver(synack);
+    // The ACK of segment 0 comes 100 ms later: cwnd 13, flight 11, two packets go as a pair.
+    let out = h.at(ms(200.0)).ack(1);
+    assert_eq!(seqs(&out).len(), 2, "a pair, then paced again");
+    let iv = h.ep.pace_interval().unwrap();
+    assert_eq!(h.ep.pace_deadline(), Some(ms(200.0) + 2 * iv - iv));
+}
+
+/// Linux `tcp_tso_autosize`: the chunk is the data the pacing rate sends in 2^-10 s
+/// (sk_pacing_shift 10), plus 64 KB >> (min RTT / 512 us) (tcp_tso_rtt_log 9), at most
+/// 64 KB, at least tcp_min_tso_segs.
+#[test]
+fn linux_tcp_tso_autosize_grows_the_chunk_with_the_rate() {
+    let mss = 1460;
+    let iv = |mbps: f64| (mss as f64 * 8.0 / (mbps * 1e6) * 1e9).round() as u64;
+    // 20 Mb/s: 2.4 KB per ms, under two segments: tcp_min_tso_segs.
+    assert_eq!(autosize(iv(20.0), mss, Some(ms(100.0)), 2), 2);
+    // 100 Mb/s: 12.2 KB per 1/1024 s: 8 segments.
+    assert_eq!(autosize(iv(100.0), mss, Some(ms(100.0)), 2), 8);
+    // 10 Gb/s: capped at 64 KB, 44 segments.
+    assert_eq!(autosize(iv(10_000.0), mss, Some(ms(100.0)), 2), 44);
+    // A 1 ms min RTT adds 64 KB >> 1 = 32 KB: 22 segments even at 20 Mb/s.
+    assert_eq!(autosize(iv(20.0), mss, Some(ms(1.0)), 2), (2441 + 32768) / mss);
+    // Without a min RTT, or with a long one, no RTT term.
+    assert_eq!(autosize(iv(20.0), mss, None, 1), 1);
 }

@@ -55,6 +55,45 @@ fn rfc5681_3_1_slow_start_adds_one_segment_per_ack() {
     assert_eq!(h.ep.cwnd(), 4.0);
 }
 
+/// RFC 3465 2.2 (Appropriate Byte Counting): with slow_start_increase = "acked" an ACK
+/// covering N segments adds min(N, L) to cwnd; L = 2 (the RFC's recommendation) caps a
+/// stretch ACK of 4 at 2. The default (RFC 5681's min(N, SMSS)) adds 1 for the same ACK.
+#[test]
+fn rfc3465_2_2_slow_start_counts_acked_segments_up_to_l() {
+    for (limit, grow) in [(1, 1.0), (2, 2.0), (u32::MAX, 4.0)] {
+        let mut h = sender_with_flight(TcpConfig { abc_limit: limit, ..cfg() }, 8, 100);
+        h.at(ms(100.0));
+        // One ACK for four segments (a stretch ACK).
+        let out = h.ack(4);
+        assert_eq!(h.ep.cwnd(), 8.0 + grow, "L = {limit}");
+        // The window slides by 4 and grows by `grow`: that many new segments go out.
+        assert_eq!(seqs(&out), (8..12 + grow as u64).collect::<Vec<_>>(), "L = {limit}");
+    }
+}
+
+/// Linux `tcp_slow_start` (tcp_cong.c: cwnd + acked, RFC 3465 without L): under delayed
+/// ACKs (one ACK per two segments) slow start doubles cwnd per round trip; RFC 5681's one
+/// segment per ACK grows it by half.
+#[test]
+fn linux_tcp_slow_start_doubles_per_round_under_delayed_acks() {
+    for (limit, after) in [(u32::MAX, 20.0), (1, 15.0)] {
+        let mut h = sender_with_flight(TcpConfig { abc_limit: limit, ..cfg() }, 10, 1000);
+        h.at(ms(100.0));
+        for a in [2, 4, 6, 8, 10] {
+            h.ack(a);
+        }
+        assert_eq!(h.ep.cwnd(), after, "abc_limit {limit}");
+    }
+    // CUBIC's slow start (and HyStart++'s, before any RTT rise) counts the same way.
+    let c = TcpConfig { variant: Variant::Cubic { hystart: true }, abc_limit: u32::MAX, ..cfg() };
+    let mut h = sender_with_flight(c, 10, 1000);
+    h.at(ms(100.0));
+    for a in [2, 4, 6, 8, 10] {
+        h.ack(a);
+    }
+    assert_eq!(h.ep.cwnd(), 20.0);
+}
+
 /// RFC 5681 3.1: in congestion avoidance (cwnd >= ssthresh) cwnd grows by about one
 /// segment per RTT: cwnd += 1/cwnd per ACK (eq. 3), and the sender uses floor(cwnd).
 #[test]

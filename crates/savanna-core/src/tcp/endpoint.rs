@@ -749,7 +749,7 @@ impl TcpEndpoint {
             match self.recovery.on_new_ack(ack, newly, &mut self.cc, &mut self.win) {
                 NewAck::Open => {
                     if !reduced {
-                        self.cc.on_ack(&mut self.win, newly, io.cfg.max_window);
+                        self.cc.on_ack(&mut self.win, newly, io.cfg.abc_limit, io.cfg.max_window);
                     }
                 }
                 NewAck::Partial { retransmit, restart_timer: restart } => {
@@ -1004,6 +1004,40 @@ pub struct Pacer {
     segs_out: u64,
     /// A packet the window allows is held back until `next`.
     waiting: bool,
+    /// Packets per burst at the current rate (Linux's TSO/GSO chunk, `tcp_tso_autosize`);
+    /// 0 or 1: single packets.
+    burst: u32,
+    /// The current burst: when it left, its packets so far, and the stamp before it and
+    /// its own (for Linux's credit rule over the whole chunk).
+    burst_at: Time,
+    burst_n: u32,
+    burst_prior: Time,
+    burst_stamp: Time,
+}
+
+impl Pacer {
+    /// A packet at `now` belongs to the burst that left at this instant and is not full.
+    #[inline]
+    fn joins_burst(&self, now: Time) -> bool {
+        self.burst_n > 0 && self.burst_n < self.burst && now == self.burst_at
+    }
+}
+
+/// Linux's `tcp_tso_autosize` in packets: a chunk holds the bytes the pacing rate sends in
+/// 2^-10 s (`sk_pacing_shift` 10), plus 64 KB >> (min RTT / 512 us) (`tcp_tso_rtt_log` 9:
+/// more at small RTTs), at most 64 KB (`sk_gso_max_size`), and at least `min_segs`
+/// packets (`tcp_min_tso_segs`). `interval` is ns per packet at the rate; `min_rtt` ns.
+pub fn autosize(interval: Time, mss: u32, min_rtt: Option<Time>, min_segs: u32) -> u32 {
+    const GSO_MAX: u64 = 65_536;
+    let rate = mss as u64 * 1_000_000_000 / interval.max(1); // bytes per second
+    let mut bytes = rate >> 10;
+    if let Some(r) = min_rtt.map(|t| (t / 1000) >> 9) {
+        if r < 32 {
+            bytes += GSO_MAX >> r;
+        }
+    }
+    let segs = (bytes.min(GSO_MAX) / mss.max(1) as u64) as u32;
+    segs.max(min_segs)
 }
 
 impl SackSender {
@@ -1089,7 +1123,7 @@ impl TcpEndpoint {
                     self.sack_rate(delivered, io); // (B) and (C)
                 }
             } else if !reduced {
-                self.cc.on_ack(&mut self.win, ack - una, io.cfg.max_window);
+                self.cc.on_ack(&mut self.win, ack - una, io.cfg.abc_limit, io.cfg.max_window);
             }
             self.rearm_after_new_ack(io);
         } else if ack == una && pure && self.snd_max > una {
@@ -1319,7 +1353,7 @@ impl TcpEndpoint {
     /// Whether pacing lets a data packet go now; if not, it is held until `pace.next`.
     #[inline]
     fn pace_ok(&mut self, io: &TcpIo) -> bool {
-        if !io.cfg.pacing || io.now >= self.pace.next {
+        if !io.cfg.pacing || io.now >= self.pace.next || self.pace.joins_burst(io.now) {
             self.pace.waiting = false;
             return true;
         }
@@ -1330,15 +1364,26 @@ impl TcpEndpoint {
     /// A data packet left at `now` (tcp_output.c `tcp_update_skb_after_send`): the next may
     /// leave one interval later, less up to half an interval of lateness (the time the
     /// stamp had to catch up with the clock); the first 10 packets are not paced
-    /// ("sch_fq does not pace first 10 MSS").
+    /// ("sch_fq does not pace first 10 MSS"). With bursts (`pacing_burst`), the packets
+    /// that leave at the same instant up to the burst size are one chunk, as Linux's one
+    /// skb of several segments: the next chunk waits their k intervals, less up to half of
+    /// that for lateness.
     fn pace_sent(&mut self, now: Time) {
         let p = &mut self.pace;
         p.segs_out += 1;
-        let prior = p.next;
-        let stamp = p.next.max(now);
+        if p.joins_burst(now) {
+            p.burst_n += 1;
+        } else {
+            p.burst_prior = p.next;
+            p.burst_stamp = p.next.max(now);
+            p.burst_at = now;
+            p.burst_n = 1;
+        }
+        let (prior, stamp) = (p.burst_prior, p.burst_stamp);
         p.next = stamp;
         if let Some(len) = p.interval {
             if p.segs_out >= 10 {
+                let len = len * p.burst_n as Time;
                 p.next = stamp + len - (len / 2).min(stamp - prior);
             }
         }
@@ -1356,7 +1401,13 @@ impl TcpEndpoint {
         let cwnd = self.win.cwnd.floor() as u64;
         let ratio = if cwnd < self.win.ssthresh.floor() as u64 / 2 { 2.0 } else { 1.2 };
         let n = cwnd.max(self.flight()).max(1) as f64;
-        self.pace.interval = Some((srtt * 1e9 / (ratio * n)).round() as Time);
+        let interval = (srtt * 1e9 / (ratio * n)).round() as Time;
+        self.pace.interval = Some(interval);
+        self.pace.burst = cfg.pacing_burst;
+        if cfg.pacing_autosize {
+            let min_rtt = if cfg.rack { self.rack.min_rtt() } else { None };
+            self.pace.burst = autosize(interval, cfg.mss(), min_rtt, cfg.pacing_burst);
+        }
     }
 
     // ------------------------------------------------------------------ RACK-TLP
@@ -1512,7 +1563,7 @@ impl TcpEndpoint {
                     self.rack.on_recovery_exit();
                 }
             } else if !reduced {
-                self.cc.on_ack(&mut self.win, ack - una, io.cfg.max_window);
+                self.cc.on_ack(&mut self.win, ack - una, io.cfg.abc_limit, io.cfg.max_window);
             }
             if self.rack.rto_recovery && ack >= point {
                 self.rack.rto_recovery = false;

@@ -147,6 +147,15 @@ pub struct TcpConfig {
     pub rack: bool,
     /// Pacing at Linux's rate (cwnd / srtt times 2 in slow start, 1.2 after).
     pub pacing: bool,
+    /// Paced packets leave in bursts of at least this many (Linux's tcp_min_tso_segs, 2);
+    /// 1 paces single packets.
+    pub pacing_burst: u32,
+    /// The burst also grows with the rate as Linux's `tcp_tso_autosize` sizes it (about
+    /// 1 ms of data, more at small min RTTs, at most 64 KB).
+    pub pacing_autosize: bool,
+    /// Slow start counts at most this many newly acknowledged packets per ACK: 1 is RFC
+    /// 5681's one packet per ACK, 2 RFC 3465's L, u32::MAX Linux's `tcp_slow_start`.
+    pub abc_limit: u32,
     /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off, continuous time).
     pub tick_s: f64,
     /// Wire size of a data packet, bytes (headers included).
@@ -194,6 +203,9 @@ impl Default for TcpConfig {
             recovery_rate: RecoveryRate::Prr,
             rack: false,
             pacing: false,
+            pacing_burst: 1,
+            pacing_autosize: false,
+            abc_limit: 1,
             tick_s: 0.0,
             pkt_bytes: 1500,
             hdr_bytes: 40,

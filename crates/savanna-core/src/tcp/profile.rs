@@ -18,7 +18,9 @@
 //! - `linux`: Linux 6.x's defaults as Savanna models them: CUBIC with HyStart++, SACK with
 //!   D-SACK, PRR, RACK-TLP (tcp_recovery = 1), internal pacing at Linux's rate, limited
 //!   transmit, IW 10, ITO 1 s, minimum RTO 200 ms, maximum RTO 120 s, delayed ACKs of at
-//!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK. Not modelled: quick-ack mode beyond
+//!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK, slow start counting every packet an
+//!   ACK covers (`tcp_slow_start`), paced bursts sized as `tcp_tso_autosize` (at least
+//!   tcp_min_tso_segs = 2). Not modelled: quick-ack mode beyond
 //!   the immediate ACKs RFC 5681 asks for.
 
 /// The keys of profile `name`, as TOML; None for an unknown name.
@@ -78,6 +80,9 @@ pub fn keys(name: &str) -> Option<&'static str> {
             recovery_rate = "prr"
             rack = true
             pacing = true
+            pacing_burst = 2
+            pacing_autosize = true
+            slow_start_increase = "acked"
             delayed_ack = true
             delack_timeout_s = 0.04
             "#

@@ -154,6 +154,38 @@ pub struct TcpSpec {
     /// ssthresh, 1.2 above; off as in ns-2 and the papers.
     #[serde(default)]
     pub pacing: bool,
+    /// Paced packets leave in bursts of at least this many packets (Linux's
+    /// tcp_min_tso_segs, 2: its TSO/GSO chunks); default 1, single packets. No effect without `pacing` (so a
+    /// linux-profile block may turn pacing off alone).
+    #[serde(default = "d_burst")]
+    pub pacing_burst: u32,
+    /// The burst also grows with the pacing rate as Linux's `tcp_tso_autosize` sizes its
+    /// chunks (2^-10 s of data at the rate, plus 64 KB >> (min RTT / 512 us), at most 64
+    /// KB). Default off; no effect without `pacing`.
+    #[serde(default)]
+    pub pacing_autosize: bool,
+    /// What slow start adds per ACK of new data: "per_ack" (default: one packet, RFC 5681
+    /// 3.1's min(N, SMSS), as ns-2 and ns-3) or "acked" (the packets the ACK newly
+    /// acknowledges: RFC 3465 Appropriate Byte Counting, with `abc_limit`; Linux's
+    /// `tcp_slow_start` counts them all).
+    #[serde(default)]
+    pub slow_start_increase: SlowStartIncreaseSpec,
+    /// RFC 3465 2.2's L with slow_start_increase = "acked": at most L packets counted per
+    /// ACK (the RFC recommends 2); unset: no limit, as Linux.
+    #[serde(default)]
+    pub abc_limit: Option<u32>,
+}
+
+fn d_burst() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowStartIncreaseSpec {
+    #[default]
+    PerAck,
+    Acked,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -319,6 +351,20 @@ impl TcpSpec {
         if self.rack && !self.sack {
             return bad(format!("{field}.rack"), "RACK-TLP (RFC 8985) needs sack = true");
         }
+        if self.pacing_burst == 0 || self.pacing_burst > 64 {
+            return bad(
+                format!("{field}.pacing_burst"),
+                format!("must be between 1 and 64 packets, got {}", self.pacing_burst),
+            );
+        }
+        if let Some(l) = self.abc_limit {
+            if self.slow_start_increase != SlowStartIncreaseSpec::Acked {
+                return bad(format!("{field}.abc_limit"), "applies to slow_start_increase = \"acked\" only");
+            }
+            if l == 0 {
+                return bad(format!("{field}.abc_limit"), "must be at least 1 packet");
+            }
+        }
         if !(1..=4).contains(&self.sack_blocks) {
             return bad(
                 format!("{field}.sack_blocks"),
@@ -391,6 +437,12 @@ impl TcpSpec {
             },
             rack: self.rack,
             pacing: self.pacing,
+            pacing_burst: self.pacing_burst,
+            pacing_autosize: self.pacing_autosize,
+            abc_limit: match self.slow_start_increase {
+                SlowStartIncreaseSpec::PerAck => 1,
+                SlowStartIncreaseSpec::Acked => self.abc_limit.unwrap_or(u32::MAX),
+            },
             restart_rto_on_every_partial_ack: self.partial_ack_timer == PartialAckTimerSpec::Every,
             tick_s: self.tick_s,
             pkt_bytes: packet_bytes,
@@ -520,6 +572,27 @@ mod tests {
         // Turning SACK off in a linux-profile block needs RACK off too (named error).
         let e = build("tcp", &table("profile = 'linux'\nsack = false\ndsack = false"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.rack"), "{e}");
+    }
+
+    #[test]
+    fn slow_start_increase_and_pacing_burst_default_to_rfc5681_and_single_packets() {
+        let none = toml::Table::new();
+        let c = build("tcp", &none, &none, 1500, 40).unwrap();
+        assert_eq!((c.abc_limit, c.pacing_burst, c.pacing_autosize), (1, 1, false));
+        let c = build("tcp", &table("profile = 'linux'"), &none, 1500, 40).unwrap();
+        assert_eq!((c.abc_limit, c.pacing_burst, c.pacing_autosize), (u32::MAX, 2, true));
+        let c = build("tcp", &table("slow_start_increase = 'acked'\nabc_limit = 2"), &none, 1500, 40).unwrap();
+        assert_eq!(c.abc_limit, 2);
+        for (t, k) in [
+            ("abc_limit = 2", "tcp.abc_limit"),
+            ("slow_start_increase = 'acked'\nabc_limit = 0", "tcp.abc_limit"),
+            ("slow_start_increase = 'bytes'", "tcp.slow_start_increase"),
+            ("pacing = true\npacing_burst = 0", "tcp.pacing_burst"),
+            ("pacing_burst = 65", "tcp.pacing_burst"),
+        ] {
+            let e = build("tcp", &table(t), &none, 1500, 40).unwrap_err();
+            assert!(e.to_string().contains(k), "{t}: {e}");
+        }
     }
 
     #[test]

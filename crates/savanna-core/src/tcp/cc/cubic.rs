@@ -19,7 +19,7 @@
 //! (4.3); fast recovery is NewReno's (RFC 9438 leaves recovery to the RFCs).
 
 use super::hystart::HyStart;
-use super::{AckInfo, CongestionControl, LossResponse, PartialAck, Window};
+use super::{slow_start_step, AckInfo, CongestionControl, LossResponse, PartialAck, Window};
 use crate::engine::Time;
 
 /// RFC 9438 4.1: multiplicative decrease factor.
@@ -145,11 +145,12 @@ impl CongestionControl for Cubic {
         (w.cwnd * BETA).max(2.0)
     }
 
-    fn on_ack(&mut self, w: &mut Window, acked: u64, max_window: u32) {
+    fn on_ack(&mut self, w: &mut Window, acked: u64, abc_limit: u32, max_window: u32) {
         self.in_loss = false;
         if w.cwnd < w.ssthresh {
-            // RFC 5681 slow start, or HyStart++'s CSS (growth / CSS_GROWTH_DIVISOR).
-            w.cwnd += 1.0 / self.hystart.map_or(1.0, |h| h.growth_divisor());
+            // RFC 5681 slow start (RFC 3465's or Linux's count with `abc_limit` above 1), or
+            // HyStart++'s CSS (the same growth / CSS_GROWTH_DIVISOR, RFC 9406 4.2).
+            w.cwnd += slow_start_step(acked, abc_limit) / self.hystart.map_or(1.0, |h| h.growth_divisor());
         } else {
             let e = match self.epoch {
                 Some(e) => e,

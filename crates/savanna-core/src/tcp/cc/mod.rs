@@ -79,6 +79,19 @@ pub fn halved_flight(flight: u64) -> f64 {
     ((flight / 2) as f64).max(2.0)
 }
 
+/// The slow-start increase for an ACK that newly acknowledged `acked` packets, with at most
+/// `abc_limit` counted: 1 is RFC 5681 3.1's min(N, SMSS) (one packet per ACK, as ns-2 and
+/// ns-3's NewReno); L is RFC 3465 2.2's Appropriate Byte Counting, min(N, L SMSS) (L = 2
+/// recommended); u32::MAX counts every packet, as Linux's `tcp_slow_start` (cwnd + acked).
+#[inline]
+pub fn slow_start_step(acked: u64, abc_limit: u32) -> f64 {
+    if abc_limit <= 1 {
+        1.0
+    } else {
+        acked.clamp(1, abc_limit as u64) as f64
+    }
+}
+
 /// Window arithmetic for each event the sender sees. Defaults: RFC 5681 (Reno).
 pub trait CongestionControl {
     /// An ACK of new data arrived (called before any window change it causes). The default
@@ -92,11 +105,12 @@ pub trait CongestionControl {
 
     /// An ACK of new data outside fast recovery (and not the one that just reduced the
     /// window for ECN): slow start below ssthresh, congestion avoidance above, capped at
-    /// the receiver window (RFC 5681 3.1). One step per ACK, not per packet acknowledged
-    /// (no ABC, as ns-2 and ns-3's NewReno).
-    fn on_ack(&mut self, w: &mut Window, _acked: u64, max_window: u32) {
+    /// the receiver window (RFC 5681 3.1). Slow start adds `slow_start_step(acked,
+    /// abc_limit)`: one packet per ACK with `abc_limit` 1 (no ABC, as ns-2 and ns-3's
+    /// NewReno), the packets acknowledged up to the limit otherwise (RFC 3465, Linux).
+    fn on_ack(&mut self, w: &mut Window, acked: u64, abc_limit: u32, max_window: u32) {
         if w.cwnd < w.ssthresh {
-            w.cwnd += 1.0;
+            w.cwnd += slow_start_step(acked, abc_limit);
         } else {
             w.cwnd += 1.0 / w.cwnd;
         }
@@ -207,8 +221,8 @@ impl CongestionControl for Cc {
         each!(self, c => c.ssthresh(w, flight))
     }
     #[inline]
-    fn on_ack(&mut self, w: &mut Window, acked: u64, max_window: u32) {
-        each!(self, c => c.on_ack(w, acked, max_window))
+    fn on_ack(&mut self, w: &mut Window, acked: u64, abc_limit: u32, max_window: u32) {
+        each!(self, c => c.on_ack(w, acked, abc_limit, max_window))
     }
     #[inline]
     fn on_fast_retransmit(&mut self, w: &mut Window, flight: u64, dupacks: u32) -> LossResponse {
@@ -250,10 +264,10 @@ mod tests {
             let mut c = Cc::new(v);
             // Growth is RFC 5681's for all three.
             let mut x = w(2.0, 4.0);
-            c.on_ack(&mut x, 1, 128);
+            c.on_ack(&mut x, 1, 1, 128);
             assert_eq!(x.cwnd, 3.0);
             let mut x = w(10.0, 4.0);
-            c.on_ack(&mut x, 1, 128);
+            c.on_ack(&mut x, 1, 1, 128);
             assert_eq!(x.cwnd, 10.1);
             // Fast retransmit: Tahoe drops to one packet, the others to ssthresh + 3.
             let mut x = w(20.0, 64.0);
