@@ -462,7 +462,7 @@ def NAME(d: str) -> str:  # noqa: N802
 def bucket_figure(report: Report, e: Emulated, load: float) -> None:
     """Mean slowdown per flow-size bucket, one panel per emulated discipline: the simulated
     twin and the emulated run (mean over seeds), DropTail emulated in grey dotted."""
-    from savanna.reproduce.tournament_figures import TCP_STYLE, _limits, _log_axis, bucket_labels
+    from savanna.reproduce.tournament_figures import TCP_STYLE, _grid_legend, _limits, _log_axis, bucket_labels
 
     plt = report.plt
     edges = T.WORKLOADS[WORKLOAD]["buckets"]
@@ -487,13 +487,7 @@ def bucket_figure(report: Report, e: Emulated, load: float) -> None:
         ax.set_title(NAME(d), fontsize=9.0)
         _log_axis(ax)
         ax.set_ylim(ymin, ymax)
-    for ax in flat[len(DISCS) :]:
-        ax.axis("off")
-    handles = {}
-    for ax in flat[: len(DISCS)]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-    flat[-1].legend(list(handles.values()), list(handles), loc="center", fontsize=8)
+    _grid_legend(flat, len(DISCS), title=None)
     x = np.arange(len(labels))
     bottom = [max(i for i in range(len(DISCS)) if i % ncols == c) for c in range(min(ncols, len(DISCS)))]
     for ax in (flat[i] for i in bottom):  # the lowest panel of each column that shows data

@@ -69,16 +69,16 @@ def _limits(values, log: bool) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def _grid_legend(flat) -> None:
-    """One legend for a grid of per-discipline panels, in its last (spare) panel; the
+def _grid_legend(flat, n: int = len(DISCS), title: str | None = "band: seeds' min-max") -> None:
+    """One legend for a grid of `n` per-discipline panels, in its last (spare) panel; the
     panels beyond the disciplines are hidden."""
-    for ax in flat[len(DISCS) :]:
+    for ax in flat[n:]:
         ax.axis("off")
     handles = {}
-    for ax in flat[: len(DISCS)]:
+    for ax in flat[:n]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    flat[-1].legend(list(handles.values()), list(handles), loc="center", title="band: seeds' min-max", fontsize=8)
+    flat[-1].legend(list(handles.values()), list(handles), loc="center", title=title, fontsize=8)
 
 
 def _log_axis(ax) -> None:
