@@ -83,6 +83,9 @@
 //     DupAckCreditRecovery), and a new fast retransmit may start on duplicate ACKs equal to
 //     the recovery point instead of beyond it (--recover-rule rfc6582, class
 //     Rfc6582RecoverSocket). benchmarks/ns3/README.md gives both with their effect on FCT.
+//   - CUBIC forgets W_max on a timeout (TcpCubic::CongestionStateSet resets it on CA_LOSS),
+//     as RFC 9438 4.8 and Linux do; --cubic-timeout keep-wmax (class KeepWmaxCubic) keeps
+//     it, a diagnostic of that one rule (README.md).
 //
 // Flows. At start_s the sender opens a socket (Bind, Connect: the first SYN leaves at that
 // instant = start). Once connected it hands size_pkts * 1460 bytes to the socket (refilling
@@ -170,6 +173,7 @@ struct Options
     bool sack = false;
     bool limitedTransmit = false;
     bool hystart = true;
+    std::string cubicTimeout = "ns3";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -193,7 +197,7 @@ Usage(const std::string& msg)
            "         [--duration S] [--pairs N] [--seed N] [--compensate 0|1]\n"
            "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit|prr]\n"
            "         [--recover-rule ns3|rfc6582] [--cc newreno|cubic] [--sack 0|1]\n"
-           "         [--limited-transmit 0|1] [--hystart 0|1]\n"
+           "         [--limited-transmit 0|1] [--hystart 0|1] [--cubic-timeout ns3|keep-wmax]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -320,6 +324,12 @@ ParseArgs(int argc, char** argv)
             o.limitedTransmit = ParseUint(key, val) != 0;
         else if (key == "hystart")
             o.hystart = ParseUint(key, val) != 0;
+        else if (key == "cubic-timeout")
+        {
+            if (val != "ns3" && val != "keep-wmax")
+                Usage("--cubic-timeout: '" + val + "' is not one of ns3, keep-wmax");
+            o.cubicTimeout = val;
+        }
         else if (key == "recover-rule")
         {
             if (val != "ns3" && val != "rfc6582")
@@ -548,6 +558,46 @@ class Rfc6582RecoverSocket : public TcpSocketBase
 };
 
 NS_OBJECT_ENSURE_REGISTERED(Rfc6582RecoverSocket);
+
+// A diagnostic, not the default (--cubic-timeout keep-wmax). On a retransmission timeout,
+// ns-3 3.44's TcpSocketBase::ReTxTimeout first asks the congestion control for ssthresh
+// (TcpCubic::GetSsThresh, which also records W_max with fast convergence) and then tells it
+// that the socket entered CA_LOSS, on which TcpCubic::CongestionStateSet resets its state,
+// W_max included. The first congestion-avoidance epoch after the timeout then starts with
+// K = 0 from the window it has at that moment, which is RFC 9438 4.8's rule (and Linux's,
+// whose cubic resets the same way). This class ignores the CA_LOSS notice, so the W_max of
+// the timeout survives and the next epoch climbs back toward it (concave, K > 0): what
+// Savanna's CUBIC did before it followed 4.8. Used to measure that one rule's effect on
+// FCT; see benchmarks/ns3/README.md.
+class KeepWmaxCubic : public TcpCubic
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = SavannaTypeId<KeepWmaxCubic, TcpCubic>("savanna::KeepWmaxCubic");
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "KeepWmaxCubic";
+    }
+
+    void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState) override
+    {
+        if (newState != TcpSocketState::CA_LOSS)
+        {
+            TcpCubic::CongestionStateSet(tcb, newState);
+        }
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<KeepWmaxCubic>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(KeepWmaxCubic);
 
 // ---------------------------------------------------------------- flows
 
@@ -1102,7 +1152,9 @@ main(int argc, char** argv)
     // ---- TCP defaults (before any socket exists)
     const uint32_t rcvBuf = o.maxWindow * o.mss;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(o.cc == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId()));
+                       TypeIdValue(o.cc != "cubic"                ? TcpNewReno::GetTypeId()
+                                   : o.cubicTimeout == "keep-wmax" ? KeepWmaxCubic::GetTypeId()
+                                                                   : TcpCubic::GetTypeId()));
     // TcpCubic's own defaults (3.44) are kept: Beta 0.7, C 0.4, FastConvergence and
     // TcpFriendliness true, HyStart (Ha & Rhee's, not HyStart++) true from 16 segments.
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(o.hystart));

@@ -15,8 +15,10 @@
 //! repeated timeout) reduces nothing more, as in Linux; the epoch starts at the first
 //! ACK in congestion avoidance, with cwnd_epoch = W_est = cwnd; when slow start ended with
 //! no congestion event (HyStart++, or cwnd reaching ssthresh), W_max = cwnd_prior = cwnd,
-//! so K = 0 (RFC 9438 4.10); W_cubic's step is per ACK and W_est's per packet acknowledged
-//! (4.3); fast recovery is NewReno's (RFC 9438 leaves recovery to the RFCs).
+//! so K = 0 (RFC 9438 4.10); the first epoch after a timeout also has K = 0 and W_max =
+//! W_est = cwnd at its start (4.8; Linux's and ns-3's CUBIC forget W_max on a timeout);
+//! W_cubic's step is per ACK and W_est's per packet acknowledged (4.3); fast recovery is
+//! NewReno's (RFC 9438 leaves recovery to the RFCs).
 
 use super::hystart::HyStart;
 use super::{slow_start_step, AckInfo, CongestionControl, LossResponse, PartialAck, Window};
@@ -56,6 +58,9 @@ pub struct Cubic {
     /// A loss episode (fast recovery, or a timeout's go-back-N) is under way: no new ACK
     /// outside recovery since it began.
     in_loss: bool,
+    /// A timeout reduced the window and no congestion-avoidance epoch has started since:
+    /// the next epoch is RFC 9438 4.8's (K = 0, W_max = W_est = cwnd at its start).
+    after_timeout: bool,
 }
 
 /// RFC 9438 eq. 2: K = cbrt((W_max - cwnd_epoch) / C). Signed: with cwnd_epoch above W_max
@@ -80,6 +85,7 @@ impl Cubic {
             now: 0,
             srtt_s: 0.0,
             in_loss: false,
+            after_timeout: false,
         }
     }
     pub fn hystart(&self) -> Option<&HyStart> {
@@ -106,6 +112,7 @@ impl Cubic {
         // 4.6: ssthresh = cwnd beta, at least 2 packets.
         w.ssthresh = (cwnd * BETA).max(2.0);
         self.epoch = None;
+        self.after_timeout = false;
         // RFC 9406 4.3: HyStart++ for the initial slow start only.
         self.hystart = None;
     }
@@ -116,6 +123,11 @@ impl Cubic {
             h.finish();
         }
         self.hystart = None;
+        // RFC 9438 4.8: the first congestion-avoidance stage after a timeout has K = 0 and
+        // W_max = cwnd at its start (and W_est = cwnd, below).
+        if std::mem::take(&mut self.after_timeout) {
+            self.w_max = Some(cwnd);
+        }
         // 4.10: slow start ended without a congestion event: W_max = cwnd_prior = cwnd.
         let w_max = *self.w_max.get_or_insert(cwnd);
         if self.cwnd_prior == 0.0 {
@@ -192,7 +204,7 @@ impl CongestionControl for Cubic {
     /// RFC 9438 4.8: on a timeout, ssthresh as for any congestion event, cwnd = 1. A
     /// timeout within a loss episode (in fast recovery, or a backed-off repeat) is no new
     /// congestion event: ssthresh and W_max stay (Linux's tcp_enter_loss); fast recovery's
-    /// inflated cwnd is no window to remember.
+    /// inflated cwnd is no window to remember. The first epoch after it has K = 0 (4.8).
     fn on_timeout(&mut self, w: &mut Window, flight: u64) {
         if self.in_loss {
             self.epoch = None;
@@ -200,6 +212,7 @@ impl CongestionControl for Cubic {
             self.congestion(w, w.cwnd.min(flight as f64));
         }
         self.in_loss = true;
+        self.after_timeout = true;
         w.cwnd = 1.0;
     }
 
