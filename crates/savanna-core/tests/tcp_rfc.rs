@@ -1214,8 +1214,8 @@ fn nosack_prr() -> TcpConfig {
 
 /// RFC 6937 section 3 without SACK: each duplicate ACK counts one packet delivered, and
 /// while pipe exceeds ssthresh the sender sends CEIL(prr_delivered * ssthresh / RecoverFS)
-/// - prr_out. Flight 20, ssthresh 10: the third duplicate sends the fast retransmit (1 of
-/// 1 delivered), eight more send four new packets (5 of 9), where RFC 6582's inflation
+/// minus prr_out. Flight 20, ssthresh 10: the third duplicate sends the fast retransmit (1
+/// of 1 delivered), eight more send four new packets (5 of 9), where RFC 6582's inflation
 /// (cwnd 10 + 3 + 8 = 21 over a flight of 20) sends one.
 #[test]
 fn rfc6937_3_without_sack_duplicate_acks_count_as_delivered() {
