@@ -25,6 +25,9 @@
 //! - limited transmit (RFC 3042) and SACK (RFC 2018, 2883) with RFC 6675 recovery at PRR's
 //!   (RFC 6937) or RFC 6675's rate, when configured: `sack.rs`, `prr.rs`, and the
 //!   `sack_*` methods below.
+//! - fast recovery without SACK at PRR's rate (RFC 6937 section 3's estimate of
+//!   DeliveredData from duplicate ACKs, as Linux), when configured: `NosackPrr` and the
+//!   `nprr_*` methods; otherwise RFC 6582's window inflation.
 //! - RACK-TLP (RFC 8985), when configured (with SACK): `rack.rs` and the `rack_*` / `tlp_*`
 //!   methods below; RACK's marks replace RFC 6675's IsLost and DupThresh entry.
 //! - pacing (Linux's rule, tcp_input.c `tcp_update_pacing_rate` and tcp_output.c

@@ -1,4 +1,5 @@
-//! Proportional Rate Reduction (RFC 6937) for SACK loss recovery: during recovery the
+//! Proportional Rate Reduction (RFC 6937) for SACK loss recovery, and for NewReno's fast
+//! recovery without SACK when configured (`on_ack_without_sack`): during recovery the
 //! sender sends in proportion to what the receiver reports delivered, so the flight comes
 //! down to ssthresh smoothly instead of in one step; once the flight (pipe) is below
 //! ssthresh, the slow-start reduction bound (PRR-SSRB, the RFC's recommended bound) lets it
