@@ -449,6 +449,15 @@ def test_partial_ack_timer_of_the_newreno_path_maps_onto_linux_or_is_listed(tmp_
     assert not any(a.startswith("tcp.partial_ack_timer") for a in ks.approximations)
 
 
+def test_nosack_recovery_rate_maps_onto_linux_or_is_listed(tmp_path):
+    # RFC 6937 section 3: Linux recovers without SACK at PRR's rate; the simulator's default
+    # (RFC 6582's window inflation) is listed as approximated, "prr" is not.
+    ks = em.kernel_settings(plan_of(tmp_path, "ito_s = 1.0"))
+    assert any(a.startswith("tcp.nosack_recovery_rate") for a in ks.approximations)
+    ks = em.kernel_settings(plan_of(tmp_path, 'ito_s = 1.0\nnosack_recovery_rate = "prr"'))
+    assert not any(a.startswith("tcp.nosack_recovery_rate") for a in ks.approximations)
+
+
 def test_tcp_settings_map_onto_routes_sysctls_and_sockets(tmp_path):
     plan = plan_of(
         tmp_path, "ito_s = 1.0\ninit_cwnd = 4\nmin_rto_s = 0.3\nmax_rto_s = 30.0\necn = true\nmax_window = 64"

@@ -183,6 +183,7 @@ _NS_KEYS = (
     "slow_start_increase",
     "abc_limit",
     "partial_ack_timer",
+    "nosack_recovery_rate",
 )
 
 
@@ -259,6 +260,11 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         approximations.append(
             "tcp.partial_ack_timer: Linux re-arms the RTO on every ACK of new data (RFC 6582's "
             'Slow-but-Steady, partial_ack_timer = "every"); the scenario resets it on the first partial ACK only'
+        )
+    if not sack and base.get("nosack_recovery_rate", "inflation") == "inflation":
+        approximations.append(
+            "tcp.nosack_recovery_rate: Linux recovers without SACK at PRR's rate (RFC 6937, duplicate ACKs "
+            'counted as delivered, nosack_recovery_rate = "prr"); the scenario inflates the window as RFC 6582'
         )
     # Slow start: Linux's tcp_slow_start adds every segment an ACK covers (RFC 3465 without
     # a limit), slow_start_increase = "acked" with no abc_limit. RFC 5681's one segment per

@@ -1204,3 +1204,71 @@ fn rfc6937_recovery_ends_with_cwnd_ssthresh() {
     assert!(!h.ep.in_sack_recovery());
     assert_eq!(h.ep.cwnd(), 5.0);
 }
+
+// ------------------------------------------------------------------ RFC 6937 without SACK
+
+/// NewReno without SACK at PRR's rate (`nosack_recovery_rate = "prr"`).
+fn nosack_prr() -> TcpConfig {
+    TcpConfig { nosack_prr: true, max_window: 100, ..cfg() }
+}
+
+/// RFC 6937 section 3 without SACK: each duplicate ACK counts one packet delivered, and
+/// while pipe exceeds ssthresh the sender sends CEIL(prr_delivered * ssthresh / RecoverFS)
+/// minus prr_out. Flight 20, ssthresh 10: the third duplicate sends the fast retransmit (1
+/// of 1 delivered), eight more send four new packets (5 of 9), where RFC 6582's inflation
+/// (cwnd 10 + 3 + 8 = 21 over a flight of 20) sends one.
+#[test]
+fn rfc6937_3_without_sack_duplicate_acks_count_as_delivered() {
+    let mut h = sender_with_flight(nosack_prr(), 20, 1000);
+    h.at(ms(100.0));
+    let entry = h.dupacks(0, 3);
+    assert_eq!(seqs(&entry), vec![0]);
+    assert!(is_retx(&entry[0]) && h.ep.in_recovery());
+    assert_eq!(h.ep.ssthresh(), 10.0);
+    let more = h.dupacks(0, 8);
+    assert_eq!(seqs(&more), vec![20, 21, 22, 23], "ceil(9 * 10 / 20) - 1 = 4");
+    assert!(more.iter().all(|p| !is_retx(p)));
+
+    let mut h = sender_with_flight(TcpConfig { max_window: 100, ..cfg() }, 20, 1000);
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    assert_eq!(seqs(&h.dupacks(0, 8)), vec![20], "RFC 6582's inflation, for contrast");
+}
+
+/// RFC 6937 section 3 without SACK: an ACK of new data delivers what it acknowledges minus
+/// the packets its duplicate ACKs already counted (at least one). Three duplicates, then a
+/// partial ACK of 5 packets: 5 - 3 = 2 delivered (prr_delivered 3), which resends the new
+/// hole (ceil(3 * 10 / 20) - 1 = 1); four more duplicates (prr_delivered 7) send
+/// ceil(70 / 20) - 2 = 2 new packets. Counting the partial ACK's 5 in full would send 3.
+#[test]
+fn rfc6937_3_without_sack_partial_ack_counts_acked_minus_duplicates() {
+    let mut h = sender_with_flight(nosack_prr(), 20, 1000);
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    h.at(ms(200.0));
+    let partial = h.ack(5);
+    assert_eq!(seqs(&partial), vec![5]);
+    assert!(is_retx(&partial[0]) && h.ep.in_recovery());
+    assert_eq!(seqs(&h.dupacks(5, 4)), vec![20, 21]);
+}
+
+/// RFC 6937 section 3 without SACK, below ssthresh: once pipe is under ssthresh the
+/// sender sends what was delivered and not yet sent (Linux's bound without the extra
+/// packet, MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData))), and the
+/// full ACK ends recovery with cwnd = ssthresh (RFC 6582 3.2 step 4).
+#[test]
+fn rfc6937_3_without_sack_below_ssthresh_sends_what_was_delivered() {
+    let mut h = sender_with_flight(nosack_prr(), 20, 1000);
+    h.at(ms(100.0));
+    h.dupacks(0, 3);
+    h.at(ms(200.0));
+    // A partial ACK of 18: flight 2, pipe 1 (the hole, not yet resent), delivered 15
+    // (prr_delivered 16, prr_out 1): min(10 - 1, 15) = 9: the hole and 8 new packets.
+    let out = h.ack(18);
+    assert_eq!(seqs(&out), [18].into_iter().chain(20..28).collect::<Vec<_>>());
+    assert_eq!(h.ep.cwnd(), 10.0);
+    h.at(ms(300.0));
+    h.ack(20);
+    assert!(!h.ep.in_recovery());
+    assert_eq!(h.ep.cwnd(), 10.0);
+}

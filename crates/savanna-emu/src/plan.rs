@@ -154,6 +154,7 @@ fn tcp_json(c: &savanna_core::tcp::TcpConfig) -> Value {
         "slow_start_increase": if c.abc_limit > 1 { "acked" } else { "per_ack" },
         "abc_limit": if c.abc_limit > 1 && c.abc_limit < u32::MAX { Some(c.abc_limit) } else { None },
         "partial_ack_timer": if c.restart_rto_on_every_partial_ack { "every" } else { "first" },
+        "nosack_recovery_rate": if c.nosack_prr { "prr" } else { "inflation" },
         "teardown": c.teardown,
         "request_bytes": c.request_bytes,
     })

@@ -25,6 +25,9 @@
 //! - limited transmit (RFC 3042) and SACK (RFC 2018, 2883) with RFC 6675 recovery at PRR's
 //!   (RFC 6937) or RFC 6675's rate, when configured: `sack.rs`, `prr.rs`, and the
 //!   `sack_*` methods below.
+//! - fast recovery without SACK at PRR's rate (RFC 6937 section 3's estimate of
+//!   DeliveredData from duplicate ACKs, as Linux), when configured: `NosackPrr` and the
+//!   `nprr_*` methods; otherwise RFC 6582's window inflation.
 //! - RACK-TLP (RFC 8985), when configured (with SACK): `rack.rs` and the `rack_*` / `tlp_*`
 //!   methods below; RACK's marks replace RFC 6675's IsLost and DupThresh entry.
 //! - pacing (Linux's rule, tcp_input.c `tcp_update_pacing_rate` and tcp_output.c
@@ -158,6 +161,8 @@ pub struct TcpEndpoint {
     limited_sent: u64,
     /// SACK sender state (RFC 6675), used when `sack` is on.
     sk: SackSender,
+    /// Fast recovery at PRR's rate without SACK, used when `nosack_prr` is on.
+    np: NosackPrr,
     /// RACK-TLP state (RFC 8985), used when `rack` is on.
     rack: Rack,
     /// Pacing state, used when `pacing` is on.
@@ -266,6 +271,7 @@ impl TcpEndpoint {
             ecn_high: 0,
             limited_sent: 0,
             sk: SackSender::default(),
+            np: NosackPrr::default(),
             rack: Rack::default(),
             pace: Pacer::default(),
             sent_new: false,
@@ -752,13 +758,17 @@ impl TcpEndpoint {
                         self.cc.on_ack(&mut self.win, newly, io.cfg.abc_limit, io.cfg.max_window);
                     }
                 }
+                NewAck::Partial { retransmit: _, restart_timer: restart } if io.cfg.nosack_prr => {
+                    self.nprr_partial_ack(newly, io);
+                    restart_timer = restart || io.cfg.restart_rto_on_every_partial_ack;
+                }
                 NewAck::Partial { retransmit, restart_timer: restart } => {
                     self.emit_data(retransmit, true, io);
                     // RFC 6582 section 4: Impatient re-arms on the first partial ACK only,
                     // Slow-but-Steady on each (`partial_ack_timer`).
                     restart_timer = restart || io.cfg.restart_rto_on_every_partial_ack;
                 }
-                NewAck::Exited => {}
+                NewAck::Exited => self.np = NosackPrr::default(),
             }
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
@@ -777,6 +787,7 @@ impl TcpEndpoint {
                         self.limited_transmit(io);
                     }
                 }
+                DupAck::InRecovery if io.cfg.nosack_prr => self.nprr_dupack(io),
                 DupAck::InRecovery => self.cc.on_dupack_in_recovery(&mut self.win),
                 DupAck::FastRetransmit => self.fast_retransmit(io),
             }
@@ -798,6 +809,7 @@ impl TcpEndpoint {
                 self.snd_nxt = self.snd_una;
                 self.send_available(io);
             }
+            LossResponse::FastRecovery if io.cfg.nosack_prr => self.nprr_enter(io),
             LossResponse::FastRecovery => self.emit_data(self.snd_una, true, io),
         }
         // Linux and ns-2 restart the timer on a fast retransmit; RFC 6298 (5.1) only starts
@@ -833,6 +845,7 @@ impl TcpEndpoint {
                 self.cc.on_timeout(&mut self.win, flight);
                 self.rto.back_off();
                 self.recovery.on_timeout(self.snd_max);
+                self.np = NosackPrr::default();
                 // RFC 6675 section 5.1: leave SACK recovery, RecoveryPoint = HighData; the
                 // scoreboard is kept, so go-back-N skips what was SACKed.
                 self.sk.on_timeout(self.snd_max);
@@ -864,6 +877,9 @@ impl TcpEndpoint {
         }
         if self.rack.rto_recovery {
             return self.rack_rto_send(io);
+        }
+        if io.cfg.nosack_prr && self.recovery.in_fast_recovery() {
+            return self.nprr_send(io);
         }
         let win = (self.win.cwnd.floor() as u64).clamp(1, io.cfg.max_window as u64);
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
@@ -992,6 +1008,21 @@ pub struct SackSender {
     sndcnt: u64,
 }
 
+/// Fast recovery without SACK at PRR's rate (RFC 6937 section 3's estimate of
+/// DeliveredData without SACK, read as Linux's tcp_add_reno_sack / tcp_remove_reno_sacks
+/// do): each duplicate ACK counts one packet delivered and "SACKed" (at most the flight
+/// minus the hole); an ACK of new data counts what it acknowledges minus the duplicates
+/// already counted, at least one. pipe = flight - SACKed - the hole not yet resent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NosackPrr {
+    /// Packets counted delivered by duplicate ACKs (Linux's sacked_out without SACK).
+    sacked: u64,
+    /// The hole at snd_una is to be retransmitted (NewReno's partial ACK).
+    rtx_due: bool,
+    prr: Prr,
+    sndcnt: u64,
+}
+
 /// Pacing (Linux's internal pacing): the earliest time of the next data packet and the
 /// interval the rate gives.
 #[derive(Clone, Copy, Debug, Default)]
@@ -1038,6 +1069,70 @@ pub fn autosize(interval: Time, mss: u32, min_rtt: Option<Time>, min_segs: u32) 
     }
     let segs = (bytes.min(GSO_MAX) / mss.max(1) as u64) as u32;
     segs.max(min_segs)
+}
+
+impl TcpEndpoint {
+    // ------------------------------------------------------------------ PRR without SACK
+
+    /// RFC 6937 section 3 at the start of recovery without SACK: RecoverFS = flight; the
+    /// duplicate ACKs so far (the threshold's) count as delivered, the one that triggered
+    /// recovery in prr_delivered; the fast retransmit goes first.
+    fn nprr_enter(&mut self, io: &mut TcpIo) {
+        let flight = self.flight();
+        self.np = NosackPrr {
+            sacked: (io.cfg.dupack_threshold as u64).min(flight.saturating_sub(1)),
+            rtx_due: true,
+            prr: Prr::start(flight),
+            sndcnt: 0,
+        };
+        self.nprr_quota(1, io);
+    }
+
+    /// A duplicate ACK in recovery: DeliveredData is one packet unless every packet but the
+    /// hole is already counted (Linux's tcp_limit_reno_sacked).
+    fn nprr_dupack(&mut self, io: &mut TcpIo) {
+        if self.np.sacked + 1 < self.flight() {
+            self.np.sacked += 1;
+            self.nprr_quota(1, io);
+        }
+    }
+
+    /// A partial ACK of `acked` packets: DeliveredData = acked - the duplicates counted
+    /// (at least 1); the new hole at snd_una is due (RFC 6582 3.2 step 3), sent when PRR
+    /// allows.
+    fn nprr_partial_ack(&mut self, acked: u64, io: &mut TcpIo) {
+        let delivered = acked.saturating_sub(self.np.sacked).max(1);
+        self.np.sacked = self.np.sacked.saturating_sub(acked - 1).min(self.flight().saturating_sub(1));
+        self.np.rtx_due = true;
+        self.nprr_quota(delivered, io);
+    }
+
+    /// sndcnt for this ACK, cwnd = pipe + sndcnt (RFC 6937 section 3), and send.
+    fn nprr_quota(&mut self, delivered: u64, io: &mut TcpIo) {
+        let pipe = self.flight() - self.np.sacked - self.np.rtx_due as u64;
+        self.np.sndcnt = self.np.prr.on_ack_without_sack(delivered, pipe, self.win.ssthresh);
+        self.win.cwnd = (pipe + self.np.sndcnt) as f64;
+        self.nprr_send(io);
+    }
+
+    /// Send as long as the quota lasts: the due retransmission first, then new data.
+    fn nprr_send(&mut self, io: &mut TcpIo) {
+        while self.np.sndcnt > 0 && self.pace_ok(io) {
+            if self.np.rtx_due {
+                self.np.rtx_due = false;
+                self.emit_data(self.snd_una, true, io);
+            } else if self.snd_max < self.snd_end && self.snd_max < self.snd_una + io.cfg.max_window as u64 {
+                let seq = self.snd_max;
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+                self.emit_data(seq, false, io);
+            } else {
+                break;
+            }
+            self.np.prr.on_send();
+            self.np.sndcnt -= 1;
+        }
+    }
 }
 
 impl SackSender {

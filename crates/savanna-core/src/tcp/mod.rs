@@ -143,6 +143,9 @@ pub struct TcpConfig {
     pub sack_blocks: u8,
     /// Sending rate in SACK recovery.
     pub recovery_rate: RecoveryRate,
+    /// Fast recovery without SACK at PRR's rate (RFC 6937, DeliveredData estimated from
+    /// duplicate ACKs) instead of RFC 6582's window inflation.
+    pub nosack_prr: bool,
     /// RACK-TLP (RFC 8985) loss detection and tail loss probes (needs `sack`).
     pub rack: bool,
     /// Pacing at Linux's rate (cwnd / srtt times 2 in slow start, 1.2 after).
@@ -201,6 +204,7 @@ impl Default for TcpConfig {
             dsack: false,
             sack_blocks: 4,
             recovery_rate: RecoveryRate::Prr,
+            nosack_prr: false,
             rack: false,
             pacing: false,
             pacing_burst: 1,

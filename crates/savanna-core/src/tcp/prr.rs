@@ -1,4 +1,5 @@
-//! Proportional Rate Reduction (RFC 6937) for SACK loss recovery: during recovery the
+//! Proportional Rate Reduction (RFC 6937) for SACK loss recovery, and for NewReno's fast
+//! recovery without SACK when configured (`on_ack_without_sack`): during recovery the
 //! sender sends in proportion to what the receiver reports delivered, so the flight comes
 //! down to ssthresh smoothly instead of in one step; once the flight (pipe) is below
 //! ssthresh, the slow-start reduction bound (PRR-SSRB, the RFC's recommended bound) lets it
@@ -39,6 +40,25 @@ impl Prr {
             (ssthresh.floor() as i64 - pipe as i64).min(limit)
         };
         sndcnt.max(0) as u64
+    }
+
+    /// The same without SACK (`nosack_recovery_rate = "prr"`): DeliveredData is RFC 6937
+    /// section 3's estimate from duplicate ACKs (the caller's), and below ssthresh the bound
+    /// has no extra packet, MIN(ssthresh - pipe, MAX(prr_delivered - prr_out,
+    /// DeliveredData)), as Linux's tcp_cwnd_reduction adds it only on an ACK that advances
+    /// snd_una without marking a new loss, which a NewReno partial ACK always does. The
+    /// first call of a recovery allows at least one packet (the fast retransmit).
+    pub fn on_ack_without_sack(&mut self, delivered: u64, pipe: u64, ssthresh: f64) -> u64 {
+        self.delivered += delivered;
+        let sndcnt = if pipe as f64 > ssthresh {
+            let target = (self.delivered as f64 * ssthresh / self.recover_fs as f64).ceil() as i64;
+            target - self.out as i64
+        } else {
+            let limit = (self.delivered as i64 - self.out as i64).max(delivered as i64);
+            (ssthresh.floor() as i64 - pipe as i64).min(limit)
+        };
+        let floor = if self.out == 0 { 1 } else { 0 };
+        sndcnt.max(floor) as u64
     }
 
     /// One packet sent during recovery (prr_out += 1).

@@ -138,6 +138,11 @@ pub struct TcpSpec {
     /// Sending rate in SACK recovery: "prr" (RFC 6937) or "rfc6675".
     #[serde(default)]
     pub recovery_rate: RecoveryRateSpec,
+    /// Sending rate in fast recovery without SACK: "inflation" (RFC 6582's window
+    /// inflation, the default) or "prr" (RFC 6937 with its duplicate-ACK estimate of
+    /// DeliveredData, as Linux recovers without SACK); needs `sack = false`.
+    #[serde(default)]
+    pub nosack_recovery_rate: NosackRateSpec,
     /// ns-2's tcpTick: RTT samples and the RTO in whole ticks (0: off).
     #[serde(default)]
     pub tick_s: f64,
@@ -210,6 +215,14 @@ pub enum RecoveryRateSpec {
     #[default]
     Prr,
     Rfc6675,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NosackRateSpec {
+    #[default]
+    Inflation,
+    Prr,
 }
 
 impl Default for TcpSpec {
@@ -351,6 +364,25 @@ impl TcpSpec {
         if self.rack && !self.sack {
             return bad(format!("{field}.rack"), "RACK-TLP (RFC 8985) needs sack = true");
         }
+        if self.nosack_recovery_rate == NosackRateSpec::Prr {
+            if self.sack {
+                return bad(
+                    format!("{field}.nosack_recovery_rate"),
+                    "\"prr\" applies without SACK only (sack = false); with SACK the rate is recovery_rate",
+                );
+            }
+            let partial = match self.cc {
+                Some(c) => matches!(c, CcSpec::Newreno | CcSpec::Cubic | CcSpec::Dctcp),
+                None => self.variant == VariantSpec::Newreno,
+            };
+            if !partial {
+                return bad(
+                    format!("{field}.nosack_recovery_rate"),
+                    "\"prr\" needs a fast recovery with partial ACKs: cc newreno, cubic or dctcp \
+                     (allowed values: \"inflation\", \"prr\")",
+                );
+            }
+        }
         if self.pacing_burst == 0 || self.pacing_burst > 64 {
             return bad(
                 format!("{field}.pacing_burst"),
@@ -435,6 +467,7 @@ impl TcpSpec {
                 RecoveryRateSpec::Prr => RecoveryRate::Prr,
                 RecoveryRateSpec::Rfc6675 => RecoveryRate::Rfc6675,
             },
+            nosack_prr: self.nosack_recovery_rate == NosackRateSpec::Prr,
             rack: self.rack,
             pacing: self.pacing,
             pacing_burst: self.pacing_burst,
@@ -494,6 +527,21 @@ mod tests {
         assert!(e.to_string().contains("tcp.hystart"), "{e}");
         let e = build("tcp", &table("cc = 'bbr'"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.cc"), "{e}");
+    }
+
+    #[test]
+    fn nosack_recovery_rate_prr_needs_no_sack_and_partial_acks() {
+        let none = toml::Table::new();
+        let c = build("tcp", &table("nosack_recovery_rate = 'prr'"), &none, 1500, 40).unwrap();
+        assert!(c.nosack_prr);
+        assert!(!build("tcp", &none, &none, 1500, 40).unwrap().nosack_prr, "inflation by default");
+        for bad in ["sack = true", "variant = 'reno'", "variant = 'tahoe'"] {
+            let t = table(&format!("nosack_recovery_rate = 'prr'\n{bad}"));
+            let e = build("tcp", &t, &none, 1500, 40).unwrap_err();
+            assert!(e.to_string().contains("tcp.nosack_recovery_rate"), "{bad}: {e}");
+        }
+        let e = build("tcp", &table("nosack_recovery_rate = 'fast'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.nosack_recovery_rate") && e.to_string().contains("inflation"), "{e}");
     }
 
     #[test]
