@@ -57,6 +57,26 @@ def test_api_rejects_unknown_paper():
 # ---- shared machinery -------------------------------------------------------------------------
 
 
+def test_a_batch_goes_to_the_workers_longest_first(tmp_path, monkeypatch):
+    from savanna import sweep
+    from savanna.reproduce.common import expected_cost
+
+    base = {"duration_s": 10.0, "topology": {"bottleneck_rate_mbps": 10.0}, "traffic": [{"load": 0.5}]}
+    longer = override(base, {"duration_s": 20.0})
+    faster = override(base, {"topology.bottleneck_rate_mbps": 100.0})
+    busier = override(base, {"traffic": [{"load": 0.9}]})
+    assert expected_cost(faster) > expected_cost(longer) > expected_cost(busier) > expected_cost(base)
+    given = []
+    report = sweep.RunReport(out_dir=tmp_path)
+    monkeypatch.setattr(sweep, "run_many", lambda jobs, *a, **k: given.extend(jobs) or report)
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, progress=False)
+    jobs = [ctx.job("e", sc, {"i": i}) for i, sc in enumerate([base, busier, faster, longer])]
+    b = ctx.run("e", jobs)
+    assert [j.params["i"] for j in given] == [2, 3, 1, 0]
+    # The batch keeps the order its experiment gave.
+    assert b.run_ids == [j.run_id for j in jobs]
+
+
 def test_override_sets_dotted_paths_without_touching_the_original():
     sc = {
         "topology": {"bottleneck_queue": {"type": "droptail", "limit_pkts": 8}},
