@@ -368,6 +368,39 @@ def test_memory_watch_counts_the_children_of_the_process(tmp_path):
     assert w.peak >= alone + 150e6
 
 
+def test_batches_run_ahead_of_the_analysis_and_a_query_waits_for_all_runs_of_its_dataset(tmp_path, monkeypatch):
+    from savanna.reproduce import common
+    from savanna.reproduce.common import Batch, RunFailed
+
+    def batches(ctx):
+        first = ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": s}), {"rep": s}) for s in (1, 2)])
+        more = ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": 3}), {"rep": 3})])
+        both = Batch("exp", first.dataset, first.run_ids + more.run_ids)
+        return both.query("rep, count(*) AS n, sum(fct_s) AS s", group_by="rep")
+
+    ahead = Context(key="t", out_dir=tmp_path / "ahead", quick=True, workers=1, progress=False, ahead=True)
+    try:
+        got = batches(ahead)
+        ahead.settle()
+    finally:
+        ahead.close()
+    want = batches(Context(key="t", out_dir=tmp_path / "now", quick=True, workers=1, progress=False))
+    assert list(got["rep"]) == [1, 2, 3]
+    pd.testing.assert_frame_equal(got, want)
+    assert [b.done for b in ahead.batches] == [2, 1]
+    # A run that fails ahead is reported where its runs are read (or by settle).
+    bad = Context(key="t", out_dir=tmp_path / "bad", quick=True, workers=1, progress=False, ahead=True)
+    monkeypatch.setattr(common, "_CORE_STAT", (-1, -1))  # as if the core were rebuilt meanwhile
+    try:
+        b = bad.run("exp", [bad.job("exp", override(TINY, {"seed": 1}), {"rep": 1})])
+        with pytest.raises(RunFailed, match="rebuilt"):
+            b.query("count(*) AS n")
+        with pytest.raises(RunFailed, match="rebuilt"):
+            bad.settle()
+    finally:
+        bad.close()
+
+
 def test_a_core_rebuilt_during_a_reproduction_stops_it(tmp_path, monkeypatch):
     from savanna.reproduce import common
     from savanna.reproduce.common import RunFailed

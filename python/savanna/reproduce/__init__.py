@@ -160,7 +160,7 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
 
     mod = importlib.import_module(modname)
     _make_dir(out_dir)
-    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress)
+    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress, ahead=True)
     t0 = time.perf_counter()
     cpu0 = cpu_seconds()
     ctx.log(f"{ctx.mode} reproduction into {out_dir}")
@@ -169,7 +169,11 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
     # time is the paper's (RUSAGE_CHILDREN counts ended processes).
     with Watch() as watch:
         with shared_pool():
-            outcome: Outcome = mod.reproduce(ctx)
+            try:
+                outcome: Outcome = mod.reproduce(ctx)
+                ctx.settle()
+            finally:
+                ctx.close()
         wall = time.perf_counter() - t0
         runs = sum(len(b.run_ids) for b in ctx.batches)
         reused = sum(b.skipped for b in ctx.batches)
