@@ -246,6 +246,9 @@ def main() -> int:
             # CPU spread over the workers, plus its main process's CPU (analysis, writing
             # the runs), which runs alone.
             print(f"estimate on {a.workers} free cores: {free:.0f} s, ratio {free / t_wall:.2f}")
+            # Since the batches run ahead of the analysis, the main process's work overlaps
+            # the simulations': the whole CPU time spread over the cores is the floor.
+            print(f"floor on {a.workers} free cores (all CPU overlapped): {cpu / a.workers:.0f} s")
             if t_mem is not None:
                 print(f"target: peak memory <= {gb(t_mem)}: {gb(peak)}, ratio {peak / t_mem:.2f}")
     if not ok_all:

@@ -1,5 +1,6 @@
-"""A pool function for tests/test_sweep.py that kills its worker process on one run id.
-It lives in a module of its own so that the spawned worker processes import only this."""
+"""Pool functions for tests/test_sweep.py: one kills its worker process on one run id,
+one answers with its worker's process id. They live in a module of their own so that the
+spawned worker processes import only this."""
 
 import os
 import time
@@ -10,3 +11,8 @@ def exit_on_boom(task):
         os._exit(3)
     time.sleep(0.05)
     return {"run_id": task["run_id"], "files": {}}
+
+
+def worker_pid(task):
+    time.sleep(0.2)
+    return {"run_id": task["run_id"], "pid": os.getpid()}

@@ -57,6 +57,26 @@ def test_api_rejects_unknown_paper():
 # ---- shared machinery -------------------------------------------------------------------------
 
 
+def test_a_batch_goes_to_the_workers_longest_first(tmp_path, monkeypatch):
+    from savanna import sweep
+    from savanna.reproduce.common import expected_cost
+
+    base = {"duration_s": 10.0, "topology": {"bottleneck_rate_mbps": 10.0}, "traffic": [{"load": 0.5}]}
+    longer = override(base, {"duration_s": 20.0})
+    faster = override(base, {"topology.bottleneck_rate_mbps": 100.0})
+    busier = override(base, {"traffic": [{"load": 0.9}]})
+    assert expected_cost(faster) > expected_cost(longer) > expected_cost(busier) > expected_cost(base)
+    given = []
+    report = sweep.RunReport(out_dir=tmp_path)
+    monkeypatch.setattr(sweep, "run_many", lambda jobs, *a, **k: given.extend(jobs) or report)
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, progress=False)
+    jobs = [ctx.job("e", sc, {"i": i}) for i, sc in enumerate([base, busier, faster, longer])]
+    b = ctx.run("e", jobs)
+    assert [j.params["i"] for j in given] == [2, 3, 1, 0]
+    # The batch keeps the order its experiment gave.
+    assert b.run_ids == [j.run_id for j in jobs]
+
+
 def test_override_sets_dotted_paths_without_touching_the_original():
     sc = {
         "topology": {"bottleneck_queue": {"type": "droptail", "limit_pkts": 8}},
@@ -346,6 +366,39 @@ def test_memory_watch_counts_the_children_of_the_process(tmp_path):
         child.kill()
         child.wait()
     assert w.peak >= alone + 150e6
+
+
+def test_batches_run_ahead_of_the_analysis_and_a_query_waits_for_all_runs_of_its_dataset(tmp_path, monkeypatch):
+    from savanna.reproduce import common
+    from savanna.reproduce.common import Batch, RunFailed
+
+    def batches(ctx):
+        first = ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": s}), {"rep": s}) for s in (1, 2)])
+        more = ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": 3}), {"rep": 3})])
+        both = Batch("exp", first.dataset, first.run_ids + more.run_ids)
+        return both.query("rep, count(*) AS n, sum(fct_s) AS s", group_by="rep")
+
+    ahead = Context(key="t", out_dir=tmp_path / "ahead", quick=True, workers=1, progress=False, ahead=True)
+    try:
+        got = batches(ahead)
+        ahead.settle()
+    finally:
+        ahead.close()
+    want = batches(Context(key="t", out_dir=tmp_path / "now", quick=True, workers=1, progress=False))
+    assert list(got["rep"]) == [1, 2, 3]
+    pd.testing.assert_frame_equal(got, want)
+    assert [b.done for b in ahead.batches] == [2, 1]
+    # A run that fails ahead is reported where its runs are read (or by settle).
+    bad = Context(key="t", out_dir=tmp_path / "bad", quick=True, workers=1, progress=False, ahead=True)
+    monkeypatch.setattr(common, "_CORE_STAT", (-1, -1))  # as if the core were rebuilt meanwhile
+    try:
+        b = bad.run("exp", [bad.job("exp", override(TINY, {"seed": 1}), {"rep": 1})])
+        with pytest.raises(RunFailed, match="rebuilt"):
+            b.query("count(*) AS n")
+        with pytest.raises(RunFailed, match="rebuilt"):
+            bad.settle()
+    finally:
+        bad.close()
 
 
 def test_a_core_rebuilt_during_a_reproduction_stops_it(tmp_path, monkeypatch):

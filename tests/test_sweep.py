@@ -552,3 +552,33 @@ def test_a_pool_pass_of_more_runs_than_the_start_notice_pipe_holds_completes():
         pytest.fail("the pool stalled: its start notices were not read")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["3000", "3000"]
+
+
+# ---- one pool for successive batches ---------------------------------------------------------
+
+
+def test_shared_pool_reuses_its_workers_across_batches_and_ends_them_after():
+    from savanna.sweep import _results, shared_pool
+    from sweep_crash_helper import exit_on_boom, worker_pid
+
+    def pids(n):
+        return {r["pid"] for r in _results([{"run_id": f"r{i}"} for i in range(n)], 2, None, fn=worker_pid)}
+
+    with shared_pool():
+        # (A worker may still be starting while the other takes a whole batch: what holds is
+        # that every batch's runs go to the same two processes.)
+        first, later = pids(6), pids(6) | pids(6)
+        assert len(first | later) <= 2 and first & later
+        first |= later
+        # A worker that dies breaks the kept pool: the next batch gets fresh workers.
+        tasks = [{"run_id": r} for r in ("a", "boom", "b")]
+        results = {r["run_id"]: r for r in _results(tasks, 2, None, fn=exit_on_boom)}
+        assert "died" in results["boom"]["error"] and "error" not in results["a"]
+        third = pids(6)
+        assert not third & first
+    # Outside the block, each batch has workers of its own, and the kept ones are gone.
+    assert not pids(4) & third
+    for pid in first | third:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()

@@ -378,9 +378,9 @@ class _Broken:
 
 
 def _pool_pass(ctx, tasks: list[dict], n: int, fn):
-    """Run ``tasks`` on a fresh pool of ``n`` processes; yield results, and a final
-    ``_Broken`` if a worker died, with the unfinished tasks split by whether they had
-    started."""
+    """Run ``tasks`` on a fresh pool of ``n`` processes (or the one ``shared_pool`` kept);
+    yield results, and a final ``_Broken`` if a worker died, with the unfinished tasks
+    split by whether they had started."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -390,16 +390,29 @@ def _pool_pass(ctx, tasks: list[dict], n: int, fn):
     # blocks on its next announcement, a silent stall of any larger sweep. A worker
     # announces a run only after its previous one's result, so what waits unread is at most
     # one notice per worker and one per result not yet taken.
-    started = ctx.SimpleQueue()
+    key = (n, ctx.get_start_method())
+    kept = _SHARED.get("pool")
+    if kept is not None and _SHARED.get("key") != key:
+        _SHARED["pool"] = None
+        kept[0].shutdown(wait=True, cancel_futures=True)
+        kept[1].close()
+        kept = None
+    if kept is not None:
+        pool, started = kept
+        while not started.empty():  # the last pass's notices, its runs all answered
+            started.get()
+    else:
+        started = ctx.SimpleQueue()
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(started,))
     ran: set[str] = set()
 
     def read_notices() -> None:
         while not started.empty():
             ran.add(started.get())
 
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(started,))
     left: dict[Any, dict] = {}
     broken = False
+    ok = False
     try:
         left = {pool.submit(_pool_call, fn, t): t for t in tasks}
         for fut in as_completed(list(left)):
@@ -411,10 +424,19 @@ def _pool_pass(ctx, tasks: list[dict], n: int, fn):
                 break
             del left[fut]
             yield result
+        ok = not broken
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        keep = ok and "key" in _SHARED
+        if keep:
+            # Inside shared_pool(): keep the workers (and their imports) for the next batch.
+            _SHARED["key"], _SHARED["pool"] = key, (pool, started)
+        else:
+            if kept is not None:
+                _SHARED["pool"] = None
+            pool.shutdown(wait=True, cancel_futures=True)
     if not broken:
-        started.close()
+        if not keep:
+            started.close()
         return
     read_notices()
     started.close()
@@ -430,6 +452,29 @@ def _pool_pass(ctx, tasks: list[dict], n: int, fn):
 
 
 _STARTED = None  # in a pool worker: where it announces the run it starts
+
+# Inside ``shared_pool()``: "key" (workers, start method) and "pool" (executor, notice
+# queue) of the local pool that successive ``run_many`` calls reuse.
+_SHARED: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def shared_pool():
+    """Within this block, successive ``run_many`` calls on a local pool of the same size
+    reuse one pool of worker processes instead of starting (and importing) a fresh one per
+    call; it ends with the block. A broken pool is dropped and the next call starts anew."""
+    if "key" in _SHARED:  # nested: the outer block owns it
+        yield
+        return
+    _SHARED["key"], _SHARED["pool"] = None, None
+    try:
+        yield
+    finally:
+        kept = _SHARED.get("pool")
+        _SHARED.clear()
+        if kept is not None:
+            kept[0].shutdown(wait=True, cancel_futures=True)
+            kept[1].close()
 
 
 def _exit_with_parent(every_s: float = 0.5) -> None:

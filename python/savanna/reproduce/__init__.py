@@ -156,15 +156,24 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
     simulation and analysis seconds, runs, peak memory of the process tree)."""
     from savanna import __version__
     from savanna.report import write_report
+    from savanna.sweep import shared_pool
 
     mod = importlib.import_module(modname)
     _make_dir(out_dir)
-    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress)
+    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress, ahead=True)
     t0 = time.perf_counter()
     cpu0 = cpu_seconds()
     ctx.log(f"{ctx.mode} reproduction into {out_dir}")
+    # One pool of simulation workers for every batch of the paper (a batch no longer starts
+    # and imports into fresh processes); it ends with the paper, so that the workers' CPU
+    # time is the paper's (RUSAGE_CHILDREN counts ended processes).
     with Watch() as watch:
-        outcome: Outcome = mod.reproduce(ctx)
+        with shared_pool():
+            try:
+                outcome: Outcome = mod.reproduce(ctx)
+                ctx.settle()
+            finally:
+                ctx.close()
         wall = time.perf_counter() - t0
         runs = sum(len(b.run_ids) for b in ctx.batches)
         reused = sum(b.skipped for b in ctx.batches)

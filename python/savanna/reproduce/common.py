@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,6 +196,19 @@ def query_store(dataset: Path, sql: str) -> Any:
     return store.query(dataset, sql, threads=1, memory_limit=os.environ.get("SAVANNA_DUCKDB_MEMORY", DUCKDB_MEMORY))
 
 
+# Dataset directory -> the futures of the batches still being written into it (by a
+# Context with ``ahead``); a query over the dataset waits for them.
+_PENDING: dict[str, list[Any]] = {}
+_PENDING_LOCK = threading.Lock()
+
+
+def _settle(dataset: Path) -> None:
+    with _PENDING_LOCK:
+        futures = list(_PENDING.get(str(dataset), ()))
+    for f in futures:
+        f.result()
+
+
 @dataclass
 class Batch:
     """The runs of one experiment: where they are and which run ids belong to it."""
@@ -211,6 +225,7 @@ class Batch:
         [GROUP BY <group_by>]`` as a pandas DataFrame (parameter columns and ``run_id`` are
         available). Grouped rows come ordered by the grouping columns, so that sums taken
         over them afterwards (in pandas) add in one order whatever the store's internals."""
+        _settle(self.dataset)
         cond = self.runs_filter() + (f" AND ({where})" if where else "")
         group = f" GROUP BY {group_by} ORDER BY {group_by}" if group_by else ""
         return query_store(self.dataset, f"SELECT {sql_select} FROM {table} WHERE {cond}{group}")
@@ -223,6 +238,7 @@ class Batch:
     def sql(self, query: str) -> Any:
         """Run a full SQL ``query`` over the batch's store, with ``{runs}`` standing for
         the condition that selects this batch's runs; a pandas DataFrame."""
+        _settle(self.dataset)
         return query_store(self.dataset, query.replace("{runs}", self.runs_filter()))
 
 
@@ -239,6 +255,10 @@ class Context:
     # Every run of this reproduction by its complete scenario (``_same_key``): a job of a
     # later experiment whose scenario is one of these is copied, not simulated again.
     done_runs: dict[str, Path] = field(default_factory=dict)
+    # Run batches ahead of the analysis (``run`` returns at once), as ``savanna reproduce``
+    # does: the figures of one experiment are drawn while the next one's runs simulate.
+    ahead: bool = False
+    _thread: Any = field(default=None, repr=False)
 
     @property
     def mode(self) -> str:
@@ -260,15 +280,51 @@ class Context:
 
     def run(self, experiment: str, jobs: Sequence[Any]) -> Batch:
         """Run (or reuse) ``jobs`` into ``OUT/runs/<experiment>``; raise ReproduceError
-        naming the first failed run."""
+        naming the first failed run. With ``ahead``, return at once: the batches run one
+        after another on a thread of their own, and a query waits for the runs of its
+        dataset (the error, if any, is raised there, or by ``settle``)."""
+        jobs = list(jobs)
+        dataset = self.out_dir / "runs" / experiment
+        b = Batch(experiment, dataset, [j.run_id for j in jobs])
+        self.batches.append(b)
+        if not self.ahead:
+            self._run(b, jobs)
+            return b
+        if self._thread is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="savanna-batches")
+        fut = self._thread.submit(self._run, b, jobs)
+        with _PENDING_LOCK:
+            _PENDING.setdefault(str(dataset), []).append(fut)
+        return b
+
+    def settle(self) -> None:
+        """Wait for every batch started with ``ahead``; raise the first one's error."""
+        for b in self.batches:
+            _settle(b.dataset)
+
+    def close(self) -> None:
+        """End the batches' thread: drop the batches not started, wait for the one
+        running (errors aside)."""
+        if self._thread is not None:
+            self._thread.shutdown(wait=True, cancel_futures=True)
+            self._thread = None
+        with _PENDING_LOCK:
+            for b in self.batches:
+                _PENDING.pop(str(b.dataset), None)
+
+    def _run(self, b: Batch, jobs: list[Any]) -> None:
         from savanna.sweep import SweepError, run_many
 
         t0 = time.perf_counter()
-        dataset = self.out_dir / "runs" / experiment
-        jobs = list(jobs)
+        experiment, dataset = b.name, b.dataset
         copied = self._copy_same(dataset, jobs)
+        # Longest first, so that the workers finish the batch together (the order of the
+        # runs changes no run's records, nor the batch's run ids).
+        order = sorted(jobs, key=lambda j: -expected_cost(j.scenario))
         try:
-            rep = run_many(jobs, dataset, workers=self.workers, progress=self.progress)
+            rep = run_many(order, dataset, workers=self.workers, progress=self.progress)
         except SweepError as e:  # an unusable output directory, or one in use by another run
             raise ReproduceError(f"--out: {e}") from None
         if rep.failed:
@@ -279,18 +335,15 @@ class Context:
                 f"{self.key}: the simulator core ({_core_path().name}) was rebuilt while the "
                 "reproduction ran, so its runs may mix two builds; run it again"
             )
-        done, skipped = len(rep.done), len(rep.skipped)
         from savanna import store
 
         stored = store.completed_runs(dataset)
         for j in jobs:
             if j.run_id in stored:
                 self.done_runs.setdefault(_same_key(j), stored[j.run_id])
-        b = Batch(experiment, dataset, [j.run_id for j in jobs], done, skipped, time.perf_counter() - t0)
-        self.batches.append(b)
+        b.done, b.skipped, b.wall_s = len(rep.done), len(rep.skipped), time.perf_counter() - t0
         also = f", {copied} of them copied from an identical run of another experiment" if copied else ""
         self.log(f"{experiment}: {len(jobs)} runs ({b.skipped} reused{also}) in {b.wall_s:.1f} s")
-        return b
 
     def _copy_same(self, dataset: Path, jobs: Sequence[Any]) -> int:
         """Copy into ``dataset`` every job's run that an earlier experiment of this
@@ -332,6 +385,20 @@ class Context:
             store.commit_run(dataset, j.run_id, j.params, names, files)
             n += 1
         return n
+
+
+RATE_KEYS = ("bottleneck_rate_mbps", "core_rate_mbps", "path_rate_mbps", "rate_mbps")
+
+
+def expected_cost(scenario: Mapping[str, Any]) -> float:
+    """A run's cost in proportion to its expected event count, for ordering a batch: the
+    simulated seconds times the bottleneck's rate times one plus the offered load (the
+    traffic blocks' ``load``). Only compares runs; never read by any result."""
+    topo = scenario.get("topology") or {}
+    rate = next((float(topo[k]) for k in RATE_KEYS if isinstance(topo.get(k), (int, float))), 1.0)
+    loads = [t.get("load") for t in scenario.get("traffic") or [] if isinstance(t, Mapping)]
+    load = sum(float(x) for x in loads if isinstance(x, (int, float)))
+    return float(scenario.get("duration_s") or 1.0) * rate * (1.0 + load)
 
 
 def _same_key(job: Any) -> str:
