@@ -199,6 +199,11 @@ def test_data_senders_run_the_scenarios_congestion_control_in_either_mode(tmp_pa
     res = savanna.emulate(scenario(tmp_path, body), progress=False)
     assert res.flows.fct_s.notna().sum() >= 5
     assert res.summary["kernel"]["congestion_control_seen"] == ["reno"]
+    # The kernel's own TCP counters of the run, summed over the hosts: one active open per
+    # connection, a passive open per connection established (each namespace starts at zero).
+    counters = res.summary["kernel"]["tcp_counters"]
+    assert counters["TcpActiveOpens"] == len(res.flows), counters
+    assert res.flows.fct_s.notna().sum() <= counters["TcpPassiveOpens"] <= len(res.flows), counters
 
 
 @needs_root

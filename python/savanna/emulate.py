@@ -433,6 +433,27 @@ class Namespaces:
         finally:
             self.leave()
 
+    def tcp_counters(self) -> dict[str, int]:
+        """The kernel's TCP counters (``/proc/net/snmp`` Tcp, ``/proc/net/netstat`` TcpExt:
+        HyStart exits, loss probes, recoveries, timeouts, ...) summed over the host
+        namespaces; zeros left out. Each namespace starts at zero, so these are the run's."""
+        total: dict[str, int] = {}
+        for h in self.host_ns.values():
+            self.enter(h)
+            try:
+                for name in ("snmp", "netstat"):
+                    lines = Path(f"/proc/thread-self/net/{name}").read_text().splitlines()
+                    for keys, vals in zip(lines[::2], lines[1::2]):
+                        kind, *ks = keys.split()
+                        if kind not in ("Tcp:", "TcpExt:"):
+                            continue
+                        for k, v in zip(ks, vals.split()[1:]):
+                            if k not in ("RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn", "CurrEstab"):
+                                total[kind[:-1] + k] = total.get(kind[:-1] + k, 0) + int(v)
+            finally:
+                self.leave()
+        return {k: v for k, v in sorted(total.items()) if v}
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.leave()
@@ -1111,6 +1132,7 @@ def _summary(plan: dict, ks: KernelSettings, traffic: Traffic, report: dict, wal
     kernel["release"] = os.uname().release
     # What the data senders' sockets ran, read back from the kernel when they closed.
     kernel["congestion_control_seen"] = sorted({f.info["sender_cc"] for f in traffic.flows if "sender_cc" in f.info})
+    kernel["tcp_counters"] = ns.tcp_counters()
     return {
         "savanna_version": __version__,
         "scenario": plan["name"],

@@ -13,7 +13,7 @@ use savanna_core::net::packet::FLAG_ECE;
 use savanna_core::net::{Ecn, Packet, PktKind};
 use savanna_core::tcp::cc::cubic::{self, Cubic};
 use savanna_core::tcp::cc::dctcp::{Dctcp, G};
-use savanna_core::tcp::cc::hystart::{Phase, CSS_GROWTH_DIVISOR};
+use savanna_core::tcp::cc::hystart::{Phase, Rule, CSS_GROWTH_DIVISOR};
 use savanna_core::tcp::cc::Cc;
 use savanna_core::tcp::harness::{has_ece, ms, seqs, Harness};
 use savanna_core::tcp::{TcpConfig, Variant};
@@ -23,7 +23,7 @@ fn cfg(variant: Variant) -> TcpConfig {
 }
 
 fn cubic_cfg(hystart: bool) -> TcpConfig {
-    cfg(Variant::Cubic { hystart })
+    cfg(Variant::Cubic { hystart, hystart_rule: Rule::Rfc9406 })
 }
 
 fn cub(h: &Harness) -> &Cubic {
@@ -415,6 +415,57 @@ fn rfc9406_4_3_a_loss_ends_hystart() {
     assert_eq!(phase(&h), Some(Phase::SlowStart));
     h.dupacks(0, 3);
     assert!(phase(&h).is_none());
+}
+
+/// A sender (IW `iw`, one ACK per packet) under `rule`, after rounds at the given RTTs (ms).
+fn rounds(rule: Rule, iw: u32, rtts: &[f64]) -> (Harness, Time) {
+    let c = TcpConfig { init_cwnd: iw, ..cfg(Variant::Cubic { hystart: true, hystart_rule: rule }) };
+    let mut h = Harness::sender(c, 1_000_000);
+    h.open();
+    let mut t = 0;
+    for &r in rtts {
+        t = round(&mut h, t, r);
+    }
+    (h, t)
+}
+
+/// Linux's HyStart (tcp_cubic.c hystart_update, HYSTART_DELAY): slow start ends, with
+/// ssthresh = cwnd and no CSS, once a round's minimum RTT exceeds the connection's minimum
+/// (not the last round's, as RFC 9406) by clamp(min / 8, 4 ms, 16 ms): rounds at 100, 108
+/// and 116 ms end it (116 > 112.5), 100, 108, 112 do not; HyStart++ stays in slow start on
+/// both (each round rises 8 ms, under its 12.5 ms).
+#[test]
+fn linux_hystart_delay_round_min_above_connection_min_ends_slow_start() {
+    let (h, _) = rounds(Rule::Linux, 10, &[100.0, 108.0, 112.0]);
+    assert_eq!(phase(&h), Some(Phase::SlowStart));
+    let (h, _) = rounds(Rule::Rfc9406, 10, &[100.0, 108.0, 116.0]);
+    assert_eq!(phase(&h), Some(Phase::SlowStart), "HyStart++ compares consecutive rounds");
+    let (mut h, t) = rounds(Rule::Linux, 10, &[100.0, 108.0]);
+    h.at(t + ms(116.0));
+    let una = h.ep.snd_una();
+    // HYSTART_MIN_SAMPLES: the first 8 samples of the round are taken, the 9th tests.
+    for a in una + 1..=una + 8 {
+        h.ack(a);
+    }
+    assert_eq!(phase(&h), Some(Phase::SlowStart));
+    assert!(h.ep.ssthresh() > 1e8);
+    let cwnd = h.ep.cwnd();
+    h.ack(una + 9);
+    assert!(close(h.ep.ssthresh(), cwnd), "ssthresh = cwnd {cwnd}, got {}", h.ep.ssthresh());
+    assert!(h.ep.cwnd() - cwnd < 0.1, "congestion avoidance's growth, not slow start's, on that ACK");
+    assert!(phase(&h).is_none(), "slow start is over, no CSS");
+    let e = cub(&h).epoch().expect("congestion avoidance");
+    assert_eq!((e.k, e.cwnd_epoch), (0.0, cwnd));
+}
+
+/// Linux's HyStart tests nothing below hystart_low_window = 16: a sender at IW 4 whose RTT
+/// doubles while cwnd grows from 4 to 16 stays in slow start.
+#[test]
+fn linux_hystart_low_window_16_no_test_below() {
+    let (h, _) = rounds(Rule::Linux, 4, &[100.0, 200.0]);
+    assert_eq!(h.ep.cwnd(), 16.0);
+    assert_eq!(phase(&h), Some(Phase::SlowStart));
+    assert!(h.ep.ssthresh() > 1e8);
 }
 
 // ------------------------------------------------------------------ DCTCP, RFC 8257

@@ -7,6 +7,7 @@
 
 use savanna_core::net::packet::{FLAG_CWR, FLAG_ECE};
 use savanna_core::net::{Ecn, PktKind};
+use savanna_core::tcp::cc::hystart::Rule;
 use savanna_core::tcp::endpoint::{AckState, EceEcho, State};
 use savanna_core::tcp::harness::{has_ece, is_retx, ms, sack_blocks, seqs, Harness};
 use savanna_core::tcp::recovery::RecoveryState;
@@ -85,7 +86,11 @@ fn linux_tcp_slow_start_doubles_per_round_under_delayed_acks() {
         assert_eq!(h.ep.cwnd(), after, "abc_limit {limit}");
     }
     // CUBIC's slow start (and HyStart++'s, before any RTT rise) counts the same way.
-    let c = TcpConfig { variant: Variant::Cubic { hystart: true }, abc_limit: u32::MAX, ..cfg() };
+    let c = TcpConfig {
+        variant: Variant::Cubic { hystart: true, hystart_rule: Rule::Rfc9406 },
+        abc_limit: u32::MAX,
+        ..cfg()
+    };
     let mut h = sender_with_flight(c, 10, 1000);
     h.at(ms(100.0));
     for a in [2, 4, 6, 8, 10] {

@@ -32,9 +32,11 @@ pub enum Variant {
     NewReno,
     Reno,
     Tahoe,
-    /// CUBIC (RFC 9438), with HyStart++ (RFC 9406) for the initial slow start or not.
+    /// CUBIC (RFC 9438), with HyStart++ (RFC 9406) or Linux's HyStart for the initial
+    /// slow start, or neither.
     Cubic {
         hystart: bool,
+        hystart_rule: cc::hystart::Rule,
     },
     /// DCTCP (RFC 8257): needs ECN; its receiver echoes CE exactly.
     Dctcp,

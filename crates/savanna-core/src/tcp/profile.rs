@@ -15,7 +15,8 @@
 //!   recovery at RFC 6675's rate, limited transmit (RFC 3042), IW 3 (RFC 3390 for a 1460-byte
 //!   MSS), RFC 6298's ITO of 1 s and minimum RTO of 1 s, delayed ACKs (RFC 5681 4.2), IW 1
 //!   after a lost SYN or SYN-ACK (RFC 5681 3.1).
-//! - `linux`: Linux 6.x's defaults as Savanna models them: CUBIC with HyStart++, SACK with
+//! - `linux`: Linux 6.x's defaults as Savanna models them: CUBIC with Linux's HyStart delay
+//!   test (`hystart_rule = "linux"`, tcp_cubic.c), SACK with
 //!   D-SACK, PRR, RACK-TLP (tcp_recovery = 1), internal pacing at Linux's rate, limited
 //!   transmit, IW 10, ITO 1 s, minimum RTO 200 ms, maximum RTO 120 s, delayed ACKs of at
 //!   most 40 ms (TCP_DELACK_MIN), RTT from every ACK, slow start counting every packet an
@@ -64,10 +65,11 @@ pub fn keys(name: &str) -> Option<&'static str> {
             "#
         }
         "linux" => {
-            // Linux's default congestion control since 2.6.19: CUBIC, with HyStart (on
-            // with cubic by default, tcp/spec.rs).
+            // Linux's default congestion control since 2.6.19: CUBIC, with its HyStart
+            // (on by default; its delay test, cc/hystart.rs).
             r#"
             cc = "cubic"
+            hystart_rule = "linux"
             handshake = true
             init_cwnd = 10
             ito_s = 1.0
@@ -100,7 +102,13 @@ pub fn apply(t: &mut toml::Table) -> std::result::Result<(), String> {
     let Some(name) = v.as_str() else { return Err(format!("must be a string: {NAMES}")) };
     let Some(src) = keys(name) else { return Err(format!("unknown profile {name:?}: expected {NAMES}")) };
     let defaults: toml::Table = toml::from_str(src).expect("profile tables are valid TOML");
+    // A profile's CUBIC-only keys stay out when the table picks another congestion control
+    // or variant (the linux profile with cc = "dctcp").
+    let other_cc = matches!(t.get("cc"), Some(c) if c.as_str() != Some("cubic")) || t.contains_key("variant");
     for (k, v) in defaults {
+        if other_cc && k == "hystart_rule" {
+            continue;
+        }
         t.entry(k).or_insert(v);
     }
     Ok(())

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use super::cc::hystart::Rule as HyStartRule;
 use super::{profile, RecoveryRate, RttSampling, SsthreshBase, TcpConfig, Variant};
 use crate::spec::{bad, non_negative, positive, time0_s, time_s};
 use crate::{Error, Result};
@@ -57,6 +58,11 @@ pub struct TcpSpec {
     /// Linux's cubic runs HyStart by default. Only with cc = "cubic".
     #[serde(default)]
     pub hystart: Option<bool>,
+    /// Which HyStart: "rfc9406" (HyStart++, the default) or "linux" (Linux's delay test,
+    /// tcp_cubic.c: slow start ends once a round's minimum RTT exceeds the connection's
+    /// minimum by clamp(min / 8, 4, 16 ms), from cwnd 16). Only with cc = "cubic".
+    #[serde(default)]
+    pub hystart_rule: Option<HyStartRuleSpec>,
     /// false mimics ns-2's one-way TCP: no SYN, the first data packet carries the ITO.
     #[serde(default = "t")]
     pub handshake: bool,
@@ -183,6 +189,13 @@ pub struct TcpSpec {
 
 fn d_burst() -> u32 {
     1
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HyStartRuleSpec {
+    Rfc9406,
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -326,6 +339,9 @@ impl TcpSpec {
         if self.hystart.is_some() && self.cc != Some(CcSpec::Cubic) {
             return bad(format!("{field}.hystart"), "applies to cc = \"cubic\" only");
         }
+        if self.hystart_rule.is_some() && self.cc != Some(CcSpec::Cubic) {
+            return bad(format!("{field}.hystart_rule"), "applies to cc = \"cubic\" only");
+        }
         if let Some(s) = self.init_ssthresh {
             positive(&format!("{field}.init_ssthresh"), s)?;
         }
@@ -425,7 +441,13 @@ impl TcpSpec {
                 (None, VariantSpec::Newreno) | (Some(CcSpec::Newreno), _) => Variant::NewReno,
                 (None, VariantSpec::Reno) | (Some(CcSpec::Reno), _) => Variant::Reno,
                 (None, VariantSpec::Tahoe) | (Some(CcSpec::Tahoe), _) => Variant::Tahoe,
-                (Some(CcSpec::Cubic), _) => Variant::Cubic { hystart: self.hystart.unwrap_or(true) },
+                (Some(CcSpec::Cubic), _) => Variant::Cubic {
+                    hystart: self.hystart.unwrap_or(true),
+                    hystart_rule: match self.hystart_rule {
+                        None | Some(HyStartRuleSpec::Rfc9406) => HyStartRule::Rfc9406,
+                        Some(HyStartRuleSpec::Linux) => HyStartRule::Linux,
+                    },
+                },
                 (Some(CcSpec::Dctcp), _) => Variant::Dctcp,
                 (Some(CcSpec::Pfabric), _) => Variant::Pfabric,
             },
@@ -512,9 +534,9 @@ mod tests {
     fn cc_selects_the_congestion_control_and_variant_still_works() {
         let none = toml::Table::new();
         let c = build("tcp", &table("cc = 'cubic'"), &none, 1500, 40).unwrap();
-        assert_eq!(c.variant, Variant::Cubic { hystart: true });
+        assert_eq!(c.variant, Variant::Cubic { hystart: true, hystart_rule: HyStartRule::Rfc9406 });
         let c = build("tcp", &table("cc = 'cubic'\nhystart = false"), &none, 1500, 40).unwrap();
-        assert_eq!(c.variant, Variant::Cubic { hystart: false });
+        assert_eq!(c.variant, Variant::Cubic { hystart: false, hystart_rule: HyStartRule::Rfc9406 });
         let c = build("tcp", &table("cc = 'dctcp'"), &none, 1500, 40).unwrap();
         assert_eq!((c.variant, c.ecn), (Variant::Dctcp, true));
         let c = build("tcp", &table("variant = 'reno'"), &table("cc = 'cubic'"), 1500, 40).unwrap();
@@ -525,6 +547,16 @@ mod tests {
         assert!(e.to_string().contains("tcp.cc"), "{e}");
         let e = build("tcp", &table("hystart = true"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.hystart"), "{e}");
+        let c = build("tcp", &table("cc = 'cubic'\nhystart_rule = 'linux'"), &none, 1500, 40).unwrap();
+        assert_eq!(c.variant, Variant::Cubic { hystart: true, hystart_rule: HyStartRule::Linux });
+        for other in ["cc = 'dctcp'", "variant = 'newreno'"] {
+            let c = build("tcp", &table(&format!("profile = 'linux'\n{other}")), &none, 1500, 40).unwrap();
+            assert_ne!(c.variant.name(), "cubic", "the profile's hystart_rule stays out with {other}");
+        }
+        let e = build("tcp", &table("hystart_rule = 'linux'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("tcp.hystart_rule"), "{e}");
+        let e = build("tcp", &table("cc = 'cubic'\nhystart_rule = 'hystart'"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("hystart_rule") && e.to_string().contains("linux"), "{e}");
         let e = build("tcp", &table("cc = 'bbr'"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.cc"), "{e}");
     }
@@ -612,7 +644,7 @@ mod tests {
         let none = toml::Table::new();
         let c = build("tcp", &table("profile = 'linux'"), &none, 1500, 40).unwrap();
         assert!(c.rack && c.pacing && c.sack);
-        assert_eq!(c.variant, Variant::Cubic { hystart: true });
+        assert_eq!(c.variant, Variant::Cubic { hystart: true, hystart_rule: HyStartRule::Linux });
         for p in ["ns2-2001", "rfc"] {
             let c = build("tcp", &table(&format!("profile = '{p}'")), &none, 1500, 40).unwrap();
             assert!(!c.rack && !c.pacing, "{p}");

@@ -5,7 +5,8 @@
 //! where W_cubic(t) is below the Reno estimate W_est (4.3) cwnd follows W_est instead. A
 //! congestion event sets ssthresh = beta cwnd and W_max = cwnd, lowered to
 //! cwnd (1 + beta) / 2 when the window did not regain the last W_max (fast convergence,
-//! 4.7). Slow start is RFC 5681's or, with `hystart = true`, HyStart++ (hystart.rs).
+//! 4.7). Slow start is RFC 5681's or, with `hystart = true`, HyStart++ (hystart.rs; or
+//! Linux's HyStart with `hystart_rule = "linux"`).
 //! Constants: beta = 0.7, C = 0.4 (RFC 9438 4.1 and 5, Linux's values); fast convergence on.
 //!
 //! Readings: t is the simulator clock (ns), not wall time; RTT in W_cubic(t + RTT) is the
@@ -20,7 +21,7 @@
 //! W_cubic's step is per ACK and W_est's per packet acknowledged (4.3); fast recovery is
 //! NewReno's (RFC 9438 leaves recovery to the RFCs).
 
-use super::hystart::HyStart;
+use super::hystart::{HyStart, Rule};
 use super::{slow_start_step, AckInfo, CongestionControl, LossResponse, PartialAck, Window};
 use crate::engine::Time;
 
@@ -75,9 +76,9 @@ pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
 }
 
 impl Cubic {
-    pub fn new(hystart: bool) -> Self {
+    pub fn new(hystart: bool, rule: Rule) -> Self {
         Cubic {
-            hystart: hystart.then(HyStart::default),
+            hystart: hystart.then(|| HyStart::new(rule)),
             epoch: None,
             w_max: None,
             cwnd_prior: 0.0,

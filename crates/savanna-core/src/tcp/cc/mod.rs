@@ -175,7 +175,7 @@ impl Cc {
             Variant::NewReno => Cc::NewReno(NewReno),
             Variant::Reno => Cc::Reno(Reno),
             Variant::Tahoe => Cc::Tahoe(Tahoe),
-            Variant::Cubic { hystart } => Cc::Cubic(Cubic::new(hystart)),
+            Variant::Cubic { hystart, hystart_rule } => Cc::Cubic(Cubic::new(hystart, hystart_rule)),
             Variant::Dctcp => Cc::Dctcp(Dctcp::default()),
             Variant::Pfabric => Cc::Pfabric(Pfabric::default()),
         }
