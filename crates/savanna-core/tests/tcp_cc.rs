@@ -458,14 +458,25 @@ fn linux_hystart_delay_round_min_above_connection_min_ends_slow_start() {
     assert_eq!((e.k, e.cwnd_epoch), (0.0, cwnd));
 }
 
-/// Linux's HyStart tests nothing below hystart_low_window = 16: a sender at IW 4 whose RTT
-/// doubles while cwnd grows from 4 to 16 stays in slow start.
+/// Linux's HyStart tests nothing below hystart_low_window = 16: a sender held at a window
+/// of 15 (max_window) whose RTT doubles stays in slow start; held at 16 it leaves.
 #[test]
 fn linux_hystart_low_window_16_no_test_below() {
-    let (h, _) = rounds(Rule::Linux, 4, &[100.0, 200.0]);
-    assert_eq!(h.ep.cwnd(), 16.0);
-    assert_eq!(phase(&h), Some(Phase::SlowStart));
-    assert!(h.ep.ssthresh() > 1e8);
+    for (cap, leaves) in [(15, false), (16, true)] {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            max_window: cap,
+            ..cfg(Variant::Cubic { hystart: true, hystart_rule: Rule::Linux })
+        };
+        let mut h = Harness::sender(c, 1_000_000);
+        h.open();
+        let mut t = 0;
+        for r in [100.0, 200.0, 200.0] {
+            t = round(&mut h, t, r);
+        }
+        assert_eq!(h.ep.cwnd(), cap as f64);
+        assert_eq!(h.ep.ssthresh() < 1e8, leaves, "window {cap}: ssthresh {}", h.ep.ssthresh());
+    }
 }
 
 // ------------------------------------------------------------------ DCTCP, RFC 8257
