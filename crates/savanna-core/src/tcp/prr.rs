@@ -29,17 +29,7 @@ impl Prr {
     /// (DeliveredData), `pipe` as RFC 6675 computes it: how many packets may be sent now
     /// (sndcnt).
     pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: f64) -> u64 {
-        self.delivered += delivered;
-        let sndcnt = if pipe as f64 > ssthresh {
-            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
-            let target = (self.delivered as f64 * ssthresh / self.recover_fs as f64).ceil() as i64;
-            target - self.out as i64
-        } else {
-            // PRR-SSRB: MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) + MSS).
-            let limit = (self.delivered as i64 - self.out as i64).max(delivered as i64) + 1;
-            (ssthresh.floor() as i64 - pipe as i64).min(limit)
-        };
-        sndcnt.max(0) as u64
+        self.sndcnt(delivered, pipe, ssthresh, 1).max(0) as u64
     }
 
     /// The same without SACK (`nosack_recovery_rate = "prr"`): DeliveredData is RFC 6937
@@ -49,16 +39,24 @@ impl Prr {
     /// snd_una without marking a new loss, which a NewReno partial ACK always does. The
     /// first call of a recovery allows at least one packet (the fast retransmit).
     pub fn on_ack_without_sack(&mut self, delivered: u64, pipe: u64, ssthresh: f64) -> u64 {
+        let floor = if self.out == 0 { 1 } else { 0 };
+        self.sndcnt(delivered, pipe, ssthresh, 0).max(floor) as u64
+    }
+
+    /// RFC 6937 section 3's sndcnt after adding `delivered`: the proportional part above
+    /// ssthresh, PRR-SSRB below it with `extra` packets (the MSS) over MAX(prr_delivered -
+    /// prr_out, DeliveredData). Unclamped.
+    fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: f64, extra: i64) -> i64 {
         self.delivered += delivered;
-        let sndcnt = if pipe as f64 > ssthresh {
+        if pipe as f64 > ssthresh {
+            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
             let target = (self.delivered as f64 * ssthresh / self.recover_fs as f64).ceil() as i64;
             target - self.out as i64
         } else {
-            let limit = (self.delivered as i64 - self.out as i64).max(delivered as i64);
+            // PRR-SSRB: MIN(ssthresh - pipe, MAX(prr_delivered - prr_out, DeliveredData) + extra).
+            let limit = (self.delivered as i64 - self.out as i64).max(delivered as i64) + extra;
             (ssthresh.floor() as i64 - pipe as i64).min(limit)
-        };
-        let floor = if self.out == 0 { 1 } else { 0 };
-        sndcnt.max(floor) as u64
+        }
     }
 
     /// One packet sent during recovery (prr_out += 1).
