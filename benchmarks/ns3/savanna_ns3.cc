@@ -174,6 +174,7 @@ struct Options
     bool limitedTransmit = false;
     bool hystart = true;
     std::string cubicTimeout = "ns3";
+    std::string cubicSlowStart = "ns3";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -198,6 +199,7 @@ Usage(const std::string& msg)
            "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit|prr]\n"
            "         [--recover-rule ns3|rfc6582] [--cc newreno|cubic] [--sack 0|1]\n"
            "         [--limited-transmit 0|1] [--hystart 0|1] [--cubic-timeout ns3|keep-wmax]\n"
+           "         [--cubic-slow-start ns3|count|per-ack]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -330,6 +332,12 @@ ParseArgs(int argc, char** argv)
                 Usage("--cubic-timeout: '" + val + "' is not one of ns3, keep-wmax");
             o.cubicTimeout = val;
         }
+        else if (key == "cubic-slow-start")
+        {
+            if (val != "ns3" && val != "count" && val != "per-ack")
+                Usage("--cubic-slow-start: '" + val + "' is not one of ns3, count, per-ack");
+            o.cubicSlowStart = val;
+        }
         else if (key == "recover-rule")
         {
             if (val != "ns3" && val != "rfc6582")
@@ -399,6 +407,11 @@ ParseArgs(int argc, char** argv)
     if (!(o.ito > o.granularity))
     {
         Usage("--ito must exceed --granularity");
+    }
+    if (o.cubicTimeout != "ns3" && o.cubicSlowStart != "ns3")
+    {
+        Usage("--cubic-timeout keep-wmax and --cubic-slow-start count|per-ack are separate "
+              "diagnostics: give one of them");
     }
     return o;
 }
@@ -598,6 +611,72 @@ class KeepWmaxCubic : public TcpCubic
 };
 
 NS_OBJECT_ENSURE_REGISTERED(KeepWmaxCubic);
+
+// A diagnostic, not the default (--cubic-slow-start count|per-ack). In slow start ns-3
+// 3.44's TcpCubic::IncreaseWindow adds every segment the ACK reports delivered
+// (segmentsAcked, from TcpSocketBase::ProcessAck's currentDelivered: newly SACKed plus newly
+// cumulatively acknowledged), with no per-ACK bound and no cap at ssthresh. RFC 5681 3.1
+// allows min(N, SMSS) per ACK, and ns-3's own TcpNewReno adds one segment per ACK. Such
+// ACKs are common after a retransmission timeout that fires during fast recovery: segments
+// sent before the timeout still arrive and a single ACK then reports several. With "count"
+// this class behaves exactly as TcpCubic and counts the slow-start ACKs that report more
+// than one segment and the segments above one they add, split by whether the socket is in
+// CA_LOSS; with "per-ack" it also hands TcpCubic at most one segment per slow-start ACK,
+// RFC 5681's rule and Savanna's (slow_start_increase = "per_ack"). Totals go to the summary.
+struct SlowStartTally
+{
+    uint64_t acks = 0;          // IncreaseWindow calls below ssthresh
+    uint64_t multiAcks = 0;     // ... reporting more than one segment
+    uint64_t extraSegs = 0;     // segments above one per such ACK
+    uint64_t lossMultiAcks = 0; // the same two, in CA_LOSS (after a retransmission timeout)
+    uint64_t lossExtraSegs = 0;
+};
+
+SlowStartTally g_ssTally;
+bool g_ssPerAck = false;
+
+class SlowStartTallyCubic : public TcpCubic
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = SavannaTypeId<SlowStartTallyCubic, TcpCubic>("savanna::SlowStartTallyCubic");
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "SlowStartTallyCubic";
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_cWnd < tcb->m_ssThresh && segmentsAcked > 0)
+        {
+            g_ssTally.acks++;
+            if (segmentsAcked > 1)
+            {
+                const bool loss = tcb->m_congState == TcpSocketState::CA_LOSS;
+                g_ssTally.multiAcks++;
+                g_ssTally.extraSegs += segmentsAcked - 1;
+                g_ssTally.lossMultiAcks += loss ? 1 : 0;
+                g_ssTally.lossExtraSegs += loss ? segmentsAcked - 1 : 0;
+                if (g_ssPerAck)
+                {
+                    segmentsAcked = 1;
+                }
+            }
+        }
+        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<SlowStartTallyCubic>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(SlowStartTallyCubic);
 
 // ---------------------------------------------------------------- flows
 
@@ -1154,7 +1233,9 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(o.cc != "cubic"                ? TcpNewReno::GetTypeId()
                                    : o.cubicTimeout == "keep-wmax" ? KeepWmaxCubic::GetTypeId()
+                                   : o.cubicSlowStart != "ns3"     ? SlowStartTallyCubic::GetTypeId()
                                                                    : TcpCubic::GetTypeId()));
+    g_ssPerAck = o.cubicSlowStart == "per-ack";
     // TcpCubic's own defaults (3.44) are kept: Beta 0.7, C 0.4, FastConvergence and
     // TcpFriendliness true, HyStart (Ha & Rhee's, not HyStart++) true from 16 segments.
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(o.hystart));
@@ -1381,6 +1462,15 @@ main(int argc, char** argv)
         extra << ", \"tx_packets\": " << g_bnTxPackets << ", \"tx_bytes\": " << g_bnTxBytes
               << ", \"utilisation\": " << util;
         std::string discipline = o.queue;
+        std::ostringstream tally; // SlowStartTallyCubic's counts, when it ran
+        if (o.cc == "cubic" && o.cubicSlowStart != "ns3")
+        {
+            tally << "  \"slow_start_acks\": " << g_ssTally.acks << ",\n"
+                  << "  \"slow_start_multi_segment_acks\": " << g_ssTally.multiAcks << ",\n"
+                  << "  \"slow_start_extra_segments\": " << g_ssTally.extraSegs << ",\n"
+                  << "  \"slow_start_multi_segment_acks_in_loss\": " << g_ssTally.lossMultiAcks << ",\n"
+                  << "  \"slow_start_extra_segments_in_loss\": " << g_ssTally.lossExtraSegs << ",\n";
+        }
         std::ofstream js(o.out + ".summary.json");
         js.precision(10);
         js << "{\n"
@@ -1396,6 +1486,8 @@ main(int argc, char** argv)
            << "  \"sack\": " << (o.sack ? "true" : "false") << ",\n"
            << "  \"limited_transmit\": " << (o.limitedTransmit ? "true" : "false") << ",\n"
            << "  \"hystart\": " << (o.hystart ? "true" : "false") << ",\n"
+           << "  \"cubic_slow_start\": " << JsonStr(o.cubicSlowStart) << ",\n"
+           << tally.str()
            << "  \"sim_seconds\": " << o.duration << ",\n"
            << "  \"wall_seconds\": " << wall << ",\n"
            << "  \"setup_seconds\": " << setup << ",\n"
