@@ -175,6 +175,7 @@ struct Options
     bool hystart = true;
     std::string cubicTimeout = "ns3";
     std::string cubicSlowStart = "ns3";
+    std::string partialAckTimer = "ns3";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -199,7 +200,7 @@ Usage(const std::string& msg)
            "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit|prr]\n"
            "         [--recover-rule ns3|rfc6582] [--cc newreno|cubic] [--sack 0|1]\n"
            "         [--limited-transmit 0|1] [--hystart 0|1] [--cubic-timeout ns3|keep-wmax]\n"
-           "         [--cubic-slow-start ns3|count|per-ack]\n"
+           "         [--cubic-slow-start ns3|count|per-ack] [--partial-ack-timer ns3|every]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -332,6 +333,12 @@ ParseArgs(int argc, char** argv)
                 Usage("--cubic-timeout: '" + val + "' is not one of ns3, keep-wmax");
             o.cubicTimeout = val;
         }
+        else if (key == "partial-ack-timer")
+        {
+            if (val != "ns3" && val != "every")
+                Usage("--partial-ack-timer: '" + val + "' is not one of ns3, every");
+            o.partialAckTimer = val;
+        }
         else if (key == "cubic-slow-start")
         {
             if (val != "ns3" && val != "count" && val != "per-ack")
@@ -407,6 +414,11 @@ ParseArgs(int argc, char** argv)
     if (!(o.ito > o.granularity))
     {
         Usage("--ito must exceed --granularity");
+    }
+    if (o.partialAckTimer != "ns3" && o.recoverRule != "ns3")
+    {
+        Usage("--partial-ack-timer every and --recover-rule rfc6582 are separate diagnostics: "
+              "give one of them");
     }
     if (o.cubicTimeout != "ns3" && o.cubicSlowStart != "ns3")
     {
@@ -571,6 +583,30 @@ class Rfc6582RecoverSocket : public TcpSocketBase
 };
 
 NS_OBJECT_ENSURE_REGISTERED(Rfc6582RecoverSocket);
+
+// A diagnostic, not the default (--partial-ack-timer every). In fast recovery ns-3 3.44's
+// TcpSocketBase::ProcessAck passes resetRTO = m_isFirstPartialAck to NewAck, so only the
+// first partial ACK of a recovery restarts the retransmission timer, with SACK as without:
+// RFC 6582 section 4's "Impatient" variant, a NewReno rule. RFC 6298 (5.3) restarts the
+// timer on every ACK of new data, and so do Savanna's SACK recovery and Linux. This class
+// restarts it on every partial ACK; everything else is ns-3's.
+class EveryAckTimerSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = SavannaTypeId<EveryAckTimerSocket, TcpSocketBase>("savanna::EveryAckTimerSocket");
+        return tid;
+    }
+
+  protected:
+    void NewAck(const SequenceNumber32& seq, bool /* resetRTO */) override
+    {
+        TcpSocketBase::NewAck(seq, true);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(EveryAckTimerSocket);
 
 // A diagnostic, not the default (--cubic-timeout keep-wmax). On a retransmission timeout,
 // ns-3 3.44's TcpSocketBase::ReTxTimeout first asks the congestion control for ssthresh
@@ -847,6 +883,7 @@ uint64_t g_bnTxBytes = 0;
 uint32_t g_sndBuf = 0; // ns3::TcpSocket::SndBufSize
 int64_t g_traceFlow = -1;
 bool g_rfcRecover = false; // --recover-rule rfc6582
+bool g_everyAckTimer = false; // --partial-ack-timer every
 bool g_karnSynFix = true;
 
 uint64_t
@@ -1062,8 +1099,9 @@ void
 StartFlow(Flow* f)
 {
     Ptr<Node> node = g_senders.Get(f->pair);
-    Ptr<Socket> s = g_rfcRecover ? Ptr<Socket>(CreateTcpSocket<Rfc6582RecoverSocket>(node))
-                                 : Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+    Ptr<Socket> s = g_rfcRecover      ? Ptr<Socket>(CreateTcpSocket<Rfc6582RecoverSocket>(node))
+                    : g_everyAckTimer ? Ptr<Socket>(CreateTcpSocket<EveryAckTimerSocket>(node))
+                                      : Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
     f->tx = s;
     if (g_karnSynFix)
     {
@@ -1251,6 +1289,7 @@ main(int argc, char** argv)
     g_traceFlow = o.traceFlow;
     g_karnSynFix = o.karnSynFix;
     g_rfcRecover = o.recoverRule == "rfc6582";
+    g_everyAckTimer = o.partialAckTimer == "every";
 
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(g_sndBuf));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(o.ito)));
@@ -1482,6 +1521,7 @@ main(int argc, char** argv)
            << "  \"karn_syn_fix\": " << (o.karnSynFix ? "true" : "false") << ",\n"
            << "  \"recovery\": " << JsonStr(o.recovery) << ",\n"
            << "  \"recover_rule\": " << JsonStr(o.recoverRule) << ",\n"
+           << "  \"partial_ack_timer\": " << JsonStr(o.partialAckTimer) << ",\n"
            << "  \"cc\": " << JsonStr(o.cc) << ",\n"
            << "  \"sack\": " << (o.sack ? "true" : "false") << ",\n"
            << "  \"limited_transmit\": " << (o.limitedTransmit ? "true" : "false") << ",\n"
