@@ -86,6 +86,12 @@
 //   - CUBIC forgets W_max on a timeout (TcpCubic::CongestionStateSet resets it on CA_LOSS),
 //     as RFC 9438 4.8 and Linux do; --cubic-timeout keep-wmax (class KeepWmaxCubic) keeps
 //     it, a diagnostic of that one rule (README.md).
+//   - in fast recovery only the first partial ACK restarts the retransmission timer
+//     (ProcessAck: NewAck(ackNumber, m_isFirstPartialAck)), with SACK as without; RFC 6298
+//     5.3 restarts it on every ACK of new data: --partial-ack-timer every (class
+//     EveryAckTimerSocket). TcpCubic's slow start adds every delivered segment an ACK
+//     reports: --cubic-slow-start count|per-ack (class SlowStartTallyCubic) counts such
+//     ACKs, and with per-ack bounds them to one segment (RFC 5681 3.1). Both diagnostics.
 //
 // Flows. At start_s the sender opens a socket (Bind, Connect: the first SYN leaves at that
 // instant = start). Once connected it hands size_pkts * 1460 bytes to the socket (refilling
