@@ -1,14 +1,22 @@
-"""The simulated side of ``vs_linux.py --stack reno`` alone, with extra ``[tcp]`` keys,
-against the emulated runs stored in ``benchmarks/results/vs_linux.json`` (no root, no
-emulation): to test a simulator rule against Linux without re-running Linux.
+"""The simulated side of ``vs_linux.py`` alone, with extra ``[tcp]`` keys, against the
+emulated runs stored in ``benchmarks/results/vs_linux.json`` (``--stack cubic-sack``:
+``vs_linux_cubic-sack.json``); no root, no emulation: to test a simulator rule against
+Linux without re-running Linux.
 
 Per cell (load/discipline): the 101-1000 packet bucket's median FCT, simulated and
 emulated, per seed and as the median of the per-seed medians (flows started after the
 warm-up), and per seed the simulated long flows' drops per flow, retransmissions per drop
 and share of flows with an RTO (the counters docs/emulate.md compares with Linux's).
 
+``--rewrite`` instead re-runs the simulated side of every stored run (its load, queue, seed
+and duration) with the simulator as it stands, keeps the emulated side, and writes the
+stored ``.json`` and its report (``.md``) again, as ``vs_linux.py`` would have: for when a
+simulator fix changes the simulated side only.
+
 Usage: python3 benchmarks/vs_linux_sim.py '{"nosack_recovery_rate": "prr"}'
-[--cells 0.5/droptail8,0.8/red80] [--seeds 1,2,3,4] [--duration 120] [--warmup 10]
+[--stack reno|cubic-sack] [--cells 0.5/droptail8,0.8/red80] [--seeds 1,2,3,4]
+[--duration 120] [--warmup 10]
+       python3 benchmarks/vs_linux_sim.py --stack cubic-sack --rewrite
 """
 
 from __future__ import annotations
@@ -35,23 +43,66 @@ def median_of(table, label: str) -> float:
     return float(table.set_index("bucket").loc[label, "median_fct_s"])
 
 
+def rewrite(args, extra: dict) -> None:
+    """Every stored run's simulated side again; the emulated side kept; .json and .md written."""
+    results: dict = {}
+    vs_linux.load_raw(json.loads(args.stored.read_text()), results)
+    for (load, queue), runs in sorted(results.items()):
+        for seed, r in sorted(runs.items()):
+            sc = vs_linux.scenario(load, queue, r["duration_s"], seed, args.delack, args.stack)
+            sc["tcp"].update(extra)
+            with tempfile.TemporaryDirectory() as tmp:
+                res = savanna.run(sc, out=Path(tmp))
+            q = vs_linux.bottleneck(res.summary)
+            old = r["sim"]["table"].set_index("bucket")
+            r["sim"] = {
+                "flows": len(res.flows),
+                "finished": int(res.flows.fct_s.notna().sum()),
+                "utilisation": q["utilisation"],
+                "drop_rate": q["dropped"] / max(1, q["arrivals"]),
+                "table": fct_by_size(res.flows, warmup_s=args.warmup),
+            }
+            new = r["sim"]["table"].set_index("bucket")
+            moved = ", ".join(
+                f"{b} {old.loc[b, 'median_fct_s']:.3f}->{new.loc[b, 'median_fct_s']:.3f}"
+                for b in new.index
+                if b in old.index
+                and new.loc[b, "flows"]
+                and f"{old.loc[b, 'median_fct_s']:.6f}" != f"{new.loc[b, 'median_fct_s']:.6f}"
+            )
+            print(f"{load:g}/{queue}/{seed}: medians moved: {moved or 'none'}", flush=True)
+    out = args.stored.with_suffix(".md")
+    out.write_text(vs_linux.report(results, args))
+    args.stored.write_text(json.dumps(vs_linux.dump_raw(results), indent=1))
+    print(f"wrote {out} and {args.stored}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tcp", help="[tcp] keys added to the reno stack's, as a JSON object")
+    ap.add_argument("tcp", nargs="?", default="{}", help="[tcp] keys added to the stack's, as a JSON object")
+    ap.add_argument("--stack", choices=vs_linux.STACKS, default="reno")
     ap.add_argument("--cells", default="0.5/droptail8")
     ap.add_argument("--seeds", default="1,2,3,4")
     ap.add_argument("--duration", type=float, default=120.0)
     ap.add_argument("--warmup", type=float, default=10.0)
-    ap.add_argument("--stored", type=Path, default=ROOT / "benchmarks" / "results" / "vs_linux.json")
+    ap.add_argument("--stored", type=Path, default=None, help="default: the stack's results .json")
+    ap.add_argument("--rewrite", action="store_true", help="re-run every stored run's simulated side and rewrite")
     args = ap.parse_args()
+    args.delack = False
+    if args.stored is None:
+        name = "vs_linux.json" if args.stack == "reno" else f"vs_linux_{args.stack}.json"
+        args.stored = ROOT / "benchmarks" / "results" / name
     extra = json.loads(args.tcp)
+    if args.rewrite:
+        rewrite(args, extra)
+        return
     stored = json.loads(args.stored.read_text())
     label = f"{BUCKET[0]}-{BUCKET[1]}"
     for cell in args.cells.split(","):
         load, queue = cell.split("/")
         sims, emus, lines = [], [], []
         for seed in map(int, args.seeds.split(",")):
-            sc = vs_linux.scenario(float(load), queue, args.duration, seed, False)
+            sc = vs_linux.scenario(float(load), queue, args.duration, seed, False, args.stack)
             sc["tcp"].update(extra)
             with tempfile.TemporaryDirectory() as tmp:
                 f = savanna.run(sc, out=Path(tmp)).flows

@@ -88,3 +88,47 @@ def test_quick_sack_comparison_with_ns3(ns3_built, tmp_path):
     assert m, md[-2000:]
     assert int(m.group(1)) >= 8
     assert int(m.group(2)) == int(m.group(1)), md[-1500:]
+
+
+def run_ns3_program(tmp_path, name, *flags):
+    """The ns-3 program alone on a small CUBIC + SACK workload (DropTail 8, 20 s)."""
+    flows = tmp_path / "flows.csv"
+    if not flows.exists():
+        rows = ["flow_id,start_s,size_pkts,pair"]
+        for i in range(300):
+            rows.append(f"{i + 1},{0.06 * i:.3f},{(5, 20, 60, 300)[i % 4]},{i % 20}")
+        flows.write_text("\n".join(rows) + "\n")
+    out = tmp_path / f"{name}.csv"
+    cmd = [str(NS3 / "build" / "savanna-ns3"), f"--flows={flows}", f"--out={out}", "--queue=droptail"]
+    cmd += ["--duration=20", "--queueLimit=8", "--cc=cubic", "--sack=1", "--recovery=prr", "--limited-transmit=1"]
+    p = subprocess.run(cmd + list(flags), capture_output=True, text=True, timeout=600)
+    return p, out
+
+
+def test_ns3_cubic_slow_start_tally_leaves_tcpcubic_unchanged(ns3_built, tmp_path):
+    """`--cubic-slow-start count` only counts: per-flow output byte-identical to TcpCubic's,
+    with the tally in the summary; `per-ack` and `--partial-ack-timer every` run."""
+    p0, plain = run_ns3_program(tmp_path, "plain")
+    p1, count = run_ns3_program(tmp_path, "count", "--cubic-slow-start=count")
+    assert p0.returncode == 0 and p1.returncode == 0, p0.stderr[-2000:] + p1.stderr[-2000:]
+    assert plain.read_text() == count.read_text()
+    summary = (tmp_path / "count.csv.summary.json").read_text()
+    acks = int(re.search(r'"slow_start_acks": (\d+)', summary).group(1))
+    assert acks > 1000
+    assert '"slow_start_acks"' not in (tmp_path / "plain.csv.summary.json").read_text()
+    for name, flag in (("perack", "--cubic-slow-start=per-ack"), ("every", "--partial-ack-timer=every")):
+        p, out = run_ns3_program(tmp_path, name, flag)
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert len(out.read_text().splitlines()) > 200
+
+
+def test_ns3_diagnostics_refuse_bad_values_and_combinations(ns3_built, tmp_path):
+    """Bad input: exit code 2 and one message naming the flag and what is allowed."""
+    for flags, words in (
+        (["--cubic-slow-start=bytes"], "--cubic-slow-start: 'bytes' is not one of ns3, count, per-ack"),
+        (["--partial-ack-timer=first"], "--partial-ack-timer: 'first' is not one of ns3, every"),
+        (["--cubic-slow-start=count", "--cubic-timeout=keep-wmax"], "--cubic-slow-start"),
+        (["--partial-ack-timer=every", "--recover-rule=rfc6582"], "--partial-ack-timer every"),
+    ):
+        p, _ = run_ns3_program(tmp_path, "bad", *flags)
+        assert p.returncode == 2 and words in p.stderr, (flags, p.returncode, p.stderr)

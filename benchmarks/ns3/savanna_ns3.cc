@@ -86,6 +86,12 @@
 //   - CUBIC forgets W_max on a timeout (TcpCubic::CongestionStateSet resets it on CA_LOSS),
 //     as RFC 9438 4.8 and Linux do; --cubic-timeout keep-wmax (class KeepWmaxCubic) keeps
 //     it, a diagnostic of that one rule (README.md).
+//   - in fast recovery only the first partial ACK restarts the retransmission timer
+//     (ProcessAck: NewAck(ackNumber, m_isFirstPartialAck)), with SACK as without; RFC 6298
+//     5.3 restarts it on every ACK of new data: --partial-ack-timer every (class
+//     EveryAckTimerSocket). TcpCubic's slow start adds every delivered segment an ACK
+//     reports: --cubic-slow-start count|per-ack (class SlowStartTallyCubic) counts such
+//     ACKs, and with per-ack bounds them to one segment (RFC 5681 3.1). Both diagnostics.
 //
 // Flows. At start_s the sender opens a socket (Bind, Connect: the first SYN leaves at that
 // instant = start). Once connected it hands size_pkts * 1460 bytes to the socket (refilling
@@ -174,6 +180,8 @@ struct Options
     bool limitedTransmit = false;
     bool hystart = true;
     std::string cubicTimeout = "ns3";
+    std::string cubicSlowStart = "ns3";
+    std::string partialAckTimer = "ns3";
 
     uint32_t mss = 1460;
     uint32_t initCwnd = 2;
@@ -198,6 +206,7 @@ Usage(const std::string& msg)
            "         [--karn-syn-fix 0|1] [--recovery classic|dupack-credit|prr]\n"
            "         [--recover-rule ns3|rfc6582] [--cc newreno|cubic] [--sack 0|1]\n"
            "         [--limited-transmit 0|1] [--hystart 0|1] [--cubic-timeout ns3|keep-wmax]\n"
+           "         [--cubic-slow-start ns3|count|per-ack] [--partial-ack-timer ns3|every]\n"
            "         [--access-rate-mbps X] [--access-delay-ms X] [--access-limit N]\n"
            "         [--bottleneck-rate-mbps X] [--bottleneck-delay-ms X] [--queue-limit N]\n"
            "         [--droptail-limit N] [--red-limit N] [--red-min-th X] [--red-max-th X]\n"
@@ -330,6 +339,18 @@ ParseArgs(int argc, char** argv)
                 Usage("--cubic-timeout: '" + val + "' is not one of ns3, keep-wmax");
             o.cubicTimeout = val;
         }
+        else if (key == "partial-ack-timer")
+        {
+            if (val != "ns3" && val != "every")
+                Usage("--partial-ack-timer: '" + val + "' is not one of ns3, every");
+            o.partialAckTimer = val;
+        }
+        else if (key == "cubic-slow-start")
+        {
+            if (val != "ns3" && val != "count" && val != "per-ack")
+                Usage("--cubic-slow-start: '" + val + "' is not one of ns3, count, per-ack");
+            o.cubicSlowStart = val;
+        }
         else if (key == "recover-rule")
         {
             if (val != "ns3" && val != "rfc6582")
@@ -399,6 +420,16 @@ ParseArgs(int argc, char** argv)
     if (!(o.ito > o.granularity))
     {
         Usage("--ito must exceed --granularity");
+    }
+    if (o.partialAckTimer != "ns3" && o.recoverRule != "ns3")
+    {
+        Usage("--partial-ack-timer every and --recover-rule rfc6582 are separate diagnostics: "
+              "give one of them");
+    }
+    if (o.cubicTimeout != "ns3" && o.cubicSlowStart != "ns3")
+    {
+        Usage("--cubic-timeout keep-wmax and --cubic-slow-start count|per-ack are separate "
+              "diagnostics: give one of them");
     }
     return o;
 }
@@ -559,6 +590,30 @@ class Rfc6582RecoverSocket : public TcpSocketBase
 
 NS_OBJECT_ENSURE_REGISTERED(Rfc6582RecoverSocket);
 
+// A diagnostic, not the default (--partial-ack-timer every). In fast recovery ns-3 3.44's
+// TcpSocketBase::ProcessAck passes resetRTO = m_isFirstPartialAck to NewAck, so only the
+// first partial ACK of a recovery restarts the retransmission timer, with SACK as without:
+// RFC 6582 section 4's "Impatient" variant, a NewReno rule. RFC 6298 (5.3) restarts the
+// timer on every ACK of new data, and so do Savanna's SACK recovery and Linux. This class
+// restarts it on every partial ACK; everything else is ns-3's.
+class EveryAckTimerSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = SavannaTypeId<EveryAckTimerSocket, TcpSocketBase>("savanna::EveryAckTimerSocket");
+        return tid;
+    }
+
+  protected:
+    void NewAck(const SequenceNumber32& seq, bool /* resetRTO */) override
+    {
+        TcpSocketBase::NewAck(seq, true);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(EveryAckTimerSocket);
+
 // A diagnostic, not the default (--cubic-timeout keep-wmax). On a retransmission timeout,
 // ns-3 3.44's TcpSocketBase::ReTxTimeout first asks the congestion control for ssthresh
 // (TcpCubic::GetSsThresh, which also records W_max with fast convergence) and then tells it
@@ -598,6 +653,72 @@ class KeepWmaxCubic : public TcpCubic
 };
 
 NS_OBJECT_ENSURE_REGISTERED(KeepWmaxCubic);
+
+// A diagnostic, not the default (--cubic-slow-start count|per-ack). In slow start ns-3
+// 3.44's TcpCubic::IncreaseWindow adds every segment the ACK reports delivered
+// (segmentsAcked, from TcpSocketBase::ProcessAck's currentDelivered: newly SACKed plus newly
+// cumulatively acknowledged), with no per-ACK bound and no cap at ssthresh. RFC 5681 3.1
+// allows min(N, SMSS) per ACK, and ns-3's own TcpNewReno adds one segment per ACK. Such
+// ACKs are common after a retransmission timeout that fires during fast recovery: segments
+// sent before the timeout still arrive and a single ACK then reports several. With "count"
+// this class behaves exactly as TcpCubic and counts the slow-start ACKs that report more
+// than one segment and the segments above one they add, split by whether the socket is in
+// CA_LOSS; with "per-ack" it also hands TcpCubic at most one segment per slow-start ACK,
+// RFC 5681's rule and Savanna's (slow_start_increase = "per_ack"). Totals go to the summary.
+struct SlowStartTally
+{
+    uint64_t acks = 0;          // IncreaseWindow calls below ssthresh
+    uint64_t multiAcks = 0;     // ... reporting more than one segment
+    uint64_t extraSegs = 0;     // segments above one per such ACK
+    uint64_t lossMultiAcks = 0; // the same two, in CA_LOSS (after a retransmission timeout)
+    uint64_t lossExtraSegs = 0;
+};
+
+SlowStartTally g_ssTally;
+bool g_ssPerAck = false;
+
+class SlowStartTallyCubic : public TcpCubic
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = SavannaTypeId<SlowStartTallyCubic, TcpCubic>("savanna::SlowStartTallyCubic");
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "SlowStartTallyCubic";
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_cWnd < tcb->m_ssThresh && segmentsAcked > 0)
+        {
+            g_ssTally.acks++;
+            if (segmentsAcked > 1)
+            {
+                const bool loss = tcb->m_congState == TcpSocketState::CA_LOSS;
+                g_ssTally.multiAcks++;
+                g_ssTally.extraSegs += segmentsAcked - 1;
+                g_ssTally.lossMultiAcks += loss ? 1 : 0;
+                g_ssTally.lossExtraSegs += loss ? segmentsAcked - 1 : 0;
+                if (g_ssPerAck)
+                {
+                    segmentsAcked = 1;
+                }
+            }
+        }
+        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<SlowStartTallyCubic>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(SlowStartTallyCubic);
 
 // ---------------------------------------------------------------- flows
 
@@ -768,6 +889,7 @@ uint64_t g_bnTxBytes = 0;
 uint32_t g_sndBuf = 0; // ns3::TcpSocket::SndBufSize
 int64_t g_traceFlow = -1;
 bool g_rfcRecover = false; // --recover-rule rfc6582
+bool g_everyAckTimer = false; // --partial-ack-timer every
 bool g_karnSynFix = true;
 
 uint64_t
@@ -983,8 +1105,9 @@ void
 StartFlow(Flow* f)
 {
     Ptr<Node> node = g_senders.Get(f->pair);
-    Ptr<Socket> s = g_rfcRecover ? Ptr<Socket>(CreateTcpSocket<Rfc6582RecoverSocket>(node))
-                                 : Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+    Ptr<Socket> s = g_rfcRecover      ? Ptr<Socket>(CreateTcpSocket<Rfc6582RecoverSocket>(node))
+                    : g_everyAckTimer ? Ptr<Socket>(CreateTcpSocket<EveryAckTimerSocket>(node))
+                                      : Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
     f->tx = s;
     if (g_karnSynFix)
     {
@@ -1154,7 +1277,9 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(o.cc != "cubic"                ? TcpNewReno::GetTypeId()
                                    : o.cubicTimeout == "keep-wmax" ? KeepWmaxCubic::GetTypeId()
+                                   : o.cubicSlowStart != "ns3"     ? SlowStartTallyCubic::GetTypeId()
                                                                    : TcpCubic::GetTypeId()));
+    g_ssPerAck = o.cubicSlowStart == "per-ack";
     // TcpCubic's own defaults (3.44) are kept: Beta 0.7, C 0.4, FastConvergence and
     // TcpFriendliness true, HyStart (Ha & Rhee's, not HyStart++) true from 16 segments.
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(o.hystart));
@@ -1170,6 +1295,7 @@ main(int argc, char** argv)
     g_traceFlow = o.traceFlow;
     g_karnSynFix = o.karnSynFix;
     g_rfcRecover = o.recoverRule == "rfc6582";
+    g_everyAckTimer = o.partialAckTimer == "every";
 
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(g_sndBuf));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(o.ito)));
@@ -1381,6 +1507,15 @@ main(int argc, char** argv)
         extra << ", \"tx_packets\": " << g_bnTxPackets << ", \"tx_bytes\": " << g_bnTxBytes
               << ", \"utilisation\": " << util;
         std::string discipline = o.queue;
+        std::ostringstream tally; // SlowStartTallyCubic's counts, when it ran
+        if (o.cc == "cubic" && o.cubicSlowStart != "ns3")
+        {
+            tally << "  \"slow_start_acks\": " << g_ssTally.acks << ",\n"
+                  << "  \"slow_start_multi_segment_acks\": " << g_ssTally.multiAcks << ",\n"
+                  << "  \"slow_start_extra_segments\": " << g_ssTally.extraSegs << ",\n"
+                  << "  \"slow_start_multi_segment_acks_in_loss\": " << g_ssTally.lossMultiAcks << ",\n"
+                  << "  \"slow_start_extra_segments_in_loss\": " << g_ssTally.lossExtraSegs << ",\n";
+        }
         std::ofstream js(o.out + ".summary.json");
         js.precision(10);
         js << "{\n"
@@ -1392,10 +1527,13 @@ main(int argc, char** argv)
            << "  \"karn_syn_fix\": " << (o.karnSynFix ? "true" : "false") << ",\n"
            << "  \"recovery\": " << JsonStr(o.recovery) << ",\n"
            << "  \"recover_rule\": " << JsonStr(o.recoverRule) << ",\n"
+           << "  \"partial_ack_timer\": " << JsonStr(o.partialAckTimer) << ",\n"
            << "  \"cc\": " << JsonStr(o.cc) << ",\n"
            << "  \"sack\": " << (o.sack ? "true" : "false") << ",\n"
            << "  \"limited_transmit\": " << (o.limitedTransmit ? "true" : "false") << ",\n"
            << "  \"hystart\": " << (o.hystart ? "true" : "false") << ",\n"
+           << "  \"cubic_slow_start\": " << JsonStr(o.cubicSlowStart) << ",\n"
+           << tally.str()
            << "  \"sim_seconds\": " << o.duration << ",\n"
            << "  \"wall_seconds\": " << wall << ",\n"
            << "  \"setup_seconds\": " << setup << ",\n"
