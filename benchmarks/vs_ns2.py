@@ -13,8 +13,10 @@ every setting and its source). The script prints and writes
 - speed: wall seconds of each whole process, the ratio ns-2 / Savanna for both agent modes,
   packets forwarded per wall second, peak resident memory (``/usr/bin/time``);
 - fidelity: flows finished, bottleneck utilisation and drop rate, median and mean FCT per
-  flow-size bucket (pooled over seeds) with relative differences, and the target: Savanna's
-  median within 5% of ns-2's in every bucket holding at least 100 flows.
+  flow-size bucket (pooled over seeds) with relative differences, the median difference's
+  95% interval with the seeds resampled (``median_diff_ci``), and the target: Savanna's
+  median within 5% of ns-2's in every bucket holding at least 100 flows (10 seeds by
+  default: with 3, a long-flow bucket's median moves by several points between seed sets).
 
 ``ns`` is installed with ``apt-get install -y ns2`` when missing and the script runs as root.
 
@@ -186,8 +188,45 @@ def run_ns2(ns: str, sc: dict, flows, out_csv: Path, agents: str, handshake: boo
     return wall, rss, summ, res
 
 
-def fct_table(flows_sv, flows_ns, warmup):
-    """Per bucket: counts, median and mean FCT of each, relative differences."""
+# Seed-resampled confidence interval of a bucket's median difference: resamples drawn (the
+# seeds, with replacement, each bringing all its flows in both simulators: the unit that is
+# independent) and the generator's fixed seed, so the report is the same on every run.
+CI_RESAMPLES = 1000
+CI_SEED = 17
+
+
+def median_diff_ci(per_seed_sv, per_seed_ns) -> tuple[float, float]:
+    """95% interval of (median Savanna - median ns-2) / median ns-2 over resampled seeds
+    (pairs of per-seed FCT arrays); NaN with fewer than two seeds."""
+    import numpy as np
+
+    k = len(per_seed_sv)
+    if k < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(CI_SEED)
+    sv = [np.asarray(x, dtype=float) for x in per_seed_sv]
+    ns = [np.asarray(x, dtype=float) for x in per_seed_ns]
+    diffs = []
+    for _ in range(CI_RESAMPLES):
+        idx = rng.integers(0, k, k)
+        a, b = np.concatenate([sv[i] for i in idx]), np.concatenate([ns[i] for i in idx])
+        if len(a) and len(b):
+            mb = np.median(b)
+            if mb > 0:
+                diffs.append((np.median(a) - mb) / mb)
+    if not diffs:
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def fct_table(sv_seeds, ns_seeds, warmup):
+    """Per bucket: counts, median and mean FCT of each, relative differences, and the
+    median difference's seed-resampled 95% interval (``sv_seeds``/``ns_seeds``: one flow
+    table per seed, in the same order)."""
+    import pandas as pd
+
+    flows_sv, flows_ns = pd.concat(sv_seeds), pd.concat(ns_seeds)
     rows = []
     for lo, hi in BUCKETS:
 
@@ -197,6 +236,11 @@ def fct_table(flows_sv, flows_ns, warmup):
 
         a, b = pick(flows_sv), pick(flows_ns)
         row = {"bucket": bucket_name(lo, hi), "n_sv": len(a), "n_ns": len(b)}
+        row["median_diff_ci"] = (
+            median_diff_ci([pick(x) for x in sv_seeds], [pick(x) for x in ns_seeds])
+            if len(a) and len(b)
+            else (float("nan"), float("nan"))
+        )
         for stat in ("median", "mean"):
             sa = getattr(a, stat)() if len(a) else float("nan")
             sb = getattr(b, stat)() if len(b) else float("nan")
@@ -646,6 +690,11 @@ def guo_matta_fig3(ns: str, tmp: Path, nseeds: int, results: dict) -> list[str]:
 
 def fmt(x, nd=3):
     return "-" if x != x else f"{x:.{nd}f}"
+
+
+def ci_cell(ci) -> str:
+    lo, hi = ci
+    return "-" if lo != lo else f"[{pct(lo)}, {pct(hi)}]"
 
 
 def pct(x):
@@ -1398,7 +1447,7 @@ def three_way() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 s, one seed, load 0.8: the CI smoke test")
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=10, help="seeds per load (10: see the CI column)")
     ap.add_argument("--duration", type=float, default=500.0)
     ap.add_argument("--loads", default="0.5,0.8,0.95")
     ap.add_argument(
@@ -1486,7 +1535,6 @@ def main() -> int:
     ns = ensure_ns()
     if not SAVANNA.exists():
         raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
-    import pandas as pd
 
     tmp = Path(tempfile.mkdtemp(prefix="savanna-vs-ns2-"))
     flags = " ".join(
@@ -1575,8 +1623,7 @@ def main() -> int:
                     max(acc["nf_created"] or [0]),
                 )
             )
-            svf, nsf = pd.concat(sv_flows), pd.concat(ns_flows)
-            tab = fct_table(svf, nsf, args.warmup)
+            tab = fct_table(sv_flows, ns_flows, args.warmup)
             mu = statistics.mean
             lines = [
                 f"### {name}",
@@ -1589,9 +1636,9 @@ def main() -> int:
                 f"| bottleneck drop rate | {mu(sv_drop):.4f} | {mu(ns_drop):.4f} | "
                 f"{pct((mu(sv_drop) - mu(ns_drop)) / max(1e-12, mu(ns_drop)))} |",
                 "",
-                "| size (pkts) | flows (Savanna / ns-2) | median Savanna | median ns-2 | diff | mean Savanna | "
-                "mean ns-2 | diff | within 5% |",
-                "|---|---|---|---|---|---|---|---|---|",
+                "| size (pkts) | flows (Savanna / ns-2) | median Savanna | median ns-2 | diff | diff 95% CI (seeds) "
+                "| mean Savanna | mean ns-2 | diff | within 5% |",
+                "|---|---|---|---|---|---|---|---|---|---|",
             ]
             for r in tab:
                 verdict = ("yes" if r["ok"] else "**no**") if r["judged"] else f"(< {MIN_FLOWS} flows)"
@@ -1599,7 +1646,8 @@ def main() -> int:
                     misses.append(f"{name}, {r['bucket']} packets: {pct(r['median_diff'])}")
                 lines.append(
                     f"| {r['bucket']} | {r['n_sv']} / {r['n_ns']} | {fmt(r['median_sv'])} | {fmt(r['median_ns'])} | "
-                    f"{pct(r['median_diff'])} | {fmt(r['mean_sv'])} | {fmt(r['mean_ns'])} | {pct(r['mean_diff'])} | "
+                    f"{pct(r['median_diff'])} | {ci_cell(r['median_diff_ci'])} | {fmt(r['mean_sv'])} | "
+                    f"{fmt(r['mean_ns'])} | {pct(r['mean_diff'])} | "
                     f"{verdict} |"
                 )
             for r in tab:

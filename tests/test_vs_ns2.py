@@ -1,7 +1,7 @@
 """CI-sized smoke test of the ns-2.35 side-by-side comparison (`benchmarks/vs_ns2.py
 --quick`): both simulators carry the same flows, and flows that lost nothing in either
 finish at the same instant in both (the FCT methods agree, so the per-bucket comparison is
-about the models). The full comparison (500 s, three loads, three seeds) is a benchmark:
+about the models). The full comparison (500 s, three loads, ten seeds) is a benchmark:
 `python3 benchmarks/vs_ns2.py`. Skipped when `ns` is not installed (`apt-get install ns2`;
 the benchmark itself installs it when run as root)."""
 
