@@ -22,9 +22,11 @@ Usage: python3 benchmarks/vs_ns2.py [--quick] [--seeds N] [--duration S] [--load
     [--no-handshake] [--ns2-singledup]
 ``--quick`` (20 s, one seed, load 0.8) is what the CI smoke test runs.
 
-``--papers-only [--parts fig2b,fig3,sens,faq,iso,prq] [--paper-seeds N] [--short-runs]`` runs
+``--papers-only [--parts fig2b,fig3,sens,faq,iso,prq,...] [--paper-seeds N] [--short-runs]`` runs
 the paper experiments side by side (vs_ns2_papers.md, ns2_papers.json): iso is Matta & Guo's
-Fig. 4 with ns-2's CBQ for isolation, prq Tokuda's scenario 2 with CBQ priority as PRQ.
+Fig. 4 with ns-2's CBQ for isolation, prq Tokuda's scenario 2 with CBQ priority as PRQ; the
+mg-* parts give the causes of Matta & Guo's other misses (Fig. 3(a) and Figs. 6-7 in ns-2,
+Table II's run length and Fig. 10's RED as Savanna sensitivity runs; PARTS lists them all).
 ``--three-way`` rewrites that report's table of every row not reproduced from results/full.
 
 ``--speed [--repeat N]`` measures only the speed ratio of issue 21's target: the 500 s DropTail
