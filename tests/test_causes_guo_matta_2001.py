@@ -18,9 +18,6 @@ OPEN: dict[str, str] = {
     "fig7a-short": "open",
     "fig7a-medium": "open",
     "fig7b-short": "open",
-    "fig11-short-time": "open",
-    "fig11-short-ito": "open",
-    "fig11-web1": "open",
 }
 
 

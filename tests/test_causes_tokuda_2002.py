@@ -14,9 +14,7 @@ MISSED = ("not reproduced", "same direction")
 # Rows with no cause found yet, and what was tried (docs/reproduce.md, the paper's section):
 # listed so that a new row without a cause fails, and so does a cause found for these
 # without this list being updated.
-OPEN: dict[str, str] = {
-    "fig6-sprq-long": "open",
-}
+OPEN: dict[str, str] = {}
 
 
 def _committed() -> list[dict]:
