@@ -642,7 +642,7 @@ _FIG11_ECN = (
     "(max_th 0.35 B against RED's 0.5 B) and drops 3.12 M packets against RED's 2.35 M (both bottlenecks, 5 "
     "seeds, after the warm-up): pool-1 10-packet connections take 5.61 s against 3.75 s (-51%), 49.5% of them "
     "3 s or more against 36.6%, pool-1 objects -46%. Marking throughout the gentle region (mark_p = 1), both "
-    "queues drop about 0.39 M and mark 2.8 M packets and RIO-PS is ahead on each claim: 10-packet connections "
+    "queues drop about 0.39 M and mark 2.8 M packets and each claim is on the paper's side: 10-packet connections "
     "+8.3% (95% CI -14.8 to +31.4%), 1.2 points fewer taking 3 s or more (CI -1.0 to +3.4), pool-1 objects "
     "-2.6% (CI -5.5 to +0.3%, within the -5% read as 'at least as well'): same direction with 5 seeds. "
     "(`python3 benchmarks/gm_exp2_ecn_rule.py`: 5 seeds, 4000 s, 2000 s warm-up; Savanna only, as ns-2.35's RIO "
