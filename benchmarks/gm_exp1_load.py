@@ -78,7 +78,7 @@ def main() -> int:
             vals = [gm.reduction(m.loc[r, gm.RED], m.loc[r, gm.RIO]) for r in m.index]
             j = judge(specs[cid], vals)
             print(
-                f"{n} sessions {cid}: {[round(v, 1) for v in vals]} mean {j.mean:.1f} [{j.ci_low:.1f}, "
+                f"{n} sessions {cid}: {[round(float(v), 1) for v in vals]} mean {j.mean:.1f} [{j.ci_low:.1f}, "
                 f"{j.ci_high:.1f}] {j.verdict}"
             )
     return 0

@@ -14,11 +14,7 @@ MISSED = ("not reproduced", "same direction")
 # Rows with no cause found yet, and what was tried (docs/reproduce.md, the paper's section):
 # listed so that a new row without a cause fails, and so does a cause found for these
 # without this list being updated.
-OPEN: dict[str, str] = {
-    "fig7a-short": "open",
-    "fig7a-medium": "open",
-    "fig7b-short": "open",
-}
+OPEN: dict[str, str] = {}
 
 
 def _committed() -> list[dict]:
