@@ -137,7 +137,7 @@ def refresh(claims_json: Path, paper: str, ns2: Mapping[str, dict] | None = None
     ]
     if write:
         doc["claims"] = out
-        Path(claims_json).write_text(json.dumps(doc, indent=1) + "\n")
+        Path(claims_json).write_text(json.dumps(doc, indent=2) + "\n")
     return out
 
 
