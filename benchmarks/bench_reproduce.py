@@ -249,6 +249,12 @@ def main() -> int:
             # Since the batches run ahead of the analysis, the main process's work overlaps
             # the simulations': the whole CPU time spread over the cores is the floor.
             print(f"floor on {a.workers} free cores (all CPU overlapped): {cpu / a.workers:.0f} s")
+            if a.quick and rows and "cpu_tail_s" in rows[-1]:
+                # Quick mode overlaps each paper's analysis with the next paper's runs: what
+                # nothing overlaps is the last paper's analysis after its last run.
+                tail = rows[-1]["cpu_tail_s"]
+                est = (cpu - tail) / a.workers + tail
+                print(f"estimate on {a.workers} free cores, papers overlapped: {est:.0f} s, ratio {est / t_wall:.2f}")
             if t_mem is not None:
                 print(f"target: peak memory <= {gb(t_mem)}: {gb(peak)}, ratio {peak / t_mem:.2f}")
     if not ok_all:

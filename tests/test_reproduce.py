@@ -391,6 +391,26 @@ def test_quick_all_starts_the_next_papers_runs_during_the_previous_papers_analys
     assert [t["paper"] for t in doc["papers"]] == ["fake-a", "fake-b"] and doc["peak_rss_bytes"] > 10e6
 
 
+def test_a_papers_cpu_tail_is_its_analysis_after_its_last_batch(tmp_path, monkeypatch):
+    import time
+
+    def first(ctx):
+        _tiny_batch(ctx)
+        t = time.process_time()
+        while time.process_time() - t < 0.6:  # an analysis no run overlaps
+            pass
+        return rp.Outcome("A", "", [], [])
+
+    def second(ctx):
+        return rp.Outcome("B", "", [], [])
+
+    rp = _two_papers(monkeypatch, first, second)
+    rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    a = json.loads((tmp_path / "timings.json").read_text())["papers"][0]
+    # The run (in this process: one worker) comes before the tail, the busy loop in it.
+    assert 0.6 <= a["cpu_tail_s"] < a["cpu_parent_s"]
+
+
 def test_full_all_runs_the_papers_one_after_another(tmp_path, monkeypatch):
     def first(ctx):
         import time
