@@ -472,6 +472,49 @@ def test_memory_watch_counts_the_children_of_the_process(tmp_path):
     assert w.peak >= alone + 150e6
 
 
+def test_memory_of_a_tree_counts_grandchildren_and_agrees_with_psutil():
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    import psutil
+    from savanna.reproduce import memwatch
+
+    alone = memwatch.tree_rss_bytes(os.getpid())
+    # A child whose own child (this process's grandchild) holds 200 MB it has written to.
+    inner = "b = bytearray(200_000_000); import time; time.sleep(20)"
+    code = f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', {inner!r}]); time.sleep(20)"
+    # Started by a thread other than the main one (as the pool's workers are).
+    started, stop = [], threading.Event()
+
+    def starter():
+        started.append(subprocess.Popen([sys.executable, "-c", code]))
+        stop.wait(60)
+
+    th = threading.Thread(target=starter)
+    th.start()
+    while not started:
+        time.sleep(0.01)
+    child = started[0]
+    try:
+        deadline = time.time() + 60
+        while (memwatch.tree_rss_bytes(os.getpid()) or 0) < alone + 150e6 and time.time() < deadline:
+            time.sleep(0.1)
+        got = memwatch.tree_rss_bytes(os.getpid())
+        me = psutil.Process()
+        want = sum(p.memory_info().rss for p in [me, *me.children(recursive=True)])
+    finally:
+        for p in psutil.Process(child.pid).children(recursive=True):
+            p.kill()
+        child.kill()
+        child.wait()
+        stop.set()
+        th.join()
+    assert got >= alone + 150e6
+    assert abs(got - want) < 0.05 * want
+
+
 def test_batches_run_ahead_of_the_analysis_and_a_query_waits_for_all_runs_of_its_dataset(tmp_path, monkeypatch):
     from savanna.reproduce import common
     from savanna.reproduce.common import Batch, RunFailed
