@@ -25,6 +25,12 @@ the analysis runs: a measure of the analysis alone. Otherwise every run starts f
 empty output directory (nothing reused) unless ``--out`` names one that holds runs.
 ``--claims OTHER_DIR`` compares the claims.json of each paper with those of an earlier
 run (verdicts and values), and exits 1 on a difference.
+
+Estimates of the wall time on free cores, from CPU times (the machine is shared): with
+no overlap between the papers (each paper's workers' CPU over the workers plus its main
+process's CPU), the floor (all CPU over the workers), and in quick mode, where each
+paper's analysis overlaps the next paper's runs, the floor plus the last paper's
+analysis after its last run (its ``cpu_tail_s``), which runs alone.
 """
 
 from __future__ import annotations
