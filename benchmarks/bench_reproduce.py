@@ -25,6 +25,12 @@ the analysis runs: a measure of the analysis alone. Otherwise every run starts f
 empty output directory (nothing reused) unless ``--out`` names one that holds runs.
 ``--claims OTHER_DIR`` compares the claims.json of each paper with those of an earlier
 run (verdicts and values), and exits 1 on a difference.
+
+Estimates of the wall time on free cores, from CPU times (the machine is shared): with
+no overlap between the papers (each paper's workers' CPU over the workers plus its main
+process's CPU), the floor (all CPU over the workers), and in quick mode, where each
+paper's analysis overlaps the next paper's runs, the floor plus the last paper's
+analysis after its last run (its ``cpu_tail_s``), which runs alone.
 """
 
 from __future__ import annotations
@@ -249,6 +255,12 @@ def main() -> int:
             # Since the batches run ahead of the analysis, the main process's work overlaps
             # the simulations': the whole CPU time spread over the cores is the floor.
             print(f"floor on {a.workers} free cores (all CPU overlapped): {cpu / a.workers:.0f} s")
+            if a.quick and rows and "cpu_tail_s" in rows[-1]:
+                # Quick mode overlaps each paper's analysis with the next paper's runs: what
+                # nothing overlaps is the last paper's analysis after its last run.
+                tail = rows[-1]["cpu_tail_s"]
+                est = (cpu - tail) / a.workers + tail
+                print(f"estimate on {a.workers} free cores, papers overlapped: {est:.0f} s, ratio {est / t_wall:.2f}")
             if t_mem is not None:
                 print(f"target: peak memory <= {gb(t_mem)}: {gb(peak)}, ratio {peak / t_mem:.2f}")
     if not ok_all:

@@ -345,6 +345,110 @@ def test_reproduce_records_each_papers_simulation_and_analysis_time_and_memory(t
     assert t2["reused"] == 1 and t2["simulation_s"] < t["simulation_s"]
 
 
+def _two_papers(monkeypatch, first, second):
+    import sys
+    import types
+
+    import savanna.reproduce as rp
+
+    reg = {}
+    for key, fn in (("fake-a", first), ("fake-b", second)):
+        mod = types.ModuleType(f"fake_paper_{key.replace('-', '_')}")
+        mod.KEY, mod.TITLE, mod.reproduce = key, key, fn
+        monkeypatch.setitem(sys.modules, mod.__name__, mod)
+        reg[key] = mod.__name__
+    monkeypatch.setattr(rp, "registry", lambda: reg)
+    return rp
+
+
+def _tiny_batch(ctx):
+    b = ctx.run("tiny", [ctx.job("tiny", override(TINY, {"seed": 1}), {"qdisc": "droptail", "rep": 1})])
+    return int(b.query("count(*) AS n")["n"].iloc[0])
+
+
+def test_quick_all_starts_the_next_papers_runs_during_the_previous_papers_analysis(tmp_path, monkeypatch):
+    import time
+
+    def first(ctx):
+        _tiny_batch(ctx)  # its runs are done: from here on, analysis only
+        deadline = time.time() + 60
+        while not (tmp_path / "fake-b" / "started").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        seen = (tmp_path / "fake-b" / "started").exists()
+        return rp.Outcome("A", "", [], [], meta={"saw the next paper start": str(seen)})
+
+    def second(ctx):
+        (ctx.out_dir / "started").write_text("")
+        _tiny_batch(ctx)
+        return rp.Outcome("B", "", [], [])
+
+    rp = _two_papers(monkeypatch, first, second)
+    t0 = time.time()
+    written = rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    assert "| saw the next paper start | True |" in (tmp_path / "fake-a" / "report.md").read_text()
+    assert time.time() - t0 < 50 and set(written) == {"fake-a", "fake-b", "index"}
+    doc = json.loads((tmp_path / "timings.json").read_text())
+    assert [t["paper"] for t in doc["papers"]] == ["fake-a", "fake-b"] and doc["peak_rss_bytes"] > 10e6
+
+
+def test_a_papers_cpu_tail_is_its_analysis_after_its_last_batch(tmp_path, monkeypatch):
+    import time
+
+    def first(ctx):
+        _tiny_batch(ctx)
+        t = time.process_time()
+        while time.process_time() - t < 0.6:  # an analysis no run overlaps
+            pass
+        return rp.Outcome("A", "", [], [])
+
+    def second(ctx):
+        return rp.Outcome("B", "", [], [])
+
+    rp = _two_papers(monkeypatch, first, second)
+    rp.run("all", quick=True, out=tmp_path, workers=1, progress=False)
+    a = json.loads((tmp_path / "timings.json").read_text())["papers"][0]
+    # The run (in this process: one worker) comes before the tail, the busy loop in it.
+    assert 0.6 <= a["cpu_tail_s"] < a["cpu_parent_s"]
+
+
+def test_full_all_runs_the_papers_one_after_another(tmp_path, monkeypatch):
+    def first(ctx):
+        import time
+
+        _tiny_batch(ctx)
+        time.sleep(1.5)  # an analysis, with no batch left: when quick mode starts the next paper
+        return rp.Outcome("A", "", [], [])
+
+    def second(ctx):
+        done = (tmp_path / "fake-a" / "report.md").is_file()
+        return rp.Outcome("B", "", [], [], meta={"previous paper done": str(done)})
+
+    rp = _two_papers(monkeypatch, first, second)
+    rp.run("all", quick=False, out=tmp_path, workers=1, progress=False)
+    assert "| previous paper done | True |" in (tmp_path / "fake-b" / "report.md").read_text()
+
+
+def test_a_papers_error_in_all_is_the_commands_error(tmp_path, monkeypatch):
+    from savanna.reproduce.common import RunFailed
+
+    def bad_input(ctx):
+        raise ReproduceError("traffic: no such block")
+
+    def fine(ctx):
+        return rp.Outcome("B", "", [], [])
+
+    rp = _two_papers(monkeypatch, bad_input, fine)
+    with pytest.raises(ReproduceError, match="traffic: no such block"):
+        rp.run("all", quick=True, out=tmp_path / "a", workers=1, progress=False)
+
+    def crash(ctx):
+        raise ZeroDivisionError("a bug")
+
+    rp = _two_papers(monkeypatch, fine, crash)
+    with pytest.raises(RunFailed, match="fake-b"):
+        rp.run("all", quick=True, out=tmp_path / "b", workers=1, progress=False)
+
+
 def test_memory_watch_counts_the_children_of_the_process(tmp_path):
     import subprocess
     import sys
@@ -366,6 +470,49 @@ def test_memory_watch_counts_the_children_of_the_process(tmp_path):
         child.kill()
         child.wait()
     assert w.peak >= alone + 150e6
+
+
+def test_memory_of_a_tree_counts_grandchildren_and_agrees_with_psutil():
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    import psutil
+    from savanna.reproduce import memwatch
+
+    alone = memwatch.tree_rss_bytes(os.getpid())
+    # A child whose own child (this process's grandchild) holds 200 MB it has written to.
+    inner = "b = bytearray(200_000_000); import time; time.sleep(20)"
+    code = f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', {inner!r}]); time.sleep(20)"
+    # Started by a thread other than the main one (as the pool's workers are).
+    started, stop = [], threading.Event()
+
+    def starter():
+        started.append(subprocess.Popen([sys.executable, "-c", code]))
+        stop.wait(60)
+
+    th = threading.Thread(target=starter)
+    th.start()
+    while not started:
+        time.sleep(0.01)
+    child = started[0]
+    try:
+        deadline = time.time() + 60
+        while (memwatch.tree_rss_bytes(os.getpid()) or 0) < alone + 150e6 and time.time() < deadline:
+            time.sleep(0.1)
+        got = memwatch.tree_rss_bytes(os.getpid())
+        me = psutil.Process()
+        want = sum(p.memory_info().rss for p in [me, *me.children(recursive=True)])
+    finally:
+        for p in psutil.Process(child.pid).children(recursive=True):
+            p.kill()
+        child.kill()
+        child.wait()
+        stop.set()
+        th.join()
+    assert got >= alone + 150e6
+    assert abs(got - want) < 0.05 * want
 
 
 def test_batches_run_ahead_of_the_analysis_and_a_query_waits_for_all_runs_of_its_dataset(tmp_path, monkeypatch):

@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from savanna.reproduce.common import Context, Outcome, ReproduceError
-from savanna.reproduce.memwatch import Watch, cpu_seconds, gb, release_memory
+from savanna.reproduce.common import Context, Outcome, ReproduceError, RunFailed
+from savanna.reproduce.memwatch import Watch, cpu_seconds, gb, release_memory, tree_rss_bytes
 
 # Command-line order of the papers (the issue's); modules found but not listed here come
 # after, by name.
@@ -95,15 +95,17 @@ def run(
     entries = []
     timings: list[dict] = []
     t0 = time.perf_counter()
-    with Watch() as whole:
-        for key, modname in reg.items():
-            written[key] = _one(key, modname, quick, root / key, workers, progress, cmd, timings)
-            counts = json.loads((root / key / "claims.json").read_text(encoding="utf-8"))["verdicts"]
-            title = getattr(importlib.import_module(modname), "TITLE", key)
-            entries.append(IndexEntry(key, title, key, counts, timings[-1]["wall_s"]))
+    done = _papers_in_processes(reg, quick, root, workers, progress, cmd, overlap=quick)
+    whole_peak = done.pop("", {}).get("peak", 0)
+    for key, modname in reg.items():
+        written[key], cost = done[key]
+        timings.append(cost)
+        counts = json.loads((root / key / "claims.json").read_text(encoding="utf-8"))["verdicts"]
+        title = getattr(importlib.import_module(modname), "TITLE", key)
+        entries.append(IndexEntry(key, title, key, counts, cost["wall_s"]))
     wall = time.perf_counter() - t0
     # Two samplers see different instants: the whole command's peak is at least each paper's.
-    peak = max([whole.peak] + [t["peak_rss_bytes"] for t in timings])
+    peak = max([whole_peak] + [t["peak_rss_bytes"] for t in timings])
     meta = {
         "command": cmd,
         "mode": "quick" if quick else "full",
@@ -118,6 +120,92 @@ def run(
     _write_timings(root, quick, workers, timings, wall, peak)
     written["index"] = idx["html"]
     return written
+
+
+def _papers_in_processes(
+    reg: dict[str, str], quick: bool, root: Path, workers, progress, cmd: str, overlap: bool
+) -> dict:
+    """Reproduce each paper of ``reg`` in a process of its own (forked: the whole paper, its
+    pool of workers and its analysis), into ``root/<paper>``. With ``overlap``, the next
+    paper starts as soon as the running one has no batch of runs left (its analysis then
+    shares the cores with the next paper's runs); at most two papers run at once. Without
+    it, one after another. A paper's process gives all its memory back when it ends.
+    Returns ``{paper: (report.html, costs)}`` and, under ``""``, the peak resident memory
+    of the whole tree seen meanwhile; raises the first paper's error (the others are
+    stopped)."""
+    import multiprocessing
+
+    # This process has no other thread when it forks (the memory is sampled below, not by
+    # a ``Watch``), so the child starts from a consistent state.
+    fork = multiprocessing.get_context("fork")
+    todo = list(reg.items())
+    running: list[list] = []  # [key, process, connection, idle]
+    done: dict = {}
+    peak = 0
+    try:
+        while todo or running:
+            if todo and (not running or (overlap and len(running) == 1 and running[0][3])):
+                key, modname = todo.pop(0)
+                here, there = fork.Pipe(duplex=False)
+                proc = fork.Process(
+                    target=_paper_process,
+                    args=(key, modname, quick, root / key, workers, progress, cmd, there),
+                    name=f"savanna-reproduce-{key}",
+                )
+                proc.start()
+                there.close()
+                running.append([key, proc, here, False])
+            peak = max(peak, tree_rss_bytes(os.getpid()) or 0)
+            for r in list(running):
+                key, proc, conn = r[0], r[1], r[2]
+                ended = False
+                while not ended and conn.poll(0.1 / len(running)):
+                    try:
+                        msg = conn.recv()
+                    except EOFError:  # the process closed its end: it has ended
+                        ended = True
+                        continue
+                    if msg[0] == "idle":
+                        r[3] = True
+                    elif msg[0] == "done":
+                        done[key] = (Path(msg[1]), msg[2])
+                    else:
+                        raise (RunFailed if msg[0] == "failed" else ReproduceError)(msg[1])
+                if ended or not proc.is_alive():
+                    proc.join()
+                    running.remove(r)
+                    if key not in done:
+                        raise RunFailed(f"{key}: the reproduction's process ended with exit code {proc.exitcode}")
+    finally:
+        for _key, proc, conn, _idle in running:
+            proc.terminate()
+            proc.join()
+            conn.close()
+    done[""] = {"peak": peak}
+    return done
+
+
+def _paper_process(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str, conn) -> None:
+    """A paper's process of ``_papers_in_processes``: its reproduction, then its costs (or
+    its error) back through ``conn``; "idle" whenever it has no batch of runs left."""
+    import threading
+
+    lock = threading.Lock()
+
+    def send(*msg) -> None:
+        with lock:
+            conn.send(msg)
+
+    try:
+        timings: list[dict] = []
+        html = _one(key, modname, quick, out_dir, workers, progress, cmd, timings, on_idle=lambda: send("idle"))
+        send("done", str(html), timings[0])
+    except RunFailed as e:
+        send("failed", str(e))
+    except ReproduceError as e:
+        send("error", str(e))
+    finally:
+        conn.close()
 
 
 def _cost_line(t: dict) -> str:
@@ -151,7 +239,9 @@ def _make_dir(d: Path) -> None:
         raise ReproduceError(f"--out: {d} is not a directory")
 
 
-def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str, timings: list) -> Path:
+def _one(
+    key: str, modname: str, quick: bool, out_dir: Path, workers, progress, cmd: str, timings: list, on_idle=None
+) -> Path:
     """Reproduce one paper into ``out_dir``; append its costs to ``timings`` (wall,
     simulation and analysis seconds, runs, peak memory of the process tree)."""
     from savanna import __version__
@@ -160,7 +250,16 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
 
     mod = importlib.import_module(modname)
     _make_dir(out_dir)
-    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress, ahead=True)
+    # This process's CPU when the paper last had no batch of runs left: what it spends after
+    # the last one is its analysis that no run of this paper overlaps (``cpu_tail_s``).
+    idle_cpu: list[float] = []
+
+    def idle() -> None:
+        idle_cpu.append(cpu_seconds()[0])
+        if on_idle is not None:
+            on_idle()
+
+    ctx = Context(key=key, out_dir=out_dir, quick=quick, workers=workers, progress=progress, ahead=True, on_idle=idle)
     t0 = time.perf_counter()
     cpu0 = cpu_seconds()
     ctx.log(f"{ctx.mode} reproduction into {out_dir}")
@@ -208,6 +307,7 @@ def _one(key: str, modname: str, quick: bool, out_dir: Path, workers, progress, 
     # This process (the analysis, and the writing of the runs) and the workers (simulations).
     cost["cpu_parent_s"] = round(cpu1[0] - cpu0[0], 3)
     cost["cpu_workers_s"] = round(cpu1[1] - cpu0[1], 3)
+    cost["cpu_tail_s"] = round(cpu1[0] - (idle_cpu[-1] if idle_cpu else cpu0[0]), 3)
     timings.append(cost)
     ctx.log(f"wrote {paths['html']} and {paths['md']} ({_cost_line(cost)})")
     return paths["html"]

@@ -258,7 +258,12 @@ class Context:
     # Run batches ahead of the analysis (``run`` returns at once), as ``savanna reproduce``
     # does: the figures of one experiment are drawn while the next one's runs simulate.
     ahead: bool = False
+    # Called (on the batches' thread) whenever the last batch started so far has finished:
+    # ``savanna reproduce all`` then starts the next paper, whose runs overlap this one's
+    # analysis.
+    on_idle: Any = None
     _thread: Any = field(default=None, repr=False)
+    _queued: int = field(default=0, repr=False)
 
     @property
     def mode(self) -> str:
@@ -294,7 +299,9 @@ class Context:
             from concurrent.futures import ThreadPoolExecutor
 
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="savanna-batches")
-        fut = self._thread.submit(self._run, b, jobs)
+        with _PENDING_LOCK:
+            self._queued += 1
+        fut = self._thread.submit(self._run_then_count, b, jobs)
         with _PENDING_LOCK:
             _PENDING.setdefault(str(dataset), []).append(fut)
         return b
@@ -313,6 +320,16 @@ class Context:
         with _PENDING_LOCK:
             for b in self.batches:
                 _PENDING.pop(str(b.dataset), None)
+
+    def _run_then_count(self, b: Batch, jobs: list[Any]) -> None:
+        try:
+            self._run(b, jobs)
+        finally:
+            with _PENDING_LOCK:
+                self._queued -= 1
+                idle = self._queued == 0
+            if idle and self.on_idle is not None:
+                self.on_idle()
 
     def _run(self, b: Batch, jobs: list[Any]) -> None:
         from savanna.sweep import SweepError, run_many

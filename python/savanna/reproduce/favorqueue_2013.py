@@ -834,6 +834,7 @@ def reproduce(ctx: Context) -> Outcome:
     report.causes.update(NS2_CAUSES)
     p = plan(ctx.quick)
     runs = _runs(ctx, p)
+    laws = more.run_laws(ctx, more.plan(ctx.quick))  # started now: it runs during the analysis below
     d = _loads10(runs.loads10, p)
     workload(report, d)
     fig03a_04a_latency_drop_10mbps(report, p, d)
@@ -855,7 +856,7 @@ def reproduce(ctx: Context) -> Outcome:
     fig15_16_persistent(report, p, pf)
     fig27_iw10(report, p, d, runs.iw10)
     fig26_five_hops(report, p, runs.fivehop)
-    more.reproduce_more(ctx, report, p, runs.loads10, d)
+    more.reproduce_more(ctx, report, p, runs.loads10, d, laws)
     return _outcome(report, p, ctx.quick)
 
 

@@ -362,15 +362,16 @@ def run_laws(ctx: Any, mp: MorePlan):
 # The figures
 
 
-def reproduce_more(ctx: Any, report: Any, p: Any, b10: Any, d: Any) -> None:
+def reproduce_more(ctx: Any, report: Any, p: Any, b10: Any, d: Any, laws: Any = None) -> None:
     """Everything this module adds to the FavorQueue report: ``p`` is the main plan, ``b10``
-    the load sweep's batch and ``d`` its flows (``favorqueue_2013.Loads10``)."""
+    the load sweep's batch and ``d`` its flows (``favorqueue_2013.Loads10``); ``laws`` the
+    size-law batch when the caller started it already (ahead of the analysis)."""
     mp = plan(ctx.quick)
     fig05_latency_by_rtt(report, p, b10, d)
     goodput_51(report, d)
     fig23_24_model(report, d)
     fig17_per_flow(report, p, b10)
-    fig06_07_laws(report, mp, d, run_laws(ctx, mp))
+    fig06_07_laws(report, mp, d, laws if laws is not None else run_laws(ctx, mp))
 
 
 def _roughness(lat: np.ndarray) -> float:

@@ -149,11 +149,11 @@ def run(ctx: Any, mp: MorePlan):
     return ctx.run("fig3a", jobs)
 
 
-def reproduce_more(ctx: Any, report: Any) -> None:
-    """Run Fig. 3(a)'s experiment and add its figure and claim samples to ``report``."""
+def reproduce_more(ctx: Any, report: Any, b: Any = None) -> None:
+    """Add Fig. 3(a)'s figure and claim samples to ``report``; ``b`` is its batch when the
+    caller started it already (ahead of the analysis), else it is run here."""
     mp = plan(ctx.quick)
-    b = run(ctx, mp)
-    fig03a_windows(report, mp, b)
+    fig03a_windows(report, mp, b if b is not None else run(ctx, mp))
 
 
 def fig03a_windows(report: Any, mp: MorePlan, b: Any) -> None:
