@@ -804,11 +804,11 @@ NS2_CAUSES.update(
             'FavorQueue)" for 50 persistent flows, among "20% of short TCP flows" whose number in the system '
             '"oscillates around 100" (DropTail) or "increases to 30" (FavorQueue): steady, so they carry the 20% '
             "they offer. 50 x 1.86% = 93% of the link, plus 20%, is more than the link. On the set-up the text "
-            "describes, ns-2.35 with DropTail (it has no FavorQueue) gives each persistent flow 1.40% (70% "
-            "together) and the short flows their 20%, as Savanna does with DropTail (1.39%, 69.6%); Savanna's "
+            "describes, ns-2.35 with DropTail (it has no FavorQueue) gives each persistent flow 1.41% (70.5% "
+            "together) and the short flows their 20%, as Savanna does with DropTail (1.41%, 70.3%); Savanna's "
             "FavorQueue gives 1.50% (75%; the full run, 2000 s, 5 seeds). The paper's per-flow shares need a "
             "set-up its text does not describe. Run: `python3 benchmarks/vs_ns2.py --papers-only --parts "
-            "faq-persist` (1000 s, 1 seed).",
+            "faq-persist --paper-seeds 2` (1000 s, 2 seeds).",
         ),
         "drop-choke-run2c-hi": (
             "paper ambiguity",
