@@ -24,11 +24,13 @@ Usage: python3 benchmarks/vs_ns2.py [--quick] [--seeds N] [--duration S] [--load
     [--no-handshake] [--ns2-singledup]
 ``--quick`` (20 s, one seed, load 0.8) is what the CI smoke test runs.
 
-``--papers-only [--parts fig2b,fig3,sens,faq,iso,prq,...] [--paper-seeds N] [--short-runs]`` runs
-the paper experiments side by side (vs_ns2_papers.md, ns2_papers.json): iso is Matta & Guo's
-Fig. 4 with ns-2's CBQ for isolation, prq Tokuda's scenario 2 with CBQ priority as PRQ; the
-mg-* parts give the causes of Matta & Guo's other misses (Fig. 3(a) and Figs. 6-7 in ns-2,
-Table II's run length and Fig. 10's RED as Savanna sensitivity runs; PARTS lists them all).
+``--papers-only [--parts fig2b,fig3,sens,faq,faq-claims,faq-persist,iso,prq,...] [--paper-seeds N]
+[--short-runs]`` runs the paper experiments side by side (vs_ns2_papers.md, ns2_papers.json):
+iso is Matta & Guo's Fig. 4 with ns-2's CBQ for isolation, prq Tokuda's scenario 2 with CBQ
+priority as PRQ, faq-claims and faq-persist FavorQueue's DropTail claims (SYN loss, goodput,
+IW 10; persistent flows); the mg-* parts give the causes of Matta & Guo's other misses
+(Fig. 3(a) and Figs. 6-7 in ns-2, Table II's run length and Fig. 10's RED as Savanna
+sensitivity runs; PARTS lists them all).
 ``--three-way`` rewrites that report's table of every row not reproduced from results/full.
 
 ``--speed [--repeat N]`` measures only the speed ratio of issue 21's target: the 500 s DropTail
@@ -879,6 +881,239 @@ def favorqueue_droptail(ns: str, tmp: Path, nseeds: int, quick: bool) -> list[st
             f"{pct((mu(a_fct) - mu(b_fct)) / mu(b_fct))} | {mu(a_drop):.4f} | {mu(b_drop):.4f} |"
         )
         print(lines[-1], flush=True)
+    return lines
+
+
+def _faq_flow_list(sc: dict, fl):
+    """FavorQueue runs: Savanna's flows as paper.tcl's flow list (forward and reverse open
+    flows; a flow without a size, a persistent one, gets 10^8 packets), each pair's access
+    delay from its flows' base RTT, and the flows with their pair and direction."""
+    import pandas as pd
+
+    fwd = fl["src"].str.startswith("src")
+    pair = fl["src"].where(fwd, fl["dst"]).str.replace("src", "", regex=False).astype(int)
+    f = fl.assign(pair=pair, dir=fwd.map({True: "fwd", False: "rev"}))
+    bd = sc["topology"]["bottleneck_delay_ms"]
+    d = (f.groupby("pair")["base_rtt_s"].first() * 1000.0 / 2 - bd) / 2
+    delays = [f"{d.get(i, 5.0):.6f}" for i in range(sc["topology"]["pairs"])]
+    g = f.sort_values("start_s")
+    flist = pd.DataFrame(
+        {
+            "flow_id": g["flow_id"],
+            "start_s": g["start_s"],
+            "size_pkts": g["size_pkts"].fillna(10**8).astype("int64"),
+            "pair": g["pair"],
+            "session": -1,
+            "dir": g["dir"],
+        }
+    )
+    return flist, delays, f
+
+
+def _ns2_syn_counts(trace: Path, hdr: int, after: float) -> tuple[int, int]:
+    """SYNs arriving at and dropped by the traced forward bottleneck from `after` on: ns-2's
+    one-way TCP sends its SYN as a `tcp` packet of sequence 0 and header size only."""
+    sent = dropped = 0
+    with open(trace) as fh:
+        for line in fh:
+            ev, t, _, _, kind, size, _, _, _, _, seq, *_ = line.split()
+            if kind == "tcp" and seq == "0" and int(size) == hdr and float(t) >= after:
+                sent += ev == "+"
+                dropped += ev == "d"
+    return sent, dropped
+
+
+def favorqueue_claims(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> list[str]:
+    """FavorQueue 2013's DropTail claims in both simulators, on the load sweep's set-up
+    (`favorqueue-2013-fig03-10mbps.toml`, DropTail 8 both ways, the same flows and per-pair
+    delays): the SYN loss ratio averaged over the loads and above load 0.75 (section 6.1),
+    the normalised goodput (section 5.1) and the latency change from IW 2 to IW 10 (Fig.
+    27). Shorter runs than the reproduction's 500 s (`dur` below). ns-2 counts SYNs on a
+    trace of the forward bottleneck; Savanna from its flows table. Savanna's TCP keeps its
+    own handshake (a pure ACK before the data), ns-2 its one-way TCP with `syn_`."""
+    import pandas as pd
+    from savanna.analysis import favorqueue as fqa
+
+    base = tomllib.loads((ROOT / "scenarios" / "favorqueue-2013-fig03-10mbps.toml").read_text())
+    base.pop("sampling", None)
+    loads = (0.25, 0.85, 0.95) if quick else tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
+    dur, warm = (100.0, 30.0) if quick else (300.0, 50.0)
+    hdr = base["header_bytes"]
+    tick = base["tcp"].get("tick_s", 0.01)
+    per = []  # one row per (seed, load)
+    for seed in range(1, nseeds + 1):
+        for load in loads:
+            row = {"seed": seed, "load": load}
+            for iw in (2, 10):
+                sc = copy.deepcopy(base)
+                sc["seed"], sc["duration_s"] = seed, dur
+                sc["traffic"][0]["load"] = load
+                sc["tcp"]["init_cwnd"] = iw
+                for t in sc["traffic"]:
+                    t["size"]["file"] = str(ROOT / "scenarios" / t["size"]["file"])
+                tag = f"faqc-{load}-{seed}-iw{iw}"
+                _, _, _, fl = run_savanna(sc, tmp / tag)
+                flist, delays, f = _faq_flow_list(sc, fl)
+                sc["topology"]["access_delay_ms"] = 5.0  # replaced by delays=
+                extra = [f"delays={','.join(delays)}", f"tick={tick}"]
+                if iw == 2:
+                    extra.append(f"trace={tmp / (tag + '.tr')}")
+                res, _ = run_paper_ns2(ns, sc, flist, tmp / f"{tag}-ns2.csv", extra=extra)
+                a = f[(f["dir"] == "fwd") & (f["start_s"] >= warm)]
+                ids = set(a["flow_id"])
+                b = res[res["flow_id"].isin(ids)]
+                row[f"sv{iw}"] = a.set_index("flow_id")["fct_s"]
+                row[f"ns{iw}"] = b.set_index("flow_id")["fct_s"]
+                if iw == 2:
+                    row["sizes"] = a.set_index("flow_id")["size_pkts"]
+                    row["sv_syn"] = 100.0 * fqa.syn_loss_ratio(a)
+                    sent, dropped = _ns2_syn_counts(tmp / (tag + ".tr"), hdr, warm)
+                    (tmp / (tag + ".tr")).unlink()
+                    row["ns_syn"] = 100.0 * dropped / max(1, sent)
+            per.append(row)
+            syn = f"SYN loss Savanna {row['sv_syn']:.2f}%, ns-2 {row['ns_syn']:.2f}%"
+            print(f"faq-claims load {load} seed {seed}: {syn}", flush=True)
+
+    def goodput(fct, sizes):
+        ok = fct.dropna()
+        return 100.0 * (sizes[ok.index] * 1500 * 8 / ok / 10e6).mean()
+
+    def iw_gain(f2, f10):
+        both = pd.concat([f2, f10], axis=1, keys=["a", "b"]).dropna()
+        return 100.0 * (both["a"].mean() - both["b"].mean()) / both["a"].mean()
+
+    seeds = range(1, nseeds + 1)
+    mu = statistics.mean
+    exp = (
+        f"favorqueue-2013 load sweep at 10 Mb/s, DropTail, loads {loads[0]:g}-{loads[-1]:g}, {dur:g} s (flows from "
+        f"{warm:g} s), {nseeds} seed(s)"
+    )
+    lines = [
+        "## FavorQueue 2013, section 6.1 / 5.1 / Fig. 27: DropTail's SYN loss, goodput and IW 10",
+        "",
+        f"`favorqueue-2013-fig03-10mbps.toml` (DropTail 8 both ways), {dur:g} s, flows started after {warm:g} s, "
+        f"{nseeds} seed(s), the same flows and per-pair delays in both; ns-2 with tcpTick_ {tick:g} s. SYN loss: "
+        "SYNs dropped over SYNs sent at the forward bottleneck (ns-2: its queue trace; Savanna: its flows table).",
+        "",
+        "| load | SYN loss Savanna (%) | SYN loss ns-2 (%) | goodput Savanna (%) | goodput ns-2 (%) "
+        "| IW 10 gain Savanna (%) | IW 10 gain ns-2 (%) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for load in loads:
+        rs = [r for r in per if r["load"] == load]
+        lines.append(
+            f"| {load:g} | {mu(r['sv_syn'] for r in rs):.2f} | {mu(r['ns_syn'] for r in rs):.2f} "
+            f"| {mu(goodput(r['sv2'], r['sizes']) for r in rs):.2f} "
+            f"| {mu(goodput(r['ns2'], r['sizes']) for r in rs):.2f} "
+            f"| {mu(iw_gain(r['sv2'], r['sv10']) for r in rs):.1f} "
+            f"| {mu(iw_gain(r['ns2'], r['ns10']) for r in rs):.1f} |"
+        )
+
+    def per_seed(fn, who, sel=lambda load: True):
+        out = []
+        for sd in seeds:
+            rs = [r for r in per if r["seed"] == sd and sel(r["load"])]
+            out.append(fn(rs, who))
+        return out
+
+    def syn(rs, who):
+        return mu(r[f"{who}_syn"] for r in rs)
+
+    def gp(rs, who):  # flows of every load pooled, as the reproduction's goodput-dt
+        fct = pd.concat([r[f"{who}2"].rename(lambda i, ld=r["load"]: (ld, i)) for r in rs])
+        sizes = pd.concat([r["sizes"].rename(lambda i, ld=r["load"]: (ld, i)) for r in rs])
+        return goodput(fct, sizes)
+
+    def iw(rs, who):
+        f2 = pd.concat([r[f"{who}2"].rename(lambda i, ld=r["load"]: (ld, i)) for r in rs])
+        f10 = pd.concat([r[f"{who}10"].rename(lambda i, ld=r["load"]: (ld, i)) for r in rs])
+        return iw_gain(f2, f10)
+
+    paper = {"syn-dt-avg": 1.8, "syn-dt-high": 2.09, "goodput-dt": 2.4, "iw10-dt": None}
+    rows = {
+        "syn-dt-avg": (syn, lambda load: True),
+        "syn-dt-high": (syn, lambda load: load > 0.75),
+        "goodput-dt": (gp, lambda load: True),
+        "iw10-dt": (iw, lambda load: True),
+    }
+    lines += ["", "| claim | paper | Savanna | ns-2 |", "|---|---|---|---|"]
+    for cid, (fn, sel) in rows.items():
+        a, b = per_seed(fn, "sv", sel), per_seed(fn, "ns", sel)
+        results[cid] = {
+            "ns2": mu(b),
+            "ns2_samples": b,
+            "savanna_same_setup": mu(a),
+            "paper": paper[cid],
+            "experiment": exp,
+        }
+        shown = paper[cid] if paper[cid] is not None else "IW 10 improves"
+        lines.append(f"| {cid} | {shown} | {mu(a):.2f} | {mu(b):.2f} |")
+    return lines
+
+
+def favorqueue_persistent(ns: str, tmp: Path, nseeds: int, results: dict, quick: bool) -> list[str]:
+    """FavorQueue 2013 section 5.3 (Figs. 14, 16), DropTail: 50 persistent flows from 40 s,
+    one per host pair, among short flows of exponential sizes (mean 6 packets) at load 0.2
+    and reverse traffic at 0.1 (`favorqueue-2013-fig14-persistent.toml`), shorter than the
+    paper's 2000 s (`dur` below). ns-2 replays Savanna's flows (a persistent flow as one of
+    10^8 packets). Short flows in the system: the time average from 100 s on; a persistent
+    flow's throughput: its data packets acknowledged by the end over its lifetime, as a share
+    of the 10 Mb/s link (the reproduction's reckoning)."""
+    import numpy as np
+    from savanna.analysis import favorqueue as fqa
+
+    base = tomllib.loads((ROOT / "scenarios" / "favorqueue-2013-fig14-persistent.toml").read_text())
+    base.pop("sampling", None)
+    dur = 240.0 if quick else 1000.0
+    frm = 60.0 if quick else 100.0
+    tick = base["tcp"].get("tick_s", 0.01)
+    grid = np.arange(frm + 0.5, dur, 1.0)
+    per = []
+    for seed in range(1, nseeds + 1):
+        sc = copy.deepcopy(base)
+        sc["seed"], sc["duration_s"] = seed, dur
+        for t in sc["traffic"]:
+            if "file" in t.get("size", {}):
+                t["size"]["file"] = str(ROOT / "scenarios" / t["size"]["file"])
+        tag = f"faqp-{seed}"
+        _, _, _, fl = run_savanna(sc, tmp / tag)
+        flist, delays, f = _faq_flow_list(sc, fl)
+        sc["topology"]["access_delay_ms"] = 5.0
+        res, _ = run_paper_ns2(
+            ns, sc, flist, tmp / f"{tag}-ns2.csv", extra=[f"delays={','.join(delays)}", f"tick={tick}"]
+        )
+        src = f.set_index("flow_id")["source"]
+        res = res.assign(source=res["flow_id"].map(src))
+        row = {}
+        for who, g, col in (("sv", f, "delivered_pkts"), ("ns", res, "delivered")):
+            short = g[g["source"] == "short"]
+            pers = g[g["source"] == "persistent"]
+            row[f"{who}_short"] = float(fqa.active_flows(short, grid).mean())
+            thr = 100.0 * pers[col] * 1500 * 8 / (dur - pers["start_s"]) / 10e6
+            row[f"{who}_thr"] = float(thr.mean())
+            after = short[short["start_s"] >= 40.0]
+            row[f"{who}_short_share"] = 100.0 * float(after[col].sum()) * 1500 * 8 / (dur - 40.0) / 10e6
+        per.append(row)
+    mu = statistics.mean
+    exp = f"favorqueue-2013 fig14 persistent flows, DropTail, {dur:g} s (the paper 2000 s), {nseeds} seed(s)"
+    lines = [
+        "## FavorQueue 2013, section 5.3: 50 persistent flows with short flows (DropTail)",
+        "",
+        f"`favorqueue-2013-fig14-persistent.toml`, {dur:g} s, {nseeds} seed(s), the same flows and per-pair delays in "
+        f"both; ns-2 with tcpTick_ {tick:g} s. Short flows in the system: time average from {frm:g} s.",
+        "",
+        "| simulator | short flows in the system | throughput per persistent flow (% of link) "
+        "| 50 persistent flows (% of link) | short flows carried (% of link, offered 20%) |",
+        "|---|---|---|---|---|",
+    ]
+    for who, name in (("sv", "Savanna"), ("ns", "ns-2")):
+        lines.append(
+            f"| {name} | {mu(r[f'{who}_short'] for r in per):.1f} | {mu(r[f'{who}_thr'] for r in per):.2f} "
+            f"| {50 * mu(r[f'{who}_thr'] for r in per):.1f} | {mu(r[f'{who}_short_share'] for r in per):.1f} |"
+        )
+    for cid, key, paper in (("persist-short-dt", "short", 100.0), ("persist-thr-dt", "thr", 1.81)):
+        a, b = [r[f"sv_{key}"] for r in per], [r[f"ns_{key}"] for r in per]
+        results[cid] = {"ns2": mu(b), "ns2_samples": b, "savanna_same_setup": mu(a), "paper": paper, "experiment": exp}
     return lines
 
 
@@ -1782,6 +2017,8 @@ PARTS = (
     "fig3",
     "sens",
     "faq",
+    "faq-claims",
+    "faq-persist",
     "iso",
     "prq",
     "iso-shared",
@@ -1831,6 +2068,8 @@ def papers(ns: str, quick: bool, nseeds: int, parts: tuple[str, ...] = PARTS, sh
         "fig3": lambda: guo_matta_fig3(ns, tmp, 1 if quick else nseeds, results),
         "sens": lambda: matta_guo_red_sensitivity(tmp, 1 if quick else nseeds, results, quick),
         "faq": lambda: favorqueue_droptail(ns, tmp, 1, quick),
+        "faq-claims": lambda: favorqueue_claims(ns, tmp, 1 if quick else nseeds, results, quick),
+        "faq-persist": lambda: favorqueue_persistent(ns, tmp, 1 if quick else nseeds, results, quick),
         "iso": lambda: matta_guo_isolation(ns, tmp, 1 if quick else nseeds, results, quick or short),
         # The shared queues alone (no tick diagnostic): more seeds for the same budget.
         "iso-shared": lambda: matta_guo_isolation(
