@@ -44,8 +44,11 @@ RTO_GAP_S = 0.19  # below Linux's and the scenario's 200 ms minimum RTO
 BURST = 8  # segments sent on one ACK: as many as the bottleneck's DropTail buffer holds
 
 
-def linux_flow(p: pd.DataFrame) -> dict:
+def linux_flow(p: pd.DataFrame, size_pkts: int) -> dict:
     """Metrics of one flow from its captured packets (bulk mode: data to side 1)."""
+    total = size_pkts * MSS
+    rec_acks = rec_idle = 0  # ACKs in recovery with unsent data left; those releasing no new segment
+    judge = False
     rows = p.sort_values("rec").itertuples(index=False)
     sent = new = retx = drops = drops_retx = 0
     snd_max = 0  # highest data byte sent + 1
@@ -96,6 +99,10 @@ def linux_flow(p: pd.DataFrame) -> dict:
             elif r.ack == una and r.kind == "ack":
                 dup += 1
             last_ack_t = r.t_s
+            if judge:
+                rec_acks += 1
+                rec_idle += cur == 0
+            judge = una < recover and snd_max < total
             if cur is not None:
                 per_ack.append(cur)
             if len(cur_all) >= BURST:
@@ -111,6 +118,8 @@ def linux_flow(p: pd.DataFrame) -> dict:
     first_recover = next((e[3] for e in episodes), None)
     return {
         "first_episode_drops": len({q for q in drop_seqs if first_recover is not None and q < first_recover}),
+        "rec_acks": rec_acks,
+        "rec_idle": rec_idle,
         "bursts": len(bursts),
         "burst_pkts": sum(len(b) for b in bursts),
         "burst_drops": burst_drops,
@@ -128,7 +137,7 @@ def linux_flow(p: pd.DataFrame) -> dict:
     }
 
 
-def sim_flow(t: pd.DataFrame) -> dict:
+def sim_flow(t: pd.DataFrame, size_pkts: int) -> dict:
     """Metrics of one flow from the simulator's trace of its sender (side 0)."""
     s = t[t.side == 0].sort_values("t_s", kind="stable")
     flight = (s.snd_max - s.snd_una).to_numpy(float)
@@ -140,6 +149,11 @@ def sim_flow(t: pd.DataFrame) -> dict:
     inc = np.diff(np.concatenate([[smax[0]], smax]))
     pk = (s.event == "packet").to_numpy()
     first = np.flatnonzero(entered | is_to)
+    # ACKs that arrived in recovery (the state before them) with unsent data left, and
+    # those of them after which snd_max did not move.
+    was_rec = np.concatenate([[False], rec[:-1]])
+    before = np.concatenate([[smax[0]], smax[:-1]])
+    judged = pk & was_rec & (before < size_pkts)
     # The holes of the first recovery: the distinct snd_una values while in it (each
     # partial ACK moves snd_una to the next hole), when it ends without an RTO.
     holes = np.nan
@@ -156,6 +170,8 @@ def sim_flow(t: pd.DataFrame) -> dict:
         "t_first_loss": s.t_s.to_numpy()[first[0]] if len(first) else np.nan,
         "per_ack": list(np.maximum(inc[pk][1:], 0).astype(int)),
         "new_bursts": int((inc[pk][1:] >= BURST).sum()),
+        "rec_acks": int(judged.sum()),
+        "rec_idle": int((judged & (inc == 0)).sum()),
         "max_flight": float(flight.max()) if len(flight) else 0.0,
         "cwnd_at_fr": list(s.cwnd_pkts.to_numpy()[np.flatnonzero(entered) - 1]) if entered.any() else [],
     }
@@ -210,7 +226,7 @@ def main() -> int:
     rows = []
     for fid in ids:
         e, s = ef.set_index("flow_id").loc[fid], sf.set_index("flow_id").loc[fid]
-        le, ls = linux_flow(by_pk[fid]), sim_flow(by_tr[fid])
+        le, ls = linux_flow(by_pk[fid], int(s.size_pkts)), sim_flow(by_tr[fid], int(s.size_pkts))
         rows.append({"flow": fid, "size": int(s.size_pkts), "emu": e, "sim": s, "le": le, "ls": ls})
     n = len(rows)
 
@@ -282,6 +298,12 @@ def main() -> int:
         f"| ACKs followed by {BURST}+ new segments | "
         f"{sum(1 for r in rows for x in r['le']['per_ack'] if x >= BURST)} "
         f"| {int(col(lambda r: r['ls']['new_bursts']).sum())} |"
+    )
+    ra_e, ri_e = (int(col(lambda r, k=k: r["le"][k]).sum()) for k in ("rec_acks", "rec_idle"))
+    ra_s, ri_s = (int(col(lambda r, k=k: r["ls"][k]).sum()) for k in ("rec_acks", "rec_idle"))
+    lines.append(
+        f"| ACKs in recovery with unsent data left: releasing no new segment | {ri_e} of {ra_e} "
+        f"({100 * ri_e / max(1, ra_e):.0f}%) | {ri_s} of {ra_s} ({100 * ri_s / max(1, ra_s):.0f}%) |"
     )
     nd_e = np.mean([r["emu"].drops == 0 for r in rows])
     nd_s = np.mean([r["sim"].drops == 0 for r in rows])
