@@ -17,7 +17,8 @@ flows (101-1000 packets, started after the warm-up, finished on both sides) one 
 
 Usage (root for the emulated side): python3 benchmarks/vs_linux_trace.py --cell
 0.5/droptail8 --seed 1 [--duration 120] [--emu DIR (reuse a captured run)] [--tcp JSON
-(extra simulator [tcp] keys)] [--out FILE.md]
+(extra simulator [tcp] keys)] [--out FILE.md]. ``--lone N``: one N-packet flow alone on
+the cell's path instead (a reproducible case of one recovery).
 """
 
 from __future__ import annotations
@@ -184,6 +185,61 @@ def hist(xs: list[int]) -> str:
     return ", ".join(f"{k}: {np.mean(a == k):.2f}" for k in (0, 1, 2)) + f", 3+: {np.mean(a >= 3):.2f}"
 
 
+def lone(args) -> int:
+    """One flow of N packets alone on the cell's path (10 s): emulated with the capture and
+    simulated with the reno stack's settings plus ``--tcp``; FCT, drops and the new
+    segments each side sends per 100 ms after the flow's start (the shape of a recovery)."""
+    load, queue = args.cell.split("/")
+    sc = vs_linux.scenario(float(load), queue, 10.0, args.seed, False)
+    sc["traffic"] = [
+        {
+            "type": "flows",
+            "name": "lone",
+            "flows": [{"start_s": 0.5, "size_pkts": args.lone, "src": "src0", "dst": "dst0"}],
+        }
+    ]
+    emu_dir = args.emu or Path(tempfile.mkdtemp(prefix="vs-linux-lone-"))
+    res = savanna.emulate(sc, emu_dir, progress=False, capture=True)
+    e, a = res.flows.iloc[0], res.summary["accuracy"]
+    p = pd.read_parquet(emu_dir / "packets.parquet")
+    d = p[(p.kind == "data") & (p.event == "in")]
+    new_e = d[d.seq >= d.seq.cummax().shift(fill_value=-1)].t_s.to_numpy() - e.start_s
+    sc["tcp"].update(json.loads(args.tcp))
+    sc["trace"] = {"flows": [0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        sim = savanna.run(sc, out=Path(tmp))
+        t = pd.read_parquet(Path(tmp) / "traces.parquet")
+    s = sim.flows.iloc[0]
+    t = t[t.side == 0]
+    inc = np.diff(np.concatenate([[0], t.snd_max.to_numpy()]))
+    new_s = np.repeat(t.t_s.to_numpy() - s.start_s, np.maximum(inc, 0))
+    bins = np.arange(0.0, 6.01, 0.1)
+    he, hs = np.histogram(new_e, bins)[0], np.histogram(new_s, bins)[0]
+    lines = [
+        f"## One {args.lone}-packet flow alone, {args.cell} path, simulator extra [tcp] {args.tcp}",
+        "",
+        f"Emulated: router rate {a['achieved_over_configured']:.4f} of configured, delivery lateness p99 "
+        f"{a['delivery_lateness']['p99_us']} us.",
+        "",
+        "| | FCT (s) | drops | retransmissions | RTOs |",
+        "|---|---|---|---|---|",
+        f"| Linux | {e.fct_s:.3f} | {int(e.drops)} | {int(e.retransmits)} | {int(e.timeouts)} |",
+        f"| simulator | {s.fct_s:.3f} | {int(s.drops)} | {int(s.retransmits)} | {int(s.timeouts)} |",
+        "",
+        "New segments sent per 100 ms from the flow's start:",
+        "",
+        f"- Linux: {' '.join(map(str, he[: int(np.ceil(e.fct_s * 10))]))}",
+        f"- simulator: {' '.join(map(str, hs[: int(np.ceil(s.fct_s * 10))]))}",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with args.out.open("a") as fh:
+            fh.write(text + "\n")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cell", default="0.5/droptail8")
@@ -193,7 +249,10 @@ def main() -> int:
     ap.add_argument("--emu", type=Path, default=None, help="captured emulated run to reuse (or where to keep it)")
     ap.add_argument("--tcp", default="{}", help="extra simulator [tcp] keys, JSON")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--lone", type=int, default=None, metavar="N", help="one N-packet flow alone (see lone())")
     args = ap.parse_args()
+    if args.lone:
+        return lone(args)
     load, queue = args.cell.split("/")
     sc = vs_linux.scenario(float(load), queue, args.duration, args.seed, False)
     sc["tcp"].update(json.loads(args.tcp))
