@@ -345,6 +345,14 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         route += ["quickack", "1"]
     approximations.append("tcp.granularity_s: Linux computes the RTO with its own clock (microseconds) and rules")
     approximations.append(f"tcp.max_window: TCP_WINDOW_CLAMP of {base['max_window']} x {mss} bytes on data receivers")
+    # The simulator's sender always has the rest of its flow to send. Linux's keeps what the
+    # application wrote in the send buffer until it is acknowledged, out-of-order data
+    # included; autotuned from cwnd (tcp_sndbuf_expand, not grown while cwnd-limited), the
+    # buffer fills during a long NewReno recovery and new data stops (docs/emulate.md, "The
+    # two reno gaps, traced"). Every socket starts with a buffer holding twice the window
+    # cap at 4 KB a segment (skb truesize), at least Linux's 4 MB maximum, at most 256 MB.
+    snd = min(max(4 << 20, 2 * base["max_window"] * 4096), 256 << 20)
+    sysctls["net/ipv4/tcp_wmem"] = f"4096 {snd} {snd}"
     req = base["request_bytes"] - hdr
     return KernelSettings(
         sysctls=sysctls,
