@@ -253,6 +253,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "--spin-us", type=int, default=0, metavar="U", help="router: poll without sleeping U us before each deadline"
     )
     p.add_argument("--rt", type=int, default=50, metavar="PRIO", help="router's SCHED_FIFO priority (0: normal)")
+    p.add_argument("--capture", action="store_true", help="write every packet the router carries to packets.parquet")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.set_defaults(func=cmd_emulate)
 

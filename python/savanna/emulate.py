@@ -266,11 +266,13 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
             "tcp.nosack_recovery_rate: Linux recovers without SACK at PRR's rate (RFC 6937, duplicate ACKs "
             'counted as delivered, nosack_recovery_rate = "prr"); the scenario inflates the window as RFC 6582'
         )
-    # Slow start: Linux's tcp_slow_start adds every segment an ACK covers (RFC 3465 without
-    # a limit), slow_start_increase = "acked" with no abc_limit. RFC 5681's one segment per
-    # ACK, or a limit L, differ from it only when an ACK covers more segments than that.
+    # Slow start: Linux's tcp_slow_start adds every segment an ACK covers, up to ssthresh
+    # (RFC 3465 without a limit), slow_start_increase = "acked" with no abc_limit. RFC 5681's
+    # one segment per ACK, or a limit L, differ from it whenever an ACK covers more segments:
+    # under delayed ACKs, and with an ACK per segment after a retransmission fills a hole
+    # (the cumulative ACK covers what the receiver held; docs/emulate.md, traced).
     limit = base["abc_limit"]
-    if (base["slow_start_increase"] != "acked" and base["delayed_ack"]) or limit is not None:
+    if base["slow_start_increase"] != "acked" or limit is not None:
         approximations.append(
             "tcp.slow_start_increase: Linux's slow start adds every segment an ACK covers "
             '(tcp_slow_start, slow_start_increase = "acked" without abc_limit); the scenario counts '
@@ -343,6 +345,14 @@ def kernel_settings(plan: dict, *, cc: str | None = None, sack: bool = False, ap
         route += ["quickack", "1"]
     approximations.append("tcp.granularity_s: Linux computes the RTO with its own clock (microseconds) and rules")
     approximations.append(f"tcp.max_window: TCP_WINDOW_CLAMP of {base['max_window']} x {mss} bytes on data receivers")
+    # The simulator's sender always has the rest of its flow to send. Linux's keeps what the
+    # application wrote in the send buffer until it is acknowledged, out-of-order data
+    # included; autotuned from cwnd (tcp_sndbuf_expand, not grown while cwnd-limited), the
+    # buffer fills during a long NewReno recovery and new data stops (docs/emulate.md, "The
+    # two reno gaps, traced"). Every socket starts with a buffer holding twice the window
+    # cap at 4 KB a segment (skb truesize), at least Linux's 4 MB maximum, at most 256 MB.
+    snd = min(max(4 << 20, 2 * base["max_window"] * 4096), 256 << 20)
+    sysctls["net/ipv4/tcp_wmem"] = f"4096 {snd} {snd}"
     req = base["request_bytes"] - hdr
     return KernelSettings(
         sysctls=sysctls,
@@ -927,6 +937,57 @@ def _flows_table(plan: dict, traffic: Traffic, report: dict):
     return pa.table(cols, schema=schema)
 
 
+# The router's capture records (crates/savanna-emu/src/capture.rs), little-endian.
+_CAPTURE_DTYPE = [
+    ("t_ns", "<u8"),
+    ("conn", "<u4"),
+    ("seq", "<u4"),
+    ("ack", "<u4"),
+    ("len", "<u2"),
+    ("win", "<u2"),
+    ("ev", "u1"),
+    ("kind", "u1"),
+    ("to_side", "u1"),
+    ("reason", "u1"),
+    ("link", "<u2"),
+    ("flags", "u1"),
+    ("pad", "u1"),
+]
+_CAPTURE_EVENTS = ["in", "drop", "out"]
+_CAPTURE_KINDS = ["syn", "syn_ack", "data", "ack", "fin", "udp"]
+_DROP_REASONS = ["overflow", "early", "forced", "pushout", "policy", "link_loss"]
+
+
+def _packets_table(path: Path, traffic: Traffic, report: dict):
+    """`packets.parquet` from the router's capture: one row per packet read from a host
+    (`in`), dropped on a link (`drop`) or written to a host (`out`), at the router's ideal
+    time, with the flow id of `flows.parquet`."""
+    import numpy as np
+    import pyarrow as pa
+
+    rec = np.fromfile(path, dtype=np.dtype(_CAPTURE_DTYPE))
+    fid_of = {f.key: f.fid for f in traffic.flows}
+    conn_fid = np.array([fid_of.get((c["client"], c["cport"]), -1) for c in report["conns"]] + [-1], dtype=np.int64)
+    conn = np.minimum(rec["conn"].astype(np.int64), len(conn_fid) - 1)
+    reasons = np.array(_DROP_REASONS + ["?"] * 250, dtype=object)
+    return pa.table(
+        {
+            "t_s": rec["t_ns"] / 1e9,
+            "event": np.array(_CAPTURE_EVENTS, dtype=object)[rec["ev"]],
+            "flow_id": conn_fid[conn],
+            "kind": np.array(_CAPTURE_KINDS + ["?"] * 250, dtype=object)[rec["kind"]],
+            "to_side": rec["to_side"].astype(np.int8),
+            "seq": rec["seq"].astype(np.int64),
+            "ack": rec["ack"].astype(np.int64),
+            "payload_bytes": rec["len"].astype(np.int32),
+            "window": rec["win"].astype(np.int32),
+            "tcp_flags": rec["flags"].astype(np.int16),
+            "drop_reason": np.where(rec["ev"] == 1, reasons[rec["reason"]], None),
+            "link": np.where(rec["link"] == 0xFFFF, -1, rec["link"].astype(np.int32)),
+        }
+    )
+
+
 def _queues_table(report: dict):
     import pyarrow as pa
 
@@ -1000,6 +1061,7 @@ def emulate(
     rt: int = 50,
     progress: bool | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    capture: bool = False,
 ):
     """Run a scenario on real Linux TCP through Savanna's router; returns a ``Result``
     (flows, queues, summary) like ``savanna.run``. Needs root. ``out``: output directory
@@ -1008,7 +1070,8 @@ def emulate(
     ``cubic`` and ``dctcp``); ``sack``: turn SACK on even where the scenario's ``tcp.sack``
     does not; ``approx``: run settings Linux cannot honour with Linux's behaviour instead of
     failing (they are listed in summary.json). ``duration_s``: wall
-    clock seconds (default: the scenario's duration)."""
+    clock seconds (default: the scenario's duration). ``capture``: the router also writes
+    every packet it reads, drops and delivers to ``packets.parquet`` (docs/emulate.md)."""
     from savanna.runner import check_overrides, load_result, resolve_scenario
 
     sc = resolve_scenario(scenario, base_dir=base_dir)
@@ -1025,7 +1088,7 @@ def emulate(
     try:
         plan = load_plan(router, scen, sc.base_dir, sc.fmt, seed, duration_s)
         ks = kernel_settings(plan, cc=cc, sack=sack, approx=approx)
-        summary = _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress)
+        summary = _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress, capture)
         result = load_result(out_dir)
         if not keep_out:
             result.out_dir = None
@@ -1035,7 +1098,7 @@ def emulate(
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress) -> dict:
+def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us, rt, progress, capture=False) -> dict:
     cleanup_stale()
     ns = Namespaces(plan["hosts"])
     proc = None
@@ -1058,6 +1121,9 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         cmd = _router_cmd(router, scen, sc.base_dir, sc.fmt, seed, duration_s)
         cmd[1] = "run"
         cmd += ["--report", str(report_path), "--prefix", "sv", "--spin-us", str(spin_us), "--rt", str(rt)]
+        capture_path = tmpdir / "capture.bin"
+        if capture:
+            cmd += ["--capture", str(capture_path)]
         proc = subprocess.Popen(
             ["ip", "netns", "exec", ns.router, *cmd],
             stdin=subprocess.PIPE,
@@ -1106,6 +1172,12 @@ def _run(plan, ks, router, scen, sc, seed, duration_s, out_dir, tmpdir, spin_us,
         report = json.loads(report_path.read_text())
         summary = _summary(plan, ks, traffic, report, time.monotonic() - wall0, ns)
         _write_outputs(Path(out_dir), plan, traffic, report, summary)
+        if capture:
+            if not report.get("capture_ok"):
+                raise RuntimeError(f"savanna-router: the packet capture {capture_path} could not be written")
+            import pyarrow.parquet as pq
+
+            pq.write_table(_packets_table(capture_path, traffic, report), Path(out_dir) / "packets.parquet")
         return summary
     finally:
         if traffic is not None:
@@ -1184,6 +1256,7 @@ def main_args(args: Any) -> int:
         spin_us=args.spin_us,
         rt=args.rt,
         progress=None if not args.quiet else False,
+        capture=args.capture,
     )
     if not args.quiet:
         print(format_summary(res.summary, out_dir, scenario=args.scenario))

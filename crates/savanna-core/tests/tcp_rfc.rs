@@ -99,6 +99,24 @@ fn linux_tcp_slow_start_doubles_per_round_under_delayed_acks() {
     assert_eq!(h.ep.cwnd(), 20.0);
 }
 
+/// Linux `tcp_slow_start` (min(cwnd + acked, ssthresh), the rest of the ACK to
+/// `tcp_cong_avoid_ai`): counting every segment an ACK covers, the slow-start step stops
+/// at ssthresh. After a timeout the retransmission that fills the hole draws a cumulative
+/// ACK over everything the receiver held; cwnd goes to ssthresh (plus the rest's share in
+/// congestion avoidance), not past it, and that many segments leave at once.
+#[test]
+fn linux_slow_start_step_stops_at_ssthresh() {
+    for (limit, cwnd, burst) in [(u32::MAX, 10.9, 10), (1, 2.0, 2)] {
+        let mut h = sender_with_flight(TcpConfig { abc_limit: limit, ..cfg() }, 20, 100);
+        assert_eq!(seqs(&h.fire_rto()), vec![0]);
+        assert_eq!((h.ep.cwnd(), h.ep.ssthresh()), (1.0, 10.0));
+        // The receiver held 1..17: the retransmitted 0 draws an ACK for 18 segments.
+        let out = h.ack(18);
+        assert!(close(h.ep.cwnd(), cwnd), "abc_limit {limit}: cwnd {}", h.ep.cwnd());
+        assert_eq!(seqs(&out), (18..18 + burst).collect::<Vec<_>>(), "abc_limit {limit}");
+    }
+}
+
 /// RFC 5681 3.1: in congestion avoidance (cwnd >= ssthresh) cwnd grows by about one
 /// segment per RTT: cwnd += 1/cwnd per ACK (eq. 3), and the sender uses floor(cwnd).
 #[test]

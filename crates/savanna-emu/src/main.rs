@@ -3,12 +3,13 @@
 //!
 //! `savanna-router plan SCENARIO [--seed N] [--duration S]` prints the plan as JSON.
 //! `savanna-router run SCENARIO --report FILE [--seed N] [--duration S] [--prefix P]
-//! [--spin-us U] [--rt PRIO] [--base-dir D] [--format toml|json]` opens one TUN device per
-//! host (P0, P1, ...), prints `{"tuns": [...]}`, waits for a `go` line on stdin, prints
+//! [--spin-us U] [--rt PRIO] [--capture FILE] [--base-dir D] [--format toml|json]` opens
+//! one TUN device per host (P0, P1, ...), prints `{"tuns": [...]}`, waits for a `go` line on stdin, prints
 //! `{"t0_ns": T}` (CLOCK_MONOTONIC), routes until the duration, a `stop` line, EOF on stdin
 //! or a signal, then writes its report to FILE.
 //! Bad input: one line `error: FIELD: message` on stderr, exit 2.
 
+mod capture;
 mod plan;
 mod router;
 mod sys;
@@ -44,7 +45,7 @@ fn main() {
     let (cmd, path) = (args[1].as_str(), Path::new(&args[2]));
     let mut opts = RunOptions::default();
     let (mut report, mut prefix, mut spin_us) = (None, "svh".to_string(), 0u64);
-    let (mut base, mut fmt, mut rt) = (None, None, 0i32);
+    let (mut base, mut fmt, mut rt, mut capture) = (None, None, 0i32, None);
     let mut i = 3;
     while i < args.len() {
         let v = args.get(i + 1).cloned().unwrap_or_else(|| usage());
@@ -56,6 +57,7 @@ fn main() {
             "--base-dir" => base = Some(std::path::PathBuf::from(v)),
             "--format" => fmt = Some(v),
             "--rt" => rt = parse(&v, "--rt"),
+            "--capture" => capture = Some(v),
             "--spin-us" => spin_us = parse(&v, "--spin-us"),
             _ => usage(),
         }
@@ -92,6 +94,12 @@ fn main() {
             }
             let duration = plan.duration_ns;
             let mut r = router::Router::new(plan, fds);
+            if let Some(path) = &capture {
+                match capture::Capture::create(path) {
+                    Ok(c) => r.set_capture(c),
+                    Err(e) => fail(&Error::io(path.clone(), e)),
+                }
+            }
             println!("{}", serde_json::json!({ "tuns": names }));
             std::io::stdout().flush().ok();
             let mut line = String::new();

@@ -20,6 +20,7 @@ use savanna_core::net::{ClassMark, Ecn, Packet, PacketPool, PktId, PktKind};
 use savanna_core::scenario::build::{make_classifier, make_qdisc, Plan};
 use serde_json::{json, Map, Value};
 
+use crate::capture::{Capture, Rec, EV_DROP, EV_IN, EV_OUT};
 use crate::plan::{bottleneck, host_nodes, host_of_ip};
 use crate::sys;
 
@@ -195,6 +196,8 @@ pub struct Router {
     bp_sum_bits: f64,
     bp_sum_ideal_ns: u64,
     bp_ideal_start: Time,
+    /// Packet capture (`--capture`), off by default.
+    capture: Option<Capture>,
 }
 
 fn kind_of(flags: u8, payload: usize) -> PktKind {
@@ -334,8 +337,43 @@ impl Router {
             bp_sum_bits: 0.0,
             bp_sum_ideal_ns: 0,
             bp_ideal_start: 0,
+            capture: None,
             plan,
         }
+    }
+
+    pub fn set_capture(&mut self, c: Capture) {
+        self.capture = Some(c);
+    }
+
+    /// Record packet `id` (its bytes still in its buffer) in the capture, if one is open.
+    fn cap(&mut self, ev: u8, t: Time, id: PktId, reason: u8, link: usize) {
+        let Some(cap) = self.capture.as_mut() else { return };
+        let p = self.pkts.get(id);
+        let b = &self.bufs[id as usize][..];
+        let mut r = Rec {
+            t_ns: t,
+            conn: p.flow,
+            ev,
+            kind: p.kind as u8,
+            to_side: p.to_side,
+            reason,
+            link: link.min(u16::MAX as usize) as u16,
+            ..Rec::default()
+        };
+        let ihl = ((b[0] & 0x0f) as usize) * 4;
+        if p.is_tcp() && (p.size as usize) >= ihl + 20 {
+            let t = &b[ihl..];
+            let doff = ((t[12] >> 4) as usize) * 4;
+            let s = p.to_side as usize;
+            let isn = self.conns.get(p.flow as usize).map_or([0, 0], |c| c.isn);
+            r.seq = be32(t, 4).wrapping_sub(isn[s]).wrapping_sub(1);
+            r.ack = be32(t, 8).wrapping_sub(isn[1 - s]).wrapping_sub(1);
+            r.len = (be16(b, 2) as usize).saturating_sub(ihl + doff) as u16;
+            r.win = be16(t, 14);
+            r.flags = t[13];
+        }
+        cap.write(&r);
     }
 
     #[inline]
@@ -436,7 +474,11 @@ impl Router {
         }
         self.close_busy_period(true);
         let cpu = sys::cpu_ns() - cpu0;
-        self.report(end, cpu)
+        let mut out = self.report(end, cpu);
+        if let Some(c) = self.capture.as_mut() {
+            out["capture_ok"] = json!(c.finish());
+        }
+        out
     }
 
     fn handle(&mut self, code: u32, t: Time) {
@@ -588,6 +630,7 @@ impl Router {
         std::mem::swap(&mut self.bufs[i], &mut self.scratch);
         self.first[i] = first as u8;
         self.created += 1;
+        self.cap(EV_IN, now, id, 0, NONE as usize);
         self.forward(self.host_node[h], id, now);
     }
 
@@ -595,7 +638,7 @@ impl Router {
         let dst = self.pkts.get(id).dst;
         let l = self.routes.next_hop(node, dst);
         if l == u32::MAX {
-            self.drop_packet(id, DropReason::Policy);
+            self.drop_packet(id, DropReason::Policy, NONE as usize, now);
             return;
         }
         let c = self.node_classifier[node as usize];
@@ -638,7 +681,7 @@ impl Router {
                 }
             }
         }
-        self.account_qout(l, Some(id));
+        self.account_qout(l, Some(id), now);
         if !self.links[l].busy {
             if l == self.bn {
                 self.close_busy_period(false);
@@ -652,7 +695,7 @@ impl Router {
         }
     }
 
-    fn account_qout(&mut self, l: usize, arrival: Option<PktId>) {
+    fn account_qout(&mut self, l: usize, arrival: Option<PktId>, now: Time) {
         for i in 0..self.qout.marked.len() {
             let c = self.pkts.get(self.qout.marked[i]).class.index();
             self.links[l].stats.marks[c] += 1;
@@ -665,7 +708,7 @@ impl Router {
             if Some(d) != arrival {
                 link.stats.occupancy[c] -= 1;
             }
-            self.drop_packet(d, why);
+            self.drop_packet(d, why, l, now);
         }
     }
 
@@ -675,7 +718,7 @@ impl Router {
         let mut cx =
             QCtx { now, pkts: &mut self.pkts, rng: &mut link.rng, out: &mut self.qout, link_bps: link.rate_bps };
         let next = link.qdisc.dequeue(&mut cx);
-        self.account_qout(l, None);
+        self.account_qout(l, None, now);
         if let Some(id) = next {
             let link = &mut self.links[l];
             let p = self.pkts.get(id);
@@ -715,7 +758,7 @@ impl Router {
             self.link_losses += 1;
             let c = self.pkts.get(id).class.index();
             self.links[l].stats.drops[DropReason::LinkLoss as usize][c] += 1;
-            self.drop_packet(id, DropReason::LinkLoss);
+            self.drop_packet(id, DropReason::LinkLoss, l, now);
         } else {
             let at = now + link.delay_ns;
             if link.line.is_empty() {
@@ -750,6 +793,7 @@ impl Router {
     }
 
     fn deliver(&mut self, id: PktId, h: usize, due: Time) {
+        self.cap(EV_OUT, due, id, 0, h);
         let p = *self.pkts.get(id);
         let b = &mut self.bufs[id as usize];
         if p.ecn == Ecn::Ce && b[1] & 3 != 3 {
@@ -783,7 +827,8 @@ impl Router {
         self.pkts.free(id);
     }
 
-    fn drop_packet(&mut self, id: PktId, why: DropReason) {
+    fn drop_packet(&mut self, id: PktId, why: DropReason, link: usize, now: Time) {
+        self.cap(EV_DROP, now, id, why as u8, link);
         let p = *self.pkts.get(id);
         self.pkts.free(id);
         self.dropped += 1;

@@ -108,9 +108,20 @@ pub trait CongestionControl {
     /// the receiver window (RFC 5681 3.1). Slow start adds `slow_start_step(acked,
     /// abc_limit)`: one packet per ACK with `abc_limit` 1 (no ABC, as ns-2 and ns-3's
     /// NewReno), the packets acknowledged up to the limit otherwise (RFC 3465, Linux).
+    /// Counting more than one packet, the step stops at ssthresh and the rest of the ACK's
+    /// packets count in congestion avoidance (1/cwnd each), as Linux's `tcp_slow_start`
+    /// (min(cwnd + acked, ssthresh), the remainder to `tcp_cong_avoid_ai`): a cumulative
+    /// ACK over many segments (a hole filled after an RTO) does not lift cwnd past ssthresh.
     fn on_ack(&mut self, w: &mut Window, acked: u64, abc_limit: u32, max_window: u32) {
         if w.cwnd < w.ssthresh {
-            w.cwnd += slow_start_step(acked, abc_limit);
+            let step = slow_start_step(acked, abc_limit);
+            if abc_limit > 1 && w.cwnd + step > w.ssthresh {
+                let rest = w.cwnd + step - w.ssthresh;
+                w.cwnd = w.ssthresh;
+                w.cwnd += rest / w.cwnd;
+            } else {
+                w.cwnd += step;
+            }
         } else {
             w.cwnd += 1.0 / w.cwnd;
         }
