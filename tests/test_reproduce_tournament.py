@@ -24,10 +24,16 @@ from savanna.reproduce.common import Context, load_scenario, scenarios_dir
 
 def test_registered_but_not_part_of_all(monkeypatch, tmp_path):
     assert "tournament" in rp.papers()
-    ran = []
+    # `reproduce all` runs each paper in its own (forked) process: the fake records the
+    # papers it ran in a file the test reads back.
+    log = tmp_path / "ran.txt"
 
-    def fake_one(key, modname, quick, out_dir, workers, progress, cmd, timings):
-        ran.append(key)
+    def ran() -> list[str]:
+        return log.read_text().split() if log.exists() else []
+
+    def fake_one(key, modname, quick, out_dir, workers, progress, cmd, timings, on_idle=None):
+        with log.open("a") as f:
+            f.write(key + "\n")
         zero = ("wall_s", "simulation_s", "analysis_s", "cpu_parent_s", "cpu_workers_s")
         timings.append({"paper": key, "runs": 0, "reused": 0, "peak_rss_bytes": 0} | dict.fromkeys(zero, 0.0))
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -35,12 +41,12 @@ def test_registered_but_not_part_of_all(monkeypatch, tmp_path):
         return out_dir / "report.html"
 
     monkeypatch.setattr(rp, "_one", fake_one)
-    written = rp.run("all", quick=True, out=tmp_path, progress=False)
-    assert "tournament" not in ran and "tournament" not in written
-    assert set(ran) == set(rp.papers()) - {"tournament"} and ran
-    ran.clear()
+    written = rp.run("all", quick=True, out=tmp_path / "all", progress=False)
+    assert "tournament" not in ran() and "tournament" not in written
+    assert set(ran()) == set(rp.papers()) - {"tournament"} and ran()
+    log.unlink()
     rp.run("tournament", quick=True, out=tmp_path / "t", progress=False)
-    assert ran == ["tournament"]
+    assert ran() == ["tournament"]
 
 
 @pytest.mark.parametrize("workload", list(T.WORKLOADS))
