@@ -48,6 +48,12 @@ proc tcp_settings {pkt hdr tick} {
     Agent/TCP set numdupacks_ 3
 }
 
+# The sender class of ns-2's one-way TCP `variant` (Tahoe is Agent/TCP itself).
+proc tcp_class {variant} {
+    if {$variant == "Tahoe"} { return Agent/TCP }
+    return Agent/TCP/$variant
+}
+
 # RED as Savanna models it, on each queue class of `classes` (Queue/RED, and Queue/RED/RIO
 # which inherits it): packet mode with `pkt`-byte packets, gentle (argument gentle, default
 # true), wait, ECN marking when `ecn`, tail drop at the limit, no adaptation; Queue/RED's

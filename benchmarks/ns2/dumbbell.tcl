@@ -45,8 +45,7 @@ $defaultRNG seed [arg seed 1]
 
 # ---- TCP (one-way NewReno and its sink) ----
 set variant [arg variant Newreno]
-set tcpclass Agent/TCP/$variant
-if {$variant == "Tahoe"} { set tcpclass Agent/TCP }
+set tcpclass [tcp_class $variant]
 tcp_settings $pkt $hdr 0.001
 Agent/TCP set ecn_ [arg ecn 0]
 

@@ -34,8 +34,7 @@ set ns [new Simulator]
 ns-random [arg seed 1]
 $defaultRNG seed [arg seed 1]
 set variant [arg variant Reno]
-set tcpclass Agent/TCP/$variant
-if {$variant == "Tahoe"} { set tcpclass Agent/TCP }
+set tcpclass [tcp_class $variant]
 tcp_settings [arg packet_bytes 576] [arg header_bytes 40] 0.5
 Queue/DropTail set queue_in_bytes_ false
 Queue/DropTail set drop_front_ false

@@ -63,8 +63,7 @@ ns-random [arg seed 1]
 $defaultRNG seed [arg seed 1]
 
 set variant [arg variant Newreno]
-set tcpclass Agent/TCP/$variant
-if {$variant == "Tahoe"} { set tcpclass Agent/TCP }
+set tcpclass [tcp_class $variant]
 tcp_settings $pkt $hdr 0.001
 Agent/TCP set ecn_ $ecn
 
