@@ -218,11 +218,15 @@ def test_packet_capture_records_every_packet_the_router_reads_drops_and_delivers
 
 @needs_root
 def test_send_buffer_never_stalls_a_long_newreno_recovery(tmp_path):
-    # One 300-packet flow alone into DropTail 8 loses 18 packets in slow start and repairs
-    # them one per round trip. With Linux's autotuned send buffer (tcp_wmem 16 KB, grown
-    # from cwnd) the buffer fills with unacknowledged data and new data stops for 1.3 s
-    # (FCT 4.21-4.49 s in 5 of 6 runs); with a buffer that holds the window the flow's
-    # recovery is the simulator's with Linux's rules (3.84 s; 3.849 and 3.854 emulated).
+    # One 300-packet flow alone into DropTail 8 loses some 30 packets in slow start and
+    # repairs them one per round trip. With Linux's autotuned send buffer (tcp_wmem 16 KB,
+    # grown from cwnd) the buffer fills with unacknowledged data and new data stops: the
+    # router reads no new sequence number for 1.43 s (FCT 4.47 s, 4 of 4 runs with the old
+    # buffer). With a buffer that holds the window new data never pauses longer than a
+    # round trip (0.10 s) and the flow is no slower than the simulator with Linux's rules
+    # (3.84 s; emulated 3.75-3.85 s). Linux's slow-start losses vary with timing (one run
+    # in six lost 8 packets and finished in 2.29 s), so the FCT is bounded from above only:
+    # a stall makes the flow slower, never faster.
     tcp = "ito_s = 1.0\ninit_cwnd = 2\nmax_window = 128"
     body = dumbbell(
         queue='{ type = "droptail", limit_pkts = 8 }',
@@ -230,15 +234,23 @@ def test_send_buffer_never_stalls_a_long_newreno_recovery(tmp_path):
         traffic='[[traffic]]\ntype = "flows"\nflows = [{ start_s = 0.5, size_pkts = 300, src = "src0", dst = "dst0" }]',
         duration=6.0,
     )
-    res = savanna.emulate(scenario(tmp_path, body), progress=False)
+    import pandas as pd
+
+    res = savanna.emulate(scenario(tmp_path, body), out=tmp_path / "emu", capture=True, progress=False)
+    assert res.summary["kernel"]["sysctls"]["net/ipv4/tcp_wmem"] == "4096 4194304 4194304"
+    pk = pd.read_parquet(tmp_path / "emu" / "packets.parquet")
+    data = pk[(pk.event == "in") & (pk.payload_bytes > 0)].sort_values("t_s")
+    first = data[data.seq > data.seq.cummax().shift(1, fill_value=-1)]  # each new highest segment
+    assert len(first) >= 299, len(first)
+    gap = float(first.t_s.diff().max())
+    assert gap < 0.5, f"new data paused for {gap:.3f} s"
     linux_rules = tcp + (
         '\nslow_start_increase = "acked"\npartial_ack_timer = "every"\nnosack_recovery_rate = "prr"'
         "\nlimited_transmit = true"
     )
     sim = savanna.run(scenario(tmp_path, body.replace(tcp, linux_rules), "sim.toml"))
     e, s = res.flows.fct_s.iloc[0], sim.flows.fct_s.iloc[0]
-    assert res.summary["kernel"]["sysctls"]["net/ipv4/tcp_wmem"] == "4096 4194304 4194304"
-    assert abs(e - s) < 0.05 * s, (e, s)
+    assert e < 1.05 * s, (e, s)
 
 
 @needs_root
