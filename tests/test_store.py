@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -191,7 +192,7 @@ def test_dataset_keeps_one_set_of_parameters_and_widens_types(tmp_path):
 
 def test_a_failed_write_leaves_no_run_behind(tmp_path, monkeypatch):
     calls = []
-    real = store._write_file
+    real = store._write_plain
 
     def flaky(path, data):
         calls.append(path.name)
@@ -199,18 +200,62 @@ def test_a_failed_write_leaves_no_run_behind(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(store, "_write_file", flaky)
+    monkeypatch.setattr(store, "_write_plain", flaky)
     files = {"flows.parquet": b"x", "queues.parquet": b"y", "summary.json": b"{}"}
     with pytest.raises(OSError):
         store.commit_run(tmp_path, "r1", {"p": 1}, ["p"], files)
     assert store.completed_runs(tmp_path) == {}
     assert not (tmp_path / "runs").exists()
     assert not any((tmp_path / ".staging").iterdir())
-    monkeypatch.setattr(store, "_write_file", real)
+    monkeypatch.setattr(store, "_write_plain", real)
     d = store.commit_run(tmp_path, "r1", {"p": 1}, ["p"], files)
     assert d == tmp_path / "runs" / "p=1" / "run_id=r1"
     assert {p.name: p.read_bytes() for p in d.iterdir()} == files
     assert store.completed_runs(tmp_path) == {"r1": d}
+
+
+def test_a_run_is_durable_before_it_becomes_visible(tmp_path, monkeypatch):
+    """Every file of a run is synced to disk before the rename that makes the run visible
+    (a crash can leave no complete-looking run with missing data)."""
+    events = []
+    real_sync, real_rename = store._sync_files, store.os.rename
+
+    def sync(directory, names):
+        events.append(("sync", Path(directory).parent.name, sorted(names)))
+        real_sync(directory, names)
+
+    def rename(src, dst):
+        events.append(("rename", Path(src).parent.name))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(store, "_sync_files", sync)
+    monkeypatch.setattr(store.os, "rename", rename)
+    files = {"flows.parquet": b"x", "queues.parquet": b"y", "summary.json": b"{}"}
+    store.commit_run(tmp_path, "r1", {"p": 1}, ["p"], files)
+    assert events == [("sync", ".staging", sorted(files)), ("rename", ".staging")]
+
+
+@pytest.mark.parametrize("have_syncfs", [True, False])
+def test_sync_files_flushes_each_file_where_there_is_no_syncfs(tmp_path, monkeypatch, have_syncfs):
+    """Without syncfs (or if it fails) every file is fsynced; with it, one call covers all."""
+    names = ["a.parquet", "summary.json"]
+    for n in names:
+        (tmp_path / n).write_bytes(b"data")
+    fsynced, fs_calls = [], []
+    real_fsync = store.os.fsync
+
+    def fsync(fd):
+        fsynced.append(fd)
+        real_fsync(fd)
+
+    def syncfs(fd):
+        fs_calls.append(fd)
+        return 0
+
+    monkeypatch.setattr(store.os, "fsync", fsync)
+    monkeypatch.setattr(store, "_syncfs", lambda: syncfs if have_syncfs else None)
+    store._sync_files(tmp_path, names)
+    assert (len(fs_calls), len(fsynced)) == ((1, 0) if have_syncfs else (0, 2))
 
 
 def test_encoded_values_round_trip(tmp_path):
