@@ -13,11 +13,17 @@ refactoring) both binaries run the scenario alternately in the same run, their o
 compared byte for byte (``summary.json`` without its wall time), and the ratio of the best
 wall times is printed: the check that a change made the core neither slower nor different.
 
+With ``--front-end`` it prints only what the Python front end adds to a run: ``savanna run``
+and ``savanna-native`` on the same scenario, alternately, best of N, and the difference of
+their best wall and CPU times (interpreter, imports, argument parsing, reading the scenario,
+exit; the core's own work is the same in both). The full benchmark prints it too.
+
 With ``--startup`` it prints only the start-up time of the ``savanna`` command: ``savanna
 --version`` against a bare ``python -c pass`` of the same interpreter, alternately, best of N
 (wall and CPU), with the bytecode cache on as users have it.
 
 Usage: python3 benchmarks/bench_core.py [--repeat N] [--scenario PATH] [--no-build] [--reference BIN]
+       python3 benchmarks/bench_core.py --front-end [--repeat N] [--scenario PATH] [--no-build]
        python3 benchmarks/bench_core.py --startup [--repeat N]
 """
 
@@ -48,12 +54,15 @@ def main() -> int:
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
     ap.add_argument("--reference", type=Path, help="another savanna-native to compare with, alternately")
     ap.add_argument("--startup", action="store_true", help="only the start-up time of `savanna --version`")
+    ap.add_argument("--front-end", action="store_true", help="only what `savanna run` adds to the core alone")
     args = ap.parse_args()
     if args.startup:
         return startup(max(args.repeat, 20))
 
     NATIVE, kind = native.existing() if args.no_build else native.build()
     print(f"core binary: {native.describe(kind)}")
+    if args.front_end:
+        return front_end(NATIVE, args.scenario, max(args.repeat, 10))
     tmp = Path(tempfile.mkdtemp(prefix="savanna-bench-"))
     try:
         rows = []
@@ -91,6 +100,9 @@ def main() -> int:
             )
         if args.reference:
             compare(NATIVE, args.reference, args.scenario, args.repeat, tmp)
+        if SAVANNA.exists():
+            print()
+            front_end(NATIVE, args.scenario, max(args.repeat, 10))
         print("\nAgainst ns-3: benchmarks/vs_ns3.py measures both simulators in the same run.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -120,6 +132,44 @@ def startup(repeat: int) -> int:
     print(f"start-up, best of {repeat} alternating (load average {os.getloadavg()[0]:.2f}):")
     for name, (wall, cpu) in best.items():
         print(f"  {name:20} wall {1e3 * wall:6.1f} ms   CPU {1e3 * cpu:6.1f} ms")
+    return 0
+
+
+def front_end(binary: Path, scenario: str, repeat: int) -> int:
+    """What the Python front end adds: best wall and CPU time of `savanna run` minus those of
+    `savanna-native` on the same scenario, run alternately (bytecode cache on, as users have
+    it), with a bare interpreter's start and exit for scale. CPU is user + system of the
+    whole process, the core's thread included."""
+    if not SAVANNA.exists():
+        raise SystemExit(f"{SAVANNA} missing: run `make setup` first")
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmds = {
+        "savanna-native": [str(binary)],
+        "savanna run": [str(SAVANNA), "run"],
+        "python -c pass": [str(SAVANNA.parent / "python"), "-c", "pass"],  # the interpreter alone
+    }
+    best = {k: [float("inf"), float("inf")] for k in cmds}
+    with tempfile.TemporaryDirectory(prefix="savanna-front-") as tmp:
+        for i in range(repeat + 1):  # the first round warms the caches and is not counted
+            for name, base in cmds.items():
+                run_args = [scenario, "--out", os.path.join(tmp, f"{len(name)}-{i}"), "--quiet"]
+                cmd = base if name.startswith("python") else base + run_args
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+                wall = time.perf_counter() - t0
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+                if i:
+                    best[name] = [min(best[name][0], wall), min(best[name][1], cpu)]
+    (nw, nc), (sw, sc) = best["savanna-native"], best["savanna run"]
+    print(f"front end of `savanna run`, best of {repeat} alternating (load average {os.getloadavg()[0]:.2f}):")
+    print(f"  {scenario}")
+    for name, (wall, cpu) in best.items():
+        print(f"  {name:16} wall {1e3 * wall:7.1f} ms   CPU {1e3 * cpu:7.1f} ms")
+    print(f"  front end        wall {1e3 * (sw - nw):7.1f} ms   CPU {1e3 * (sc - nc):7.1f} ms  (savanna run - native)")
+    print("  (on a loaded machine the CPU difference is the steadier figure)")
     return 0
 
 

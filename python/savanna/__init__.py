@@ -39,9 +39,8 @@ def __getattr__(name: str):
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'savanna' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(mod), name)
+    __import__(mod)  # not importlib.import_module: importing importlib costs more
+    value = getattr(sys.modules[mod], name)
     globals()[name] = value  # later look-ups skip this function
     return value
 

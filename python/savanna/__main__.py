@@ -1,5 +1,5 @@
 """``python -m savanna``: the same as the ``savanna`` command."""
 
-from savanna.cli import main
+from savanna.cli import entry
 
-raise SystemExit(main())
+entry()

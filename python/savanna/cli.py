@@ -6,24 +6,23 @@ TOML/JSON syntax error, an unusable output path) prints one line
 ``savanna: error: <message>`` to stderr and exits with code 2, without a traceback. An
 internal error of the simulator prints one line too and exits with code 1.
 
-Start-up is kept fast: each command imports what it needs when it runs, so
-``savanna --version`` and ``savanna run`` import neither pandas nor pyarrow (nor numpy,
-matplotlib or DuckDB), and ``reproduce``'s sub-parser (its package) is loaded only when the
-command line may name it (see ``build_parser``). Later commands plug in as further
-subparsers there.
+Start-up is kept fast (issue 21): each command imports what it needs when it runs. A plain
+``savanna run`` or ``savanna --version`` command line is read by ``fast_args`` without
+argparse (which, with ``re`` and ``enum``, costs more than the rest of the front end); any
+other command line, and any it is not sure of, goes to the argparse parser, which gives the
+same result or the error. ``reproduce``'s sub-parser (its package) is loaded only when the
+command line may name it (see ``build_parser``). ``entry`` (the console script) ends a
+``run`` or ``validate`` without the interpreter's teardown.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
-import re
-import signal
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
+    import argparse
     from pathlib import Path
     from typing import Callable
 
@@ -40,27 +39,31 @@ PROG = "savanna"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import json
-    from pathlib import Path
-
     from savanna import _core
-    from savanna.runner import check_budget, check_out, check_overrides, resolve_scenario, sweep_dead_partials
+    from savanna.runner import (
+        call_core,
+        check_budget,
+        check_out,
+        check_overrides,
+        resolve_scenario,
+        sweep_dead_partials,
+    )
 
-    sc = resolve_scenario(Path(args.scenario))
+    sc = resolve_scenario(os.fspath(args.scenario), check=False)
     seed, duration_s = check_overrides(args.seed, args.duration)
     budget = check_budget(args.max_events, args.max_memory_gb)
-    out_dir = check_out(args.out) if args.out is not None else Path("out") / Path(args.scenario).stem
+    if args.out is not None:
+        out_dir = check_out(args.out)
+    else:
+        out_dir = os.path.join("out", os.path.splitext(os.path.basename(args.scenario))[0])
     sweep_dead_partials(out_dir)
     # Ctrl-C: the core stops the run within a fraction of a second and removes its staging
     # directory; KeyboardInterrupt then exits 130 (see `main`).
-    summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
+    summary_json = call_core(sc, _core.run_to_dir, out_dir, seed, duration_s, *budget)
     if not args.quiet:
-        summary_path = out_dir / "summary.json"
-        if summary_path.is_file():
-            summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        else:
-            summary = json.loads(summary_json)
-        print(format_summary(summary, out_dir, scenario=args.scenario, all_queues=args.verbose))
+        import json  # the text the core returned is what it wrote to summary.json
+
+        print(format_summary(json.loads(summary_json), out_dir, scenario=args.scenario, all_queues=args.verbose))
     return EXIT_OK
 
 
@@ -90,16 +93,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from savanna import _core
-    from savanna.runner import check_budget, check_overrides, resolve_scenario
+    from savanna.runner import call_core, check_budget, check_overrides, resolve_scenario
 
-    sc = resolve_scenario(Path(args.scenario))
+    sc = resolve_scenario(os.fspath(args.scenario), check=False)
     seed, duration_s = check_overrides(args.seed, args.duration)
     budget = check_budget(args.max_events, args.max_memory_gb)
     _ctrl_c_kills()
-    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s, *budget)
+    call_core(sc, _core.validate, seed, duration_s, *budget)
     if not args.quiet:
         print(f"{args.scenario}: ok")
     return EXIT_OK
@@ -214,6 +215,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub-parsers of commands defined elsewhere (their packages take milliseconds to
     import) when the first argument is ``--version`` or a command of this file; help,
     errors and every other command line get the full parser."""
+    import argparse
+
     from savanna import __version__
 
     parser = argparse.ArgumentParser(
@@ -391,7 +394,8 @@ def format_summary(
     if out_dir is not None:
         from pathlib import Path
 
-        written = [f for f in ("flows.parquet", "queues.parquet", "summary.json") if (Path(out_dir) / f).is_file()]
+        out_dir = Path(out_dir)
+        written = [f for f in ("flows.parquet", "queues.parquet", "summary.json") if (out_dir / f).is_file()]
         lines.append(f"  wrote {out_dir}/: {', '.join(written) if written else 'nothing'}")
     return "\n".join(lines)
 
@@ -430,10 +434,16 @@ def one_line(msg: str) -> str:
     parts = []
     for line in str(msg).splitlines():
         s = line.strip()
-        if not s or re.match(r"^\d*\s*\|", s):  # gutter lines of a source excerpt
+        if not s or _is_gutter(s):  # gutter lines of a source excerpt
             continue
         parts.append(s)
     return ": ".join(parts) if parts else "unknown error"
+
+
+def _is_gutter(s: str) -> bool:
+    """A source excerpt's gutter line: digits, optional spaces, then ``|``."""
+    head = s.lstrip("0123456789").lstrip()
+    return head.startswith("|")
 
 
 def _error(msg: str) -> None:
@@ -446,12 +456,77 @@ def _ctrl_c_kills() -> None:
     # process at once instead: the core writes its outputs atomically, so nothing that
     # looks complete is left behind.
     # (Not possible outside the main thread, e.g. main() called from a thread.)
+    import contextlib
+    import signal
+
     with contextlib.suppress(ValueError):
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 # ---------------------------------------------------------------------------------------
-# Entry point
+# Entry point. The fast path: `savanna run` and `savanna --version` without argparse
+
+# `savanna run`'s options: flags, and options taking a value with its conversion.
+_RUN_FLAGS = {"--quiet": "quiet", "-q": "quiet", "--verbose": "verbose", "-v": "verbose"}
+_RUN_VALUES = {
+    "--out": ("out", str),
+    "-o": ("out", str),
+    "--seed": ("seed", int),
+    "--duration": ("duration", float),
+    "--max-events": ("max_events", float),
+    "--max-memory-gb": ("max_memory_gb", float),
+}
+
+
+def fast_args(argv: list[str]):
+    """The arguments of a plain ``run`` command line, as argparse would give them, or None
+    when the line is anything else or anything argparse might read differently (help,
+    abbreviations, combined or attached short options, values starting with ``-``, ``--``,
+    a bad number, a missing or second scenario): those go to the full parser."""
+    if not argv or argv[0] != "run":
+        return None
+    ns = {
+        "command": "run",
+        "scenario": None,
+        "out": None,
+        "seed": None,
+        "duration": None,
+        "max_events": None,
+        "max_memory_gb": None,
+        "quiet": False,
+        "verbose": False,
+        "func": cmd_run,
+    }
+    i = 1
+    while i < len(argv):
+        tok = argv[i]
+        i += 1
+        if not tok.startswith("-"):
+            if ns["scenario"] is not None:
+                return None
+            ns["scenario"] = tok
+            continue
+        name, eq, value = tok.partition("=")
+        if name in _RUN_FLAGS and not eq:
+            ns[_RUN_FLAGS[name]] = True
+            continue
+        if name not in _RUN_VALUES or (eq and not name.startswith("--")):
+            return None
+        if not eq:
+            if i == len(argv) or argv[i].startswith("-"):
+                return None
+            value = argv[i]
+            i += 1
+        dest, convert = _RUN_VALUES[name]
+        try:
+            ns[dest] = convert(value)
+        except ValueError:
+            return None
+    if ns["scenario"] is None:
+        return None
+    import types
+
+    return types.SimpleNamespace(**ns)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -463,8 +538,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv is None:
         argv = sys.argv[1:]
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    if argv == ["--version"]:
+        from savanna import __version__
+
+        print(f"{PROG} {__version__}")
+        return EXIT_OK
+    args = fast_args(argv)
+    if args is None:
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
@@ -487,5 +569,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+# Commands after which nothing is left to flush, join or clean up but stdout and stderr.
+_QUICK_EXIT = frozenset({"run", "validate", "--version"})
+
+
+def entry() -> None:
+    """The ``savanna`` console script (and ``python -m savanna``): `main`, then, after
+    ``run``, ``validate`` and ``--version``, exit at once instead of tearing the interpreter
+    down (the core has closed its files and joined its thread; nothing else is open)."""
+    code = main()
+    if sys.argv[1:2] and sys.argv[1] in _QUICK_EXIT:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # e.g. a closed pipe: let the normal exit report it
+            sys.exit(code)
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

@@ -5,28 +5,25 @@ A scenario is given as a path to a ``.toml``/``.json`` file, as TOML text, or as
 simulates it with the GIL released and writes ``flows.parquet``, ``queues.parquet`` (when
 sampling is on) and ``summary.json``; this module reads them back into pandas.
 
-pandas and pyarrow are imported only when results are loaded, and neither ``typing`` nor
-``dataclasses`` (with ``inspect``: about 5 ms of start-up) is imported at all, so the
-command line's ``run`` path starts fast.
+The command line's ``run`` imports this module, so it imports nothing at the top but ``os``
+and the core: pandas and pyarrow when results are loaded, ``json``, ``pathlib``, ``numbers``
+and the TOML parser only where needed (issue 21). A scenario's syntax is checked by the
+core's parser; Python's parsers read it again only when the core rejected it, to word a
+syntax error the same way whichever parser found it (see `call_core`).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import numbers
 import os
-import warnings
-from collections import namedtuple
-from collections.abc import Mapping
-from pathlib import Path
 
 from savanna import _core
 from savanna._core import ScenarioError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Union
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any, Callable, Union
 
     import pandas as pd
 
@@ -37,12 +34,19 @@ QUEUES_FILE = "queues.parquet"
 SUMMARY_FILE = "summary.json"
 
 
-class ScenarioText(namedtuple("ScenarioText", "text fmt base_dir origin")):
-    """A scenario ready for the core: its text, its format (``"toml"`` or ``"json"``), and
-    the directory that relative file names inside it are resolved against (a Path).
-    ``origin`` names it in error messages. Immutable."""
+class ScenarioText:
+    """A scenario ready for the core: its text, its format (``"toml"`` or ``"json"``), the
+    directory that relative file names inside it are resolved against (a str), ``origin``
+    (names it in error messages) and ``checked``: whether its syntax was checked in Python
+    already (see `call_core`)."""
 
-    __slots__ = ()
+    __slots__ = ("text", "fmt", "base_dir", "origin", "checked")
+
+    def __init__(self, text: str, fmt: str, base_dir: str, origin: str, checked: bool) -> None:
+        self.text, self.fmt, self.base_dir, self.origin, self.checked = text, fmt, base_dir, origin, checked
+
+    def __repr__(self) -> str:
+        return f"ScenarioText(fmt={self.fmt!r}, base_dir={self.base_dir!r}, origin={self.origin!r})"
 
 
 class Result:
@@ -119,13 +123,13 @@ def run(
     ``FileNotFoundError`` when the scenario file does not exist, and ``RuntimeError`` for
     an internal error of the simulator.
     """
-    sc = resolve_scenario(scenario, base_dir=base_dir)
+    sc = resolve_scenario(scenario, base_dir=base_dir, check=False)
     seed, duration_s = check_overrides(seed, duration_s)
     budget = check_budget(max_events, max_memory_gb)
     if out is not None:
         out_dir = check_out(out)
         sweep_dead_partials(out_dir)
-        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
+        summary_json = call_core(sc, _core.run_to_dir, out_dir, seed, duration_s, *budget)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=True)
     import shutil  # here, not at the top: the command line's `run` never needs them
     import tempfile
@@ -133,8 +137,8 @@ def run(
     tmp = tempfile.mkdtemp(prefix="savanna-run-")
     try:
         # A fresh (not yet existing) directory: the core creates it atomically.
-        out_dir = Path(tmp) / "out"
-        summary_json = _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out_dir), seed, duration_s, *budget)
+        out_dir = os.path.join(tmp, "out")
+        summary_json = call_core(sc, _core.run_to_dir, out_dir, seed, duration_s, *budget)
         return load_result(out_dir, summary_json, scenario=sc.origin, keep_dir=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -151,10 +155,23 @@ def validate(
 ) -> None:
     """Parse and validate a scenario without running it (its budget included); raise
     ``ScenarioError`` if bad."""
-    sc = resolve_scenario(scenario, base_dir=base_dir)
+    sc = resolve_scenario(scenario, base_dir=base_dir, check=False)
     seed, duration_s = check_overrides(seed, duration_s)
     budget = check_budget(max_events, max_memory_gb)
-    _core.validate(sc.text, sc.fmt, str(sc.base_dir), seed, duration_s, *budget)
+    call_core(sc, _core.validate, seed, duration_s, *budget)
+
+
+def call_core(sc: ScenarioText, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(sc.text, sc.fmt, sc.base_dir, *args)``: a call into the core with the scenario.
+    When the core rejects it and its syntax was not checked in Python, check it now: a
+    TOML/JSON syntax error (or nesting too deep) is then reported as `check_syntax` words it,
+    as when the syntax was checked first; any other error is the core's."""
+    try:
+        return fn(sc.text, sc.fmt, sc.base_dir, *args)
+    except ScenarioError:
+        if not sc.checked:
+            check_syntax(sc.text, sc.fmt, sc.origin)
+        raise
 
 
 def check_budget(max_events: Any, max_memory_gb: Any) -> tuple[float | None, float | None]:
@@ -162,39 +179,44 @@ def check_budget(max_events: Any, max_memory_gb: Any) -> tuple[float | None, flo
     out = []
     for name, v in (("max_events", max_events), ("max_memory_gb", max_memory_gb)):
         if v is not None:
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            if not _is_real(v):
                 raise ScenarioError(f"{name}: must be a number, got {v!r}")
             v = float(v)
-            if not (math.isfinite(v) and v > 0):
+            if not 0 < v < _INF:
                 raise ScenarioError(f"{name}: must be a positive number, got {v}")
         out.append(v)
     return out[0], out[1]
 
 
-def check_out(out: str | os.PathLike[str]) -> Path:
-    """An output directory given by the user: a non-empty path."""
+def check_out(out: str | os.PathLike[str]) -> str:
+    """An output directory given by the user: a non-empty path (returned as a str)."""
     text = os.fspath(out)
     if isinstance(text, bytes) or not text.strip():
         raise ScenarioError(f"--out: must name a directory, got {text!r}")
-    return Path(text)
+    return text
 
 
-def sweep_dead_partials(out_dir: Path) -> None:
+def sweep_dead_partials(out_dir: str | os.PathLike[str]) -> None:
     """Remove staging directories (``.partial-<pid>-<n>``) that killed runs left in
     ``out_dir``: those whose process no longer exists. A live run's are kept."""
-    import shutil
-
     try:
         entries = list(os.scandir(out_dir))
     except OSError:
         return
     for e in entries:
-        m = _PARTIAL.match(e.name)
-        if m and e.is_dir(follow_symlinks=False) and not _alive(int(m.group(1))):
+        pid = _partial_pid(e.name)
+        if pid is not None and e.is_dir(follow_symlinks=False) and not _alive(pid):
+            import shutil
+
             shutil.rmtree(e.path, ignore_errors=True)
 
 
-_PARTIAL = __import__("re").compile(r"^\.partial-(\d+)-\d+$")
+def _partial_pid(name: str) -> int | None:
+    """The process id in a staging directory's name ``.partial-<pid>-<n>``, else None."""
+    if not name.startswith(".partial-"):
+        return None
+    pid, dash, n = name[len(".partial-") :].partition("-")
+    return int(pid) if dash and pid.isdecimal() and n.isdecimal() else None
 
 
 def _alive(pid: int) -> bool:
@@ -215,62 +237,78 @@ def _alive(pid: int) -> bool:
 # Turning what the user gave into scenario text
 
 
-def resolve_scenario(scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None = None) -> ScenarioText:
-    """Turn a path, TOML text or dict into a ``ScenarioText``, checking its syntax.
+def resolve_scenario(
+    scenario: ScenarioLike, *, base_dir: str | os.PathLike[str] | None = None, check: bool = True
+) -> ScenarioText:
+    """Turn a path, TOML text or dict into a ``ScenarioText``; with ``check``, check its
+    syntax here (without, pass it to the core through `call_core`).
 
     A str is a path if such a file exists; otherwise it is TOML text if it looks like TOML
     (has a newline, ``=`` or ``[``); otherwise it is taken as a path that does not exist.
     """
+    if isinstance(scenario, str):
+        if _looks_like_toml(scenario) and not _is_file(scenario):
+            if check:
+                check_syntax(scenario, "toml", "<string>")
+            return ScenarioText(scenario, "toml", _base(base_dir, None), "<string>", check)
+        return _read_file(scenario, base_dir, check)
+
+    if isinstance(scenario, os.PathLike):
+        return _read_file(os.fspath(scenario), base_dir, check)
+
+    if isinstance(scenario, bytes):
+        raise TypeError("scenario must be a path, TOML text (str) or a dict, not bytes")
+
+    from collections.abc import Mapping
+
     if isinstance(scenario, Mapping):
+        import json
+
         try:
             text = json.dumps(scenario, default=_json_default, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ScenarioError(f"scenario dict cannot be encoded as JSON: {e}") from None
         except RecursionError:
             raise ScenarioError("scenario dict: nested too deeply (more than Python's recursion limit)") from None
-        bd = Path(base_dir) if base_dir is not None else Path.cwd()
-        return ScenarioText(text, "json", bd, "<dict>")
-
-    if isinstance(scenario, os.PathLike):
-        return _read_file(Path(os.fspath(scenario)), base_dir)
-
-    if isinstance(scenario, bytes):
-        raise TypeError("scenario must be a path, TOML text (str) or a dict, not bytes")
-
-    if isinstance(scenario, str):
-        if _looks_like_toml(scenario) and not _is_file(scenario):
-            check_syntax(scenario, "toml", "<string>")
-            bd = Path(base_dir) if base_dir is not None else Path.cwd()
-            return ScenarioText(scenario, "toml", bd, "<string>")
-        return _read_file(Path(scenario), base_dir)
+        return ScenarioText(text, "json", _base(base_dir, None), "<dict>", True)
 
     raise TypeError(
         f"scenario must be a path (str or pathlib.Path), TOML text or a dict, not {type(scenario).__name__}"
     )
 
 
-def _read_file(path: Path, base_dir) -> ScenarioText:
-    if path.is_dir():
+def _base(base_dir: str | os.PathLike[str] | None, path: str | None) -> str:
+    """The base directory given, else the scenario file's directory, else the current one."""
+    if base_dir is not None:
+        return os.fspath(base_dir)
+    if path is not None:
+        return os.path.dirname(path) or "."
+    return os.getcwd()
+
+
+def _read_file(path: str, base_dir, check: bool) -> ScenarioText:
+    if os.path.isdir(path):
         raise ScenarioError(f"{path}: is a directory, not a scenario file")
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such scenario file") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ScenarioError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    fmt = "json" if path.suffix.lower() == ".json" else "toml"
-    check_syntax(text, fmt, str(path))
-    bd = Path(base_dir) if base_dir is not None else path.parent
-    return ScenarioText(text, fmt, bd, str(path))
+    fmt = "json" if os.path.splitext(path)[1].lower() == ".json" else "toml"
+    if check:
+        check_syntax(text, fmt, path)
+    return ScenarioText(text, fmt, _base(base_dir, path), path, check)
 
 
 def check_syntax(text: str, fmt: str, origin: str) -> None:
     """Raise ``ScenarioError`` naming the line if ``text`` is not valid TOML/JSON.
 
     The core checks syntax too; checking here gives the same one-line message whatever
-    the core's parser prints, and catches the error before any work starts.
+    the core's parser prints (`call_core` calls it when the core rejected a scenario).
     """
     line = too_deep(text, fmt)
     if line:
@@ -279,6 +317,8 @@ def check_syntax(text: str, fmt: str, origin: str) -> None:
             "a scenario needs a few levels"
         )
     if fmt == "json":
+        import json
+
         try:
             json.loads(text)
         except json.JSONDecodeError as e:
@@ -335,18 +375,39 @@ def too_deep(text: str, fmt: str) -> int:
 def check_overrides(seed: Any, duration_s: Any) -> tuple[int | None, float | None]:
     """Type-check the ``seed``/``duration_s`` overrides (the core checks their values)."""
     if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        if not _is_int(seed):
             raise ScenarioError(f"seed: must be an integer, got {seed!r}")
         seed = int(seed)
         if not 0 <= seed < 2**64:
             raise ScenarioError(f"seed: must be in 0..2^64-1, got {seed}")
     if duration_s is not None:
-        if isinstance(duration_s, bool) or not isinstance(duration_s, numbers.Real):
+        if not _is_real(duration_s):
             raise ScenarioError(f"duration_s: must be a number of seconds, got {duration_s!r}")
         duration_s = float(duration_s)
-        if not math.isfinite(duration_s) or duration_s <= 0:
+        if not 0 < duration_s < _INF:
             raise ScenarioError(f"duration_s: must be a positive number of seconds, got {duration_s}")
     return seed, duration_s
+
+
+_INF = float("inf")
+
+
+def _is_int(v: Any) -> bool:
+    """An integer and not a bool (numpy's too; `numbers` is imported only for those)."""
+    if type(v) is int:
+        return True
+    import numbers
+
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_real(v: Any) -> bool:
+    """A real number and not a bool."""
+    if type(v) in (int, float):
+        return True
+    import numbers
+
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
 def _looks_like_toml(s: str) -> bool:
@@ -406,6 +467,10 @@ def load_result(
     ``summary.json`` in the directory is the source of truth; ``summary_json`` (the text
     the core returned) is used only if the file is missing.
     """
+    import json
+    import warnings
+    from pathlib import Path
+
     import pandas as pd
     import pyarrow.parquet as pq
 

@@ -8,6 +8,12 @@
 //! summary.json means the directory holds one complete run. On error the staging directory
 //! is removed, as are any directories this call created (if still empty).
 //!
+//! Nothing is fsync'd: the protocol guards against a run that fails or is killed and
+//! against concurrent readers, not against losing the machine mid-write (an operating
+//! system crash may leave a directory whose files are empty; run it again). The sweep store
+//! syncs the runs it keeps (`python/savanna/store.py`); syncing here cost about 3 ms a file,
+//! more than the rest of the work outside the event loop (issue 21).
+//!
 //! `write_run_streamed` is the same protocol for a run that writes its own flows.parquet
 //! into the staging directory while it runs (`api::run_to_dir` does this: rows go out as
 //! flows retire, so a run never holds all its flow records at once); the staging
@@ -68,19 +74,22 @@ pub fn write_run_files(dir: &Path, out: &RunOutput) -> Result<()> {
 }
 
 /// Everything `write_run_files` writes after flows.parquet.
+/// (The time series are already there when the run spooled them, `RunOutput::spooled`.)
 fn write_files_after_flows(dir: &Path, out: &RunOutput) -> Result<()> {
-    if out.queue_sampling {
-        write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
-        write_network(&dir.join(NETWORK_FILE), &out.network)?;
-    }
-    if out.goodput_on && !out.goodput_spooled {
-        write_goodput(&dir.join(GOODPUT_FILE), &out.goodput)?;
-    }
-    if out.classifier_sampling {
-        write_classifiers(&dir.join(CLASSIFIERS_FILE), &out.classifiers)?;
-    }
-    if out.tracing {
-        write_traces(&dir.join(TRACES_FILE), &out.traces)?;
+    if !out.spooled {
+        if out.queue_sampling {
+            write_queues(&dir.join(QUEUES_FILE), &out.queues)?;
+            write_network(&dir.join(NETWORK_FILE), &out.network)?;
+        }
+        if out.goodput_on {
+            write_goodput(&dir.join(GOODPUT_FILE), &out.goodput)?;
+        }
+        if out.classifier_sampling {
+            write_classifiers(&dir.join(CLASSIFIERS_FILE), &out.classifiers)?;
+        }
+        if out.tracing {
+            write_traces(&dir.join(TRACES_FILE), &out.traces)?;
+        }
     }
     write_summary(&dir.join(SUMMARY_FILE), out)
 }
@@ -121,8 +130,6 @@ fn write_run_staged<T>(out_dir: &Path, fill_and_commit: impl FnOnce(&Path) -> Re
     });
     if result.is_err() {
         remove_created(&created);
-    } else {
-        sync_dir(out_dir);
     }
     result
 }
@@ -152,8 +159,7 @@ fn commit(staging: &Path, out_dir: &Path, out: &RunOutput) -> Result<()> {
 fn write_summary(path: &Path, out: &RunOutput) -> Result<()> {
     let io_err = |e: std::io::Error| Error::io(path.display().to_string(), e);
     let mut f = File::create(path).map_err(io_err)?;
-    f.write_all(to_json(&out.summary).as_bytes()).map_err(io_err)?;
-    f.sync_all().map_err(io_err)
+    f.write_all(to_json(&out.summary).as_bytes()).map_err(io_err)
 }
 
 fn rename(from: &Path, to: &Path) -> Result<()> {
@@ -166,16 +172,6 @@ fn remove_if_exists(path: &Path) -> Result<()> {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path.display().to_string(), e)),
     }
-}
-
-/// Best effort: make the renames durable (no-op where directories cannot be synced).
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(f) = File::open(dir) {
-        let _ = f.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 /// The directories that do not exist yet on the way to `out_dir`, deepest first.

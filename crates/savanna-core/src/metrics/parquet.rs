@@ -203,34 +203,9 @@ pub fn write_goodput(path: &Path, rows: &[GoodputSample]) -> Result<()> {
     write_table(path, "goodput", goodput_columns(), rows)
 }
 
-/// goodput.parquet written while the run goes: rows are buffered and written a full row
-/// group (`ROW_GROUP_ROWS`) at a time, the same row groups `write_goodput` makes of the
-/// whole table, so the file is the same byte for byte and memory holds at most one row
-/// group instead of every window of the run.
-pub struct GoodputWriter {
-    table: TableWriter<GoodputSample>,
-    buf: Vec<GoodputSample>,
-}
-
-impl GoodputWriter {
-    pub fn create(path: &Path) -> Result<Self> {
-        Ok(GoodputWriter { table: TableWriter::create(path, "goodput", goodput_columns(), false)?, buf: Vec::new() })
-    }
-
-    pub fn push(&mut self, row: GoodputSample) -> Result<()> {
-        self.buf.push(row);
-        if self.buf.len() == ROW_GROUP_ROWS {
-            self.table.write(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
-    }
-
-    /// Write the last (partial) row group, close and sync the file.
-    pub fn finish(mut self) -> Result<()> {
-        self.table.write(&self.buf)?;
-        self.table.finish()
-    }
+/// goodput.parquet written while the run goes (see `SpoolWriter`).
+pub fn goodput_writer(path: &Path) -> Result<SpoolWriter<GoodputSample>> {
+    SpoolWriter::new(path, "goodput", goodput_columns(), false, ROW_GROUP_ROWS)
 }
 
 /// Columns of network.parquet, in file order.
@@ -248,6 +223,11 @@ pub fn write_network(path: &Path, rows: &[NetSample]) -> Result<()> {
     write_table(path, "network", network_columns(), rows)
 }
 
+/// network.parquet written while the run goes (see `SpoolWriter`).
+pub fn network_writer(path: &Path) -> Result<SpoolWriter<NetSample>> {
+    SpoolWriter::new(path, "network", network_columns(), false, ROW_GROUP_ROWS)
+}
+
 /// Columns of classifiers.parquet, in file order.
 fn classifier_columns() -> Vec<Column<ClassifierSample>> {
     vec![
@@ -263,6 +243,11 @@ fn classifier_columns() -> Vec<Column<ClassifierSample>> {
 /// Write `samples` to `path` as classifiers.parquet (overwriting any existing file).
 pub fn write_classifiers(path: &Path, samples: &[ClassifierSample]) -> Result<()> {
     write_table(path, "classifiers", classifier_columns(), samples)
+}
+
+/// classifiers.parquet written while the run goes (see `SpoolWriter`).
+pub fn classifier_writer(path: &Path) -> Result<SpoolWriter<ClassifierSample>> {
+    SpoolWriter::new(path, "classifiers", classifier_columns(), false, ROW_GROUP_ROWS)
 }
 
 /// Columns of traces.parquet, in file order.
@@ -288,6 +273,11 @@ pub fn write_traces(path: &Path, rows: &[TraceSample]) -> Result<()> {
     write_table(path, "traces", trace_columns(), rows)
 }
 
+/// traces.parquet written while the run goes (see `SpoolWriter`).
+pub fn trace_writer(path: &Path) -> Result<SpoolWriter<TraceSample>> {
+    SpoolWriter::new(path, "traces", trace_columns(), false, ROW_GROUP_ROWS)
+}
+
 /// Names of the flows.parquet columns, in file order.
 pub fn flow_column_names() -> Vec<String> {
     flow_columns().into_iter().map(|c| c.name).collect()
@@ -306,21 +296,25 @@ pub fn write_flows(path: &Path, flows: &[FlowRecord]) -> Result<()> {
     w.finish()
 }
 
-/// flows.parquet written incrementally, with memory that does not grow with the number of
-/// records: each record pushed is spooled to a scratch file next to the output
+/// A Parquet table written incrementally, with memory that does not grow with the number
+/// of records: each record pushed is spooled to a scratch file next to the output
 /// (`.<name>.spool`, removed by `finish` or when the writer is dropped), and `finish` turns
 /// the spool into Parquet column by column, in row groups of `ROW_GROUP_ROWS`. Keeping
-/// records in memory until a row group is full would hold about 0.3 MB per 1024 records,
-/// and every row group written leaves about 20 KB of metadata held until the footer: at
-/// 1024-row groups a 500 s dumbbell run held 0.5 MB for its flows and a 1 Gb/s one 4 MB.
+/// records in memory until a row group is full would hold about 0.3 MB per 1024 flow
+/// records (a 64K-row group of queue samples, 10 MB), and every row group written leaves
+/// about 20 KB of metadata held until the footer: at 1024-row groups a 500 s dumbbell run
+/// held 0.5 MB for its flows and a 1 Gb/s one 4 MB.
 ///
 /// The spool is a sequence of blocks of `SPOOL_BLOCK_ROWS` records, each column-major:
 /// one little-endian 8-byte word per record for each slot (a column's value; an optional
 /// column has a presence slot first; a string is the index of its first occurrence in
 /// the writer's table of distinct strings), so that writing a column reads only its own
-/// words. The file does not depend on how records are batched (`push`, `write`).
-pub struct FlowWriter {
-    table: TableWriter<FlowRecord>,
+/// words. The file does not depend on how records are batched (`push`, `write`); it
+/// depends on `batch_rows`, the values handed to the Parquet column writer at a time (its
+/// pages are cut between batches): `FlowWriter` hands one spool block, the time-series
+/// writers a whole row group as `write_table` does, so they write the same bytes as it.
+pub struct SpoolWriter<R> {
+    table: TableWriter<R>,
     spool: Spool,
     /// First slot of each column.
     slot: Vec<usize>,
@@ -328,17 +322,21 @@ pub struct FlowWriter {
     /// The block being filled: `slots * SPOOL_BLOCK_ROWS` words, column-major.
     block: Vec<u8>,
     rows: usize,
+    batch_rows: usize,
     /// Distinct strings in order of first use, and their indices.
     strings: Vec<ByteArray>,
     string_ids: HashMap<Box<str>, u64>,
 }
 
-/// Records per spool block (`FlowWriter`); `ROW_GROUP_ROWS` is a multiple of it, so a row
+/// flows.parquet written as flows retire (`sim::run_streamed`).
+pub type FlowWriter = SpoolWriter<FlowRecord>;
+
+/// Records per spool block (`SpoolWriter`); `ROW_GROUP_ROWS` is a multiple of it, so a row
 /// group starts at a block.
 const SPOOL_BLOCK_ROWS: usize = 128;
 const _: () = assert!(ROW_GROUP_ROWS.is_multiple_of(SPOOL_BLOCK_ROWS));
 
-impl FlowWriter {
+impl SpoolWriter<FlowRecord> {
     pub fn create(path: &Path) -> Result<Self> {
         Self::create_with(path, false)
     }
@@ -346,7 +344,16 @@ impl FlowWriter {
     /// A writer whose file has the per-flow queueing delay columns when `qdelay` is set
     /// (`sampling.flow_qdelay`).
     pub fn create_with(path: &Path, qdelay: bool) -> Result<Self> {
-        let table = TableWriter::create(path, "flows", flow_columns_with(qdelay), true)?;
+        SpoolWriter::new(path, "flows", flow_columns_with(qdelay), true, SPOOL_BLOCK_ROWS)
+    }
+}
+
+impl<R> SpoolWriter<R> {
+    /// A writer of table `message` at `path`; `strings_only` as in `writer_properties`;
+    /// `batch_rows` (a multiple of `SPOOL_BLOCK_ROWS`, at most `ROW_GROUP_ROWS`): see above.
+    fn new(path: &Path, message: &str, cols: Vec<Column<R>>, strings_only: bool, batch_rows: usize) -> Result<Self> {
+        debug_assert!(batch_rows.is_multiple_of(SPOOL_BLOCK_ROWS) && batch_rows <= ROW_GROUP_ROWS);
+        let table = TableWriter::create(path, message, cols, strings_only)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let spool_path = path.with_file_name(format!(".{name}.spool"));
         let spool = std::fs::OpenOptions::new()
@@ -363,43 +370,48 @@ impl FlowWriter {
             slot.push(slots);
             slots += if matches!(c.get, Getter::OptI64(_) | Getter::OptF64(_)) { 2 } else { 1 };
         }
-        Ok(FlowWriter {
+        Ok(SpoolWriter {
             table,
             spool,
             slot,
             slots,
             block: vec![0; slots * SPOOL_BLOCK_ROWS * 8],
             rows: 0,
+            batch_rows,
             strings: Vec::new(),
             string_ids: HashMap::new(),
         })
     }
 
-    /// Add one record (to the spool; nothing is written to flows.parquet before `finish`).
-    pub fn push(&mut self, rec: FlowRecord) -> Result<()> {
+    /// Add one record (to the spool; nothing is written to the table before `finish`).
+    pub fn push(&mut self, rec: R) -> Result<()> {
+        self.push_ref(&rec)
+    }
+
+    fn push_ref(&mut self, rec: &R) -> Result<()> {
         let row = self.rows % SPOOL_BLOCK_ROWS;
-        let FlowWriter { table, slot, block, strings, string_ids, .. } = self;
+        let SpoolWriter { table, slot, block, strings, string_ids, .. } = self;
         let mut put = |s: usize, w: u64| {
             let at = (s * SPOOL_BLOCK_ROWS + row) * 8;
             block[at..at + 8].copy_from_slice(&w.to_le_bytes());
         };
         for (c, &s) in table.cols.iter().zip(slot.iter()) {
             match &c.get {
-                Getter::I64(f) => put(s, f(&rec) as u64),
-                Getter::F64(f) => put(s, f(&rec).to_bits()),
-                Getter::Bool(f) => put(s, u64::from(f(&rec))),
+                Getter::I64(f) => put(s, f(rec) as u64),
+                Getter::F64(f) => put(s, f(rec).to_bits()),
+                Getter::Bool(f) => put(s, u64::from(f(rec))),
                 Getter::OptI64(f) => {
-                    let v = f(&rec);
+                    let v = f(rec);
                     put(s, u64::from(v.is_some()));
                     put(s + 1, v.unwrap_or(0) as u64);
                 }
                 Getter::OptF64(f) => {
-                    let v = f(&rec);
+                    let v = f(rec);
                     put(s, u64::from(v.is_some()));
                     put(s + 1, v.unwrap_or(0.0).to_bits());
                 }
                 Getter::Str(f) => {
-                    let text = f(&rec);
+                    let text = f(rec);
                     let id = match string_ids.get(text) {
                         Some(&id) => id,
                         None => {
@@ -420,20 +432,20 @@ impl FlowWriter {
         Ok(())
     }
 
-    pub fn write(&mut self, rows: &[FlowRecord]) -> Result<()> {
-        rows.iter().try_for_each(|r| self.push(r.clone()))
+    pub fn write(&mut self, rows: &[R]) -> Result<()> {
+        rows.iter().try_for_each(|r| self.push_ref(r))
     }
 
     fn spool_block(&mut self) -> Result<()> {
         (&self.spool.file).write_all(&self.block).map_err(|e| self.spool.error(e))
     }
 
-    /// Write flows.parquet from the spool, then sync it; the spool is removed.
+    /// Write the table from the spool; the spool is removed.
     pub fn finish(mut self) -> Result<()> {
         if !self.rows.is_multiple_of(SPOOL_BLOCK_ROWS) {
             self.spool_block()?;
         }
-        let FlowWriter { mut table, spool, slot, slots, rows, strings, .. } = self;
+        let SpoolWriter { mut table, spool, slot, slots, rows, batch_rows, strings, .. } = self;
         let spool_err = |e: std::io::Error| spool.error(e);
         let mut reader = SpoolReader { file: &spool.file, slots, buf: Vec::new() };
         let shown = table.shown.clone();
@@ -442,46 +454,42 @@ impl FlowWriter {
             let end = rows.min(first + ROW_GROUP_ROWS);
             let mut rg = table.writer.next_row_group().map_err(|e| io_err(&e))?;
             for (c, &s) in table.cols.iter().zip(slot.iter()) {
-                let mut cw = rg
-                    .next_column()
-                    .map_err(|e| io_err(&e))?
-                    .ok_or_else(|| Error::Internal(format!("flows: schema has fewer columns than {}", c.name)))?;
-                for block_first in (first..end).step_by(SPOOL_BLOCK_ROWS) {
-                    let n = SPOOL_BLOCK_ROWS.min(end - block_first);
-                    let block = block_first / SPOOL_BLOCK_ROWS;
-                    let r = match &c.get {
-                        Getter::I64(_) => {
-                            let vals: Vec<i64> =
-                                reader.words(block, s, n).map_err(spool_err)?.map(|w| w as i64).collect();
-                            cw.typed::<Int64Type>().write_batch(&vals, None, None)
+                let mut cw = rg.next_column().map_err(|e| io_err(&e))?.ok_or_else(|| {
+                    Error::Internal(format!("{}: schema has fewer columns than {}", table.message, c.name))
+                })?;
+                for batch_first in (first..end).step_by(batch_rows) {
+                    let batch_end = end.min(batch_first + batch_rows);
+                    // The batch's words of this column's slot (and presence slot), block by block.
+                    let mut words = Vec::with_capacity(batch_end - batch_first);
+                    let mut present = Vec::new();
+                    let optional = matches!(c.get, Getter::OptI64(_) | Getter::OptF64(_));
+                    for block_first in (batch_first..batch_end).step_by(SPOOL_BLOCK_ROWS) {
+                        let n = SPOOL_BLOCK_ROWS.min(batch_end - block_first);
+                        let block = block_first / SPOOL_BLOCK_ROWS;
+                        if optional {
+                            let (def, vals) = reader.optional(block, s, n).map_err(spool_err)?;
+                            present.extend(def);
+                            words.extend(vals);
+                        } else {
+                            words.extend(reader.words(block, s, n).map_err(spool_err)?);
                         }
-                        Getter::F64(_) => {
-                            let vals: Vec<f64> =
-                                reader.words(block, s, n).map_err(spool_err)?.map(f64::from_bits).collect();
-                            cw.typed::<DoubleType>().write_batch(&vals, None, None)
+                    }
+                    let r = match &c.get {
+                        Getter::I64(_) | Getter::OptI64(_) => {
+                            let vals: Vec<i64> = words.into_iter().map(|w| w as i64).collect();
+                            cw.typed::<Int64Type>().write_batch(&vals, optional.then_some(&present[..]), None)
+                        }
+                        Getter::F64(_) | Getter::OptF64(_) => {
+                            let vals: Vec<f64> = words.into_iter().map(f64::from_bits).collect();
+                            cw.typed::<DoubleType>().write_batch(&vals, optional.then_some(&present[..]), None)
                         }
                         Getter::Bool(_) => {
-                            let vals: Vec<bool> =
-                                reader.words(block, s, n).map_err(spool_err)?.map(|w| w != 0).collect();
+                            let vals: Vec<bool> = words.into_iter().map(|w| w != 0).collect();
                             cw.typed::<BoolType>().write_batch(&vals, None, None)
                         }
                         Getter::Str(_) => {
-                            let vals: Vec<ByteArray> = reader
-                                .words(block, s, n)
-                                .map_err(spool_err)?
-                                .map(|w| strings[w as usize].clone())
-                                .collect();
+                            let vals: Vec<ByteArray> = words.into_iter().map(|w| strings[w as usize].clone()).collect();
                             cw.typed::<ByteArrayType>().write_batch(&vals, None, None)
-                        }
-                        Getter::OptI64(_) => {
-                            let (def, words) = reader.optional(block, s, n).map_err(spool_err)?;
-                            let vals: Vec<i64> = words.into_iter().map(|w| w as i64).collect();
-                            cw.typed::<Int64Type>().write_batch(&vals, Some(&def), None)
-                        }
-                        Getter::OptF64(_) => {
-                            let (def, words) = reader.optional(block, s, n).map_err(spool_err)?;
-                            let vals: Vec<f64> = words.into_iter().map(f64::from_bits).collect();
-                            cw.typed::<DoubleType>().write_batch(&vals, Some(&def), None)
                         }
                     };
                     r.map_err(|e| io_err(&e))?;
@@ -494,7 +502,7 @@ impl FlowWriter {
     }
 }
 
-/// A `FlowWriter`'s scratch file, removed when dropped (whether or not the writer finished).
+/// A `SpoolWriter`'s scratch file, removed when dropped (whether or not the writer finished).
 struct Spool {
     path: PathBuf,
     file: File,
@@ -512,7 +520,7 @@ impl Drop for Spool {
     }
 }
 
-/// Reads one slot's words of one block back from a `FlowWriter`'s spool.
+/// Reads one slot's words of one block back from a `SpoolWriter`'s spool.
 struct SpoolReader<'a> {
     file: &'a File,
     slots: usize,
@@ -540,6 +548,11 @@ impl SpoolReader<'_> {
 /// Write `samples` to `path` as queues.parquet (overwriting any existing file).
 pub fn write_queues(path: &Path, samples: &[QueueSample]) -> Result<()> {
     write_table(path, "queues", queue_columns(), samples)
+}
+
+/// queues.parquet written while the run goes (see `SpoolWriter`).
+pub fn queue_writer(path: &Path) -> Result<SpoolWriter<QueueSample>> {
+    SpoolWriter::new(path, "queues", queue_columns(), false, ROW_GROUP_ROWS)
 }
 
 /// Snappy; min/max statistics per column chunk (what row-group pruning uses) but no page
@@ -627,9 +640,10 @@ impl<R> TableWriter<R> {
 
     fn finish(self) -> Result<()> {
         let shown = self.shown;
+        // Flushed, not synced (see `metrics::output`).
         let buf = self.writer.into_inner().map_err(|e| Error::io(shown.clone(), e))?;
-        let file = buf.into_inner().map_err(|e| Error::io(shown.clone(), e.error()))?;
-        file.sync_all().map_err(|e| Error::io(shown, e))
+        buf.into_inner().map_err(|e| Error::io(shown, e.error()))?;
+        Ok(())
     }
 }
 
@@ -793,7 +807,7 @@ mod tests {
             .map(|i| GoodputSample { t_s: (i / 7) as f64 * 0.1, flow_id: (i % 7) as u64, delivered_pkts: i as u64 })
             .collect();
         write_goodput(&dir.join("whole.parquet"), &rows).unwrap();
-        let mut w = GoodputWriter::create(&dir.join("spooled.parquet")).unwrap();
+        let mut w = goodput_writer(&dir.join("spooled.parquet")).unwrap();
         for r in &rows {
             w.push(r.clone()).unwrap();
         }
@@ -803,6 +817,87 @@ mod tests {
         let r = SerializedFileReader::new(File::open(dir.join("spooled.parquet")).unwrap()).unwrap();
         assert_eq!(r.metadata().num_row_groups(), 3);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `rows` written at the end (`write`) and spooled while running (`writer`) must give
+    /// the same bytes, and no spool may be left behind.
+    fn spooled_equals_whole<R: Clone>(
+        name: &str,
+        rows: &[R],
+        write: fn(&Path, &[R]) -> Result<()>,
+        writer: fn(&Path) -> Result<SpoolWriter<R>>,
+    ) {
+        let dir = scratch(name);
+        write(&dir.join("whole.parquet"), rows).unwrap();
+        let mut w = writer(&dir.join("spooled.parquet")).unwrap();
+        for r in rows {
+            w.push(r.clone()).unwrap();
+        }
+        w.finish().unwrap();
+        let whole = std::fs::read(dir.join("whole.parquet")).unwrap();
+        assert!(whole == std::fs::read(dir.join("spooled.parquet")).unwrap(), "{name}: files differ");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "{name}: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn time_series_written_while_running_are_the_same_files_as_written_at_the_end() {
+        // Two full row groups and a partial one, with strings, nulls and booleans whose
+        // page boundaries depend on how values reach the column writer.
+        let n = 2 * ROW_GROUP_ROWS + 77;
+        let queues: Vec<QueueSample> = (0..n)
+            .map(|i| QueueSample {
+                t_s: (i / 3) as f64 * 0.1,
+                queue: format!("q{}", i % 3),
+                len_pkts: (i * 7 % 101) as u64,
+                len_bytes: (i * 7 % 101 * 1500) as u64,
+                avg_pkts: (i % 5 != 0).then_some(i as f64 / 9.0),
+                len_by_class: [i as u64 % 4, 0, i as u64 % 9],
+                departures: [i as u64, 1, 2],
+                drops: [i as u64 % 2, 0, 0],
+                marks: [0, i as u64 % 3, 0],
+                utilisation: (i % 1000) as f64 / 1000.0,
+            })
+            .collect();
+        spooled_equals_whole("queues-spool", &queues, write_queues, queue_writer);
+        let net: Vec<NetSample> = (0..n)
+            .map(|i| NetSample {
+                t_s: i as f64 * 0.1,
+                active_tcp_flows: (i % 1234) as u64,
+                active_udp_flows: (i % 3) as u64,
+                packets_in_network: (i * 13 % 977) as u64,
+            })
+            .collect();
+        spooled_equals_whole("network-spool", &net, write_network, network_writer);
+        let cls: Vec<ClassifierSample> = (0..n)
+            .map(|i| ClassifierSample {
+                t_s: (i / 2) as f64,
+                node: format!("r{}", i % 2),
+                classifier: "threshold".into(),
+                flows_short: (i % 50) as u64,
+                flows_long: (i % 7) as u64,
+                threshold: 20.0 + (i % 11) as f64,
+            })
+            .collect();
+        spooled_equals_whole("classifiers-spool", &cls, write_classifiers, classifier_writer);
+        let traces: Vec<TraceSample> = (0..n)
+            .map(|i| TraceSample {
+                t_s: i as f64 * 1e-3,
+                flow_id: (i % 4) as u64,
+                side: (i % 2) as u8,
+                event: ["ack", "send", "rto"][i % 3],
+                cwnd_pkts: (i % 64) as f64,
+                ssthresh_pkts: 32.0,
+                snd_una: i as u64,
+                snd_max: i as u64 + 5,
+                in_recovery: i % 17 == 0,
+                srtt_s: (i % 4 != 0).then_some(0.1 + (i % 9) as f64 * 1e-3),
+                rto_s: 1.0,
+                timeouts: (i / 1000) as u64,
+            })
+            .collect();
+        spooled_equals_whole("traces-spool", &traces, write_traces, trace_writer);
     }
 
     #[test]

@@ -242,9 +242,10 @@ pub struct RunOutput {
     /// Per-flow goodput windows (goodput.parquet), written when on.
     pub goodput: Vec<GoodputSample>,
     pub goodput_on: bool,
-    /// goodput.parquet was written into the output directory during the run
-    /// (`sim::run_streamed`); `goodput` is then empty.
-    pub goodput_spooled: bool,
+    /// The time series that are on (queues, network, classifiers, goodput, traces) were
+    /// written into the output directory during the run (`sim::run_streamed`); their
+    /// vectors are then empty.
+    pub spooled: bool,
     /// Network time series (network.parquet), written with queue sampling.
     pub network: Vec<NetSample>,
     pub summary: RunSummary,

@@ -57,21 +57,20 @@ pub fn run(sc: &Scenario) -> Result<RunOutput> {
 pub fn run_streamed(sc: &Scenario, flows_path: &std::path::Path) -> Result<RunOutput> {
     let qdelay = sc.file.sampling.as_ref().is_some_and(|s| s.flow_qdelay);
     let mut fw = crate::metrics::parquet::FlowWriter::create_with(flows_path, qdelay)?;
-    let goodput_path = flows_path.with_file_name(crate::metrics::output::GOODPUT_FILE);
-    let out = run_into(sc, &mut fw, Some(&goodput_path))?;
+    let out = run_into(sc, &mut fw, flows_path.parent())?;
     fw.finish()?;
     Ok(out)
 }
 
 /// Build the world, run its event loop to the end and finish it, handing every flow
 /// record to `sink` as the flow retires (see `World::retire`). `wall_seconds` is the
-/// event loop's, with the records of the flows it retires on the way. With `goodput_path`,
-/// goodput windows are written there as they close (see `Recorder::spool_goodput`).
-fn run_into(sc: &Scenario, sink: &mut dyn FlowSink, goodput_path: Option<&std::path::Path>) -> Result<RunOutput> {
+/// event loop's, with the records of the flows it retires on the way. With `series_dir`,
+/// the time series are written there as they are taken (see `Recorder::spool_samples`).
+fn run_into(sc: &Scenario, sink: &mut dyn FlowSink, series_dir: Option<&std::path::Path>) -> Result<RunOutput> {
     let plan = crate::scenario::resolve(sc)?;
     let mut w = World::new(plan);
-    if let Some(p) = goodput_path {
-        w.rec.spool_goodput(p)?;
+    if let Some(dir) = series_dir {
+        w.rec.spool_samples(dir)?;
     }
     let t0 = Instant::now();
     w.run(sink)?;
@@ -795,7 +794,7 @@ impl World {
         let summary = self.rec.summary(&self.plan, end, wall_seconds, totals, &self.ports)?;
         self.flows.retire_all();
         self.retire(sink)?;
-        self.rec.finish_goodput()?;
+        self.rec.finish_spools()?;
         let n_classifiers = self.classifiers.len();
         Ok(self.rec.output(summary, n_classifiers))
     }
@@ -870,18 +869,33 @@ mod tests {
     }
 
     #[test]
-    fn goodput_spooled_during_the_run_equals_goodput_written_at_the_end() {
-        let sc = scenario("dumbbell-red.toml", 60.0);
-        let mem = run(&sc).unwrap();
-        assert!(mem.goodput_on && !mem.goodput_spooled && mem.goodput.len() > 1000, "{}", mem.goodput.len());
-        let dir = std::env::temp_dir().join(format!("savanna-sim-goodput-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let streamed = run_streamed(&sc, &dir.join(crate::metrics::output::FLOWS_FILE)).unwrap();
-        assert!(streamed.goodput_spooled && streamed.goodput.is_empty());
-        crate::metrics::parquet::write_goodput(&dir.join("whole.parquet"), &mem.goodput).unwrap();
-        let spooled = std::fs::read(dir.join(crate::metrics::output::GOODPUT_FILE)).unwrap();
-        assert_eq!(spooled, std::fs::read(dir.join("whole.parquet")).unwrap());
-        let _ = std::fs::remove_dir_all(&dir);
+    fn time_series_spooled_during_the_run_equal_those_written_at_the_end() {
+        use crate::metrics::output::{self, CLASSIFIERS_FILE, GOODPUT_FILE, NETWORK_FILE, QUEUES_FILE, TRACES_FILE};
+        let mut seen = std::collections::BTreeSet::new();
+        for (file, secs) in [
+            ("dumbbell-red.toml", 60.0),
+            ("guo-matta-2001-fig03.toml", 60.0),
+            ("matta-guo-2000-fig04-isolation.toml", 40.0),
+        ] {
+            let sc = scenario(file, secs);
+            let mem = run(&sc).unwrap();
+            assert!(!mem.spooled, "{file}");
+            let dir = std::env::temp_dir().join(format!("savanna-sim-spool-{}-{file}", std::process::id()));
+            std::fs::create_dir_all(dir.join("streamed")).unwrap();
+            let streamed = run_streamed(&sc, &dir.join("streamed").join(output::FLOWS_FILE)).unwrap();
+            assert!(streamed.spooled && streamed.goodput.is_empty() && streamed.queues.is_empty(), "{file}");
+            output::write_run(&dir.join("whole"), &mem).unwrap();
+            for name in [QUEUES_FILE, NETWORK_FILE, CLASSIFIERS_FILE, GOODPUT_FILE, TRACES_FILE] {
+                let whole = std::fs::read(dir.join("whole").join(name)).ok();
+                let spooled = std::fs::read(dir.join("streamed").join(name)).ok();
+                assert!(whole == spooled, "{file}: {name} differs");
+                if whole.is_some() {
+                    seen.insert(name);
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        assert_eq!(seen.len(), 5, "every time series written by some scenario: {seen:?}");
     }
 
     #[test]

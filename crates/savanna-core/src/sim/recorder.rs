@@ -3,6 +3,8 @@
 //! chosen flows, the run's counters, each flow's record when it retires, and the summary
 //! with its consistency checks (every queue's occupancy matches its discipline; packets are
 //! conserved). It reads the ports, flows and endpoints the world passes it and owns none.
+//! Writing into an output directory (`spool_samples`), the time series go to their files as
+//! they are taken, so a run's memory does not grow with its simulated time.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +14,9 @@ use crate::aqm::DropReason;
 use crate::classify::Classifier;
 use crate::engine::{ns_to_secs, Time};
 use crate::error::{Error, Result};
-use crate::metrics::parquet::GoodputWriter;
+use crate::metrics::parquet::{
+    classifier_writer, goodput_writer, network_writer, queue_writer, trace_writer, SpoolWriter,
+};
 use crate::metrics::{
     ClassMark, ClassTotals, ClassifierSample, DualPi2Sojourns, FlowRecord, GoodputSample, Name, NetSample, QueueSample,
     QueueTotals, RunOutput, RunSummary, TraceSample,
@@ -69,10 +73,45 @@ pub struct Recorder {
     classifier_samples: Vec<ClassifierSample>,
     network: Vec<NetSample>,
     goodput: Vec<GoodputSample>,
-    /// When set (`spool_goodput`), goodput rows go to this file instead of `goodput`.
-    goodput_file: Option<GoodputWriter>,
-    goodput_spooled: bool,
     traces: Vec<TraceSample>,
+    /// After `spool_samples`: the files the time series go to instead of the vectors above.
+    spools: Spools,
+    spooled: bool,
+}
+
+/// The writers of the time series a run writes while it goes (`Recorder::spool_samples`),
+/// each None when its table is off, and the first error one of them met (sampling and
+/// tracing do not stop the run; `finish_spools` reports it).
+#[derive(Default)]
+struct Spools {
+    queues: Option<SpoolWriter<QueueSample>>,
+    network: Option<SpoolWriter<NetSample>>,
+    classifiers: Option<SpoolWriter<ClassifierSample>>,
+    goodput: Option<SpoolWriter<GoodputSample>>,
+    traces: Option<SpoolWriter<TraceSample>>,
+    error: Option<Error>,
+}
+
+/// Hand `row` to its file when one is open, else keep it in `mem`.
+#[inline]
+fn keep<R>(file: &mut Option<SpoolWriter<R>>, error: &mut Option<Error>, mem: &mut Vec<R>, row: R) {
+    match file {
+        Some(w) => {
+            if let Err(e) = w.push(row) {
+                error.get_or_insert(e);
+            }
+        }
+        None => mem.push(row),
+    }
+}
+
+/// Finish a time series' file, if it was open; the first error wins.
+fn finish_spool<R>(file: Option<SpoolWriter<R>>, error: &mut Option<Error>) {
+    if let Some(w) = file {
+        if let Err(e) = w.finish() {
+            error.get_or_insert(e);
+        }
+    }
 }
 
 impl Recorder {
@@ -115,28 +154,44 @@ impl Recorder {
             classifier_samples: Vec::new(),
             network: Vec::new(),
             goodput: Vec::new(),
-            goodput_file: None,
-            goodput_spooled: false,
             traces: Vec::new(),
+            spools: Spools::default(),
+            spooled: false,
         }
     }
 
-    /// Write goodput windows to `path` (goodput.parquet) as they close, if they are on,
-    /// instead of keeping them until the run ends.
-    pub fn spool_goodput(&mut self, path: &std::path::Path) -> Result<()> {
+    /// Write the time series that are on (queues, network and classifiers with sampling,
+    /// goodput windows, traces) into `dir` as they are taken, under their output file
+    /// names, instead of keeping them until the run ends.
+    pub fn spool_samples(&mut self, dir: &std::path::Path) -> Result<()> {
+        use crate::metrics::output::{CLASSIFIERS_FILE, GOODPUT_FILE, NETWORK_FILE, QUEUES_FILE, TRACES_FILE};
+        let sp = &mut self.spools;
+        if self.sample_ns > 0 {
+            sp.queues = Some(queue_writer(&dir.join(QUEUES_FILE))?);
+            sp.network = Some(network_writer(&dir.join(NETWORK_FILE))?);
+            if !self.classifier_nodes.is_empty() {
+                sp.classifiers = Some(classifier_writer(&dir.join(CLASSIFIERS_FILE))?);
+            }
+        }
         if self.goodput_ns > 0 {
-            self.goodput_file = Some(GoodputWriter::create(path)?);
+            sp.goodput = Some(goodput_writer(&dir.join(GOODPUT_FILE))?);
         }
+        if self.tracing {
+            sp.traces = Some(trace_writer(&dir.join(TRACES_FILE))?);
+        }
+        self.spooled = true;
         Ok(())
     }
 
-    /// Close the spooled goodput.parquet, if any (after the last window).
-    pub fn finish_goodput(&mut self) -> Result<()> {
-        if let Some(w) = self.goodput_file.take() {
-            w.finish()?;
-            self.goodput_spooled = true;
-        }
-        Ok(())
+    /// Finish the files `spool_samples` opened (after the last sample and window).
+    pub fn finish_spools(&mut self) -> Result<()> {
+        let mut sp = std::mem::take(&mut self.spools);
+        finish_spool(sp.queues, &mut sp.error);
+        finish_spool(sp.network, &mut sp.error);
+        finish_spool(sp.classifiers, &mut sp.error);
+        finish_spool(sp.goodput, &mut sp.error);
+        finish_spool(sp.traces, &mut sp.error);
+        sp.error.map_or(Ok(()), Err)
     }
 
     /// The first sampling and goodput instants (None: off).
@@ -164,7 +219,7 @@ impl Recorder {
 
     /// Record the TCP state of endpoint `e` of a traced flow after `event`.
     pub fn trace(&mut self, now: Time, flow: u32, side: u8, event: &'static str, e: &TcpEndpoint) {
-        self.traces.push(TraceSample {
+        let row = TraceSample {
             t_s: ns_to_secs(now),
             flow_id: flow as u64,
             side,
@@ -177,7 +232,8 @@ impl Recorder {
             srtt_s: e.srtt(),
             rto_s: e.current_rto_s(),
             timeouts: e.stats.timeouts,
-        });
+        };
+        keep(&mut self.spools.traces, &mut self.spools.error, &mut self.traces, row);
     }
 
     /// Take a sample of the network, the sampled queues and the classifiers; the next
@@ -193,12 +249,13 @@ impl Recorder {
         self.last_sample_ns = now;
         let t = ns_to_secs(now);
         let c = &self.counters;
-        self.network.push(NetSample {
+        let row = NetSample {
             t_s: t,
             active_tcp_flows: c.tcp_started - c.tcp_finished,
             active_udp_flows: c.udp_started - c.udp_finished,
             packets_in_network,
-        });
+        };
+        keep(&mut self.spools.network, &mut self.spools.error, &mut self.network, row);
         for &l in &self.sampled_links {
             let port = &mut ports[l as usize];
             let busy = port.busy_until(now);
@@ -210,7 +267,7 @@ impl Recorder {
             let diff = |a: &[u64; 3], b: &[u64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
             let drops_now = [s.dropped(0), s.dropped(1), s.dropped(2)];
             let drops_prev = [p.dropped(0), p.dropped(1), p.dropped(2)];
-            self.samples.push(QueueSample {
+            let row = QueueSample {
                 t_s: t,
                 queue: port.name.clone(),
                 len_pkts: q.qdisc.len_pkts() as u64,
@@ -221,19 +278,21 @@ impl Recorder {
                 drops: diff(&drops_now, &drops_prev),
                 marks: diff(&s.marks, &p.marks),
                 utilisation,
-            });
+            };
+            keep(&mut self.spools.queues, &mut self.spools.error, &mut self.samples, row);
             port.last_sample = port.queue.stats.clone();
         }
         for (i, c) in classifiers.iter().enumerate() {
             let r = c.report();
-            self.classifier_samples.push(ClassifierSample {
+            let row = ClassifierSample {
                 t_s: t,
                 node: self.classifier_nodes[i].clone(),
                 classifier: c.kind().to_string(),
                 flows_short: r.flows_short,
                 flows_long: r.flows_long,
                 threshold: r.threshold,
-            });
+            };
+            keep(&mut self.spools.classifiers, &mut self.spools.error, &mut self.classifier_samples, row);
         }
         let next = now + self.sample_ns;
         (next <= self.end_ns).then_some(next)
@@ -257,10 +316,7 @@ impl Recorder {
             let f = &mut flows[fi];
             if total > f.gp_last {
                 let row = GoodputSample { t_s: t, flow_id: id as u64, delivered_pkts: total - f.gp_last };
-                match &mut self.goodput_file {
-                    Some(w) => w.push(row)?,
-                    None => self.goodput.push(row),
-                }
+                keep(&mut self.spools.goodput, &mut self.spools.error, &mut self.goodput, row);
             }
             f.gp_last = total;
             f.gp_dirty = false;
@@ -443,7 +499,7 @@ impl Recorder {
             traces: self.traces,
             goodput: self.goodput,
             goodput_on: self.goodput_ns > 0,
-            goodput_spooled: self.goodput_spooled,
+            spooled: self.spooled,
             network: self.network,
             summary,
         }
