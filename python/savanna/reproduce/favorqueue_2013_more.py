@@ -366,11 +366,17 @@ def reproduce_more(ctx: Any, report: Any, p: Any, b10: Any, d: Any, laws: Any = 
     """Everything this module adds to the FavorQueue report: ``p`` is the main plan, ``b10``
     the load sweep's batch and ``d`` its flows (``favorqueue_2013.Loads10``); ``laws`` the
     size-law batch when the caller started it already (ahead of the analysis)."""
+    from savanna.reproduce.memwatch import release_memory
+
     mp = plan(ctx.quick)
+    # As in the main module: each figure's temporaries go back to the system (issue 21).
     fig05_latency_by_rtt(report, p, b10, d)
+    release_memory()
     goodput_51(report, d)
     fig23_24_model(report, d)
+    release_memory()
     fig17_per_flow(report, p, b10)
+    release_memory()
     fig06_07_laws(report, mp, d, laws if laws is not None else run_laws(ctx, mp))
 
 
@@ -383,12 +389,12 @@ def _roughness(lat: np.ndarray) -> float:
 def fig05_latency_by_rtt(report: Any, p: Any, b10: Any, d: Any) -> None:
     """Fig. 5: latency by flow length for four RTT classes (DropTail, CHOKe, FavorQueue)."""
     from savanna.reproduce.common import COLORS, MARKERS, NAMES
-    from savanna.reproduce.favorqueue_2013 import _in, bin_x, common_finished
+    from savanna.reproduce.favorqueue_2013 import KEY_COLS, _in, bin_x, common_finished
 
     rtt = b10.query(
         "load, rep, flow_id, base_rtt_s", where=f"qdisc = '{DT}' AND source = 'forward' AND start_s >= {p.warmup_s}"
     )
-    c3 = common_finished(d.f, DISC_LAWS)[["qdisc", "load", "rep", "flow_id", "size_pkts", "fct_s"]]
+    c3 = common_finished(d.f[KEY_COLS + ["size_pkts"]], DISC_LAWS)
     c3 = c3.merge(rtt, on=["load", "rep", "flow_id"], how="inner")
     bins = [bn for bn in d.bins if bn[0] <= 100]
     cells = []  # (rep, rtt class, bin, qdisc, mean latency)
@@ -441,9 +447,9 @@ def fig05_latency_by_rtt(report: Any, p: Any, b10: Any, d: Any) -> None:
 
 def goodput_51(report: Any, d: Any) -> None:
     """§5.1: the normalised goodput, DropTail against FavorQueue (same flows)."""
-    from savanna.reproduce.favorqueue_2013 import common_finished
+    from savanna.reproduce.favorqueue_2013 import KEY_COLS, common_finished
 
-    c = common_finished(d.f, (DT, FQ))
+    c = common_finished(d.f[KEY_COLS + ["size_pkts"]], (DT, FQ))
     c = c.assign(gp=100.0 * c["size_pkts"] * PKT_BITS / c["fct_s"] / LINK_BPS)
     m = c.groupby(["rep", "qdisc"])["gp"].mean().unstack("qdisc")
     report.samples["goodput-dt"] = list(m[DT])
@@ -621,10 +627,13 @@ def fig17_per_flow(report: Any, p: Any, b10: Any) -> None:
 def fig06_07_laws(report: Any, mp: MorePlan, d: Any, bl: Any) -> None:
     """Figs. 6-7: the three size laws and the latency under each against load."""
     from savanna.reproduce.common import COLORS, MARKERS, NAMES, ci_frame, ecdf, line_band
-    from savanna.reproduce.favorqueue_2013 import FLOW_COLS, common_finished
+    from savanna.reproduce.favorqueue_2013 import KEY_COLS, common_finished
 
-    f = bl.query("mean, qdisc, load, rep, " + FLOW_COLS, where=f"source = 'forward' AND start_s >= {mp.law_warmup_s}")
-    main = d.f[d.f["qdisc"].isin(DISC_LAWS)].assign(mean=30.0)
+    # Only the columns read below (the size law's CDF, common_finished and the latency):
+    # the load sweep's flows of three queues are millions of rows in full mode (issue 21).
+    cols = KEY_COLS + ["size_pkts"]
+    f = bl.query("mean, " + ", ".join(cols), where=f"source = 'forward' AND start_s >= {mp.law_warmup_s}")
+    main = d.f.loc[d.f["qdisc"].isin(DISC_LAWS), cols].assign(mean=30.0)
     fg, axes = report.plt.subplots(1, 4, figsize=(15, 3.7))
     for mean, colr in zip((10.0, 30.0, 100.0), ("#2a9d4b", "#1f5fbf", "#b42318")):
         src = main if mean == 30.0 else f[f["mean"] == mean]
