@@ -13,13 +13,14 @@ runs), and ns-2.35 (reused agents) on the same flows.
 short flows' 99.9th percentile and the long share (vs_ns2.iso_stats); ns-2's figures for
 the same sessions are in docs/ns2.md.
 
-``patterns [N] [SEED]``: N random loss patterns of one flow (2-8 first transmissions lost
+``patterns [N] [SEED] [KEY=VALUE ...]``: N random loss patterns of one flow (2-8 first transmissions lost
 among the first 10-100 packets of a 20-300-packet flow, an otherwise lossless path), in
 Savanna (``[[faults]]``) and ns-2.35 with ``precisionReduce_`` true (its default) and false
 (the integer halving Savanna and the ns-2 of 2001 use). ns-2's list error model counts
 packets leaving the queue, so each lost packet's index is read off ns-2's own trace of a
 run with the earlier losses applied. Prints each pattern whose FCT (to 5 ms), retransmissions
-or timeouts differ.
+or timeouts differ. KEY=VALUE: Savanna [tcp] keys (as vs_ns2.py's --savanna-tcp), e.g.
+``recovery_exit_increase=true``, ns-2's growth of cwnd on the ACK that ends fast recovery.
 
 ``ab LOAD SEEDS DURATION``: the bottleneck drop rate of the reference DropTail dumbbell,
 pooled over seeds, for Savanna as compared (``base``), with ns-2's tick rounding
@@ -186,6 +187,7 @@ def main() -> int:
         loads = [float(x) for x in (a[0] if a else "0.8,0.95").split(",")]
         perflow(tmp, loads, int(a[1]) if len(a) > 1 else 1)
     elif sys.argv[1] == "patterns":
+        V.SAVANNA_TCP.update(V.parse_tcp_override(x) for x in a[2:])
         patterns(tmp, int(a[0]) if a else 60, int(a[1]) if len(a) > 1 else 1)
     elif sys.argv[1] == "ab":
         ab(tmp, float(a[0]) if a else 0.95, int(a[1]) if len(a) > 1 else 10, float(a[2]) if len(a) > 2 else 500.0)
