@@ -819,11 +819,14 @@ def favorqueue_droptail(ns: str, tmp: Path, nseeds: int, quick: bool) -> list[st
     base.pop("sampling", None)
     loads = (0.5, 0.95) if quick else (0.25, 0.55, 0.75, 0.85, 0.95)
     dur = 100.0 if quick else base["duration_s"]
+    # ns-2's tcpTick_ is the scenario's tick_s (ns-2.35's 0.01 s), as in the claims parts.
+    tick = base["tcp"].get("tick_s", 0.01)
     lines = [
         "## FavorQueue 2013, Figs. 3(a)/4(a): the DropTail arm of the load sweep (10 Mb/s)",
         "",
         f"`favorqueue-2013-fig03-10mbps.toml` (DropTail 8 both ways), {dur:g} s, {nseeds} seed(s), the same flows "
-        "and per-pair delays in both; mean latency (FCT) and drop ratio at the forward bottleneck.",
+        f"and per-pair delays in both, ns-2 with tcpTick_ {tick:g} s (the scenario's `tick_s`); mean latency "
+        "(FCT) and drop ratio at the forward bottleneck.",
         "",
         "| load | flows finished (Savanna / ns-2) | mean FCT Savanna (s) | mean FCT ns-2 (s) | diff "
         "| drop ratio Savanna | drop ratio ns-2 |",
@@ -863,7 +866,7 @@ def favorqueue_droptail(ns: str, tmp: Path, nseeds: int, quick: bool) -> list[st
                 sc,
                 flist,
                 tmp / f"{tag}-ns2.csv",
-                extra=[f"delays={','.join(delays)}"],
+                extra=[f"delays={','.join(delays)}", f"tick={tick}"],
             )
             fwd_ids = set(flist.loc[flist["dir"] == "fwd", "flow_id"])
             a = f[fwd & f["fct_s"].notna()]

@@ -257,3 +257,25 @@ def test_ns2_column_says_when_ns2_reproduces_a_claim_with_a_declared_cause():
     (c,) = annotate(claims, [spec], {"r": ("paper ambiguity", "quoted")}, ns2)
     assert c.cause == "paper ambiguity"
     assert c.evidence.startswith("quoted") and "ns-2.35 on the same set-up reproduces it" in c.evidence
+
+
+def test_ns2_precision_reduce_false_halves_the_integer_window_as_savanna(tmp_path):
+    """ns-2.35 halves cwnd_ as a real number (`precisionReduce_`, TcpAgent::slowdown) and
+    keeps it on leaving recovery; Savanna and the ns-2 of 2001 halve the integer window. A
+    20-packet flow losing data packet 3 (cwnd 5 at the fast retransmit) finishes a round trip
+    sooner in ns-2.35, and exactly with Savanna once `precision_reduce=false`. Also checks
+    the gap script's loss mapping (each loss indexed on ns-2's own trace)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import vs_ns2_droptail_gap as gap
+
+    ns = gap.V.ensure_ns()
+    rows = {}
+    for pr in ("true", "false"):
+        d = tmp_path / pr
+        d.mkdir()
+        rows[pr] = gap.one_flow_losses(ns, d, 20, [3], [f"precision_reduce={pr}"])
+    sv, ns_real = rows["true"]
+    _, ns_int = rows["false"]
+    assert (sv["retransmits"], ns_real["retransmits"], ns_int["retransmits"]) == (1, 1, 1)
+    assert sv["fct_s"] - ns_real["fct_s"] > 0.05, (sv["fct_s"], ns_real["fct_s"])
+    assert abs(sv["fct_s"] - ns_int["fct_s"]) < 1e-4, (sv["fct_s"], ns_int["fct_s"])

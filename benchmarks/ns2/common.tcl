@@ -46,6 +46,9 @@ proc tcp_settings {pkt hdr tick} {
     Agent/TCP set ecn_ 0
     Agent/TCP set overhead_ 0
     Agent/TCP set numdupacks_ 3
+    # ns-2.35 halves cwnd_ as a real number (precisionReduce_, default true since
+    # 2006/01/24); false halves the integer window, as before 2006 and as Savanna does.
+    Agent/TCP set precisionReduce_ [arg precision_reduce true]
 }
 
 # The sender class of ns-2's one-way TCP `variant` (Tahoe is Agent/TCP itself).

@@ -16,7 +16,7 @@
 source [file join [file dirname [info script]] common.tcl]
 parse_args {flows out queue duration pairs seed bottleneck_mbps access_mbps bottleneck_delay_ms
     access_delay_ms waiting access_waiting min_th max_th max_p w_q syn tick minrto maxrto rtoinit
-    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace pureack ecn gentle}
+    window iw singledup packet_bytes header_bytes agents cooldown variant drops trace pureack ecn gentle precision_reduce}
 
 set flowfile [arg flows ""]
 set outfile [arg out ""]

@@ -8,6 +8,9 @@
 //!   inflation (ns-2 keeps that in `dupwnd_`).
 //! - `tcp.iw_after_syn_loss`: RFC 5681 3.1, the initial window after a lost SYN or SYN-ACK
 //!   (ns-2.35 `TcpAgent::timeout` with `bugfix_ss_`); unset keeps `init_cwnd`.
+//! - `tcp.recovery_exit_increase`: the ACK that ends fast recovery also grows cwnd, as
+//!   ns-2's `NewRenoTcpAgent::recv` does (`recv_newack_helper` calls `opencwnd` after
+//!   zeroing `dupwnd_`); RFC 6582 3.2 step 4 (the default) sets cwnd = ssthresh only.
 //!
 //! Built on `tcp::harness` like tests/tcp_rfc.rs. Windows and sequence numbers count
 //! packets.
@@ -32,7 +35,11 @@ fn sender_with_flight(c: TcpConfig, n: u32, total: u64) -> Harness {
 /// 20 segments out, segment 0 lost: three duplicates start fast recovery (ssthresh 10,
 /// cwnd 13), ten more inflate cwnd to 23 and send segments 20-22, so 23 are in flight.
 fn in_fast_recovery(base: SsthreshBase) -> Harness {
-    let mut h = sender_with_flight(cfg(base), 20, 100);
+    in_fast_recovery_with(cfg(base))
+}
+
+fn in_fast_recovery_with(c: TcpConfig) -> Harness {
+    let mut h = sender_with_flight(c, 20, 100);
     h.at(ms(100.0));
     assert_eq!(seqs(&h.dupacks(0, 3)), vec![0]);
     assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (10.0, 13.0));
@@ -151,4 +158,38 @@ fn rfc5681_3_1_initial_window_is_one_segment_after_a_lost_synack() {
         assert_eq!(h.ep.state(), State::Established);
         assert_eq!(seqs(&sent).len(), want, "iw_after_syn_loss {iw:?}, SYN-ACK lost {lost}");
     }
+}
+
+// ------------------------------------------------------------------ recovery_exit_increase
+
+/// RFC 6582 3.2 step 4 (the default): the full ACK deflates cwnd to ssthresh, 10, and the
+/// window then grows from there, 1/cwnd per ACK; ten more ACKs bring it to 10.96, still a
+/// window of 10.
+#[test]
+fn rfc6582_3_2_full_ack_sets_cwnd_to_ssthresh_and_nothing_more() {
+    let mut h = in_fast_recovery(SsthreshBase::Cwnd);
+    assert_eq!(seqs(&h.ack(23)), (23..33).collect::<Vec<_>>());
+    assert_eq!(h.ep.cwnd(), 10.0);
+    for a in 24..34 {
+        h.ack(a);
+    }
+    assert!(h.ep.cwnd() < 11.0, "{}", h.ep.cwnd());
+}
+
+/// ns-2.35 `NewRenoTcpAgent::recv`: on the ACK at or beyond `recover_` it zeroes `dupwnd_`
+/// and calls `recv_newack_helper`, whose `opencwnd` grows the halved cwnd by 1/cwnd as on
+/// any new ACK: 10.1 after the full ACK, so the window reaches 11 one ACK sooner than
+/// under RFC 6582 and one more segment is sent in that round.
+#[test]
+fn ns2_newreno_full_ack_opens_cwnd_after_the_deflation() {
+    let c = TcpConfig { recovery_exit_increase: true, ..cfg(SsthreshBase::Cwnd) };
+    let mut h = in_fast_recovery_with(c);
+    assert_eq!(seqs(&h.ack(23)), (23..33).collect::<Vec<_>>());
+    assert!((h.ep.cwnd() - 10.1).abs() < 1e-9, "{}", h.ep.cwnd());
+    let mut sent = 0;
+    for a in 24..34 {
+        sent += h.ack(a).len();
+    }
+    assert!(h.ep.cwnd() >= 11.0, "{}", h.ep.cwnd());
+    assert_eq!(sent, 11, "ten ACKs release ten segments and the eleventh of the larger window");
 }

@@ -768,7 +768,13 @@ impl TcpEndpoint {
                     // Slow-but-Steady on each (`partial_ack_timer`).
                     restart_timer = restart || io.cfg.restart_rto_on_every_partial_ack;
                 }
-                NewAck::Exited => self.np = NosackPrr::default(),
+                NewAck::Exited => {
+                    self.np = NosackPrr::default();
+                    // ns-2 (`recv_newack_helper`): the exiting ACK opens cwnd like any other.
+                    if io.cfg.recovery_exit_increase && !reduced {
+                        self.cc.on_ack(&mut self.win, newly, io.cfg.abc_limit, io.cfg.max_window);
+                    }
+                }
             }
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;

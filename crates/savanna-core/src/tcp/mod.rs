@@ -118,6 +118,8 @@ pub struct TcpConfig {
     pub iw_after_syn_loss: Option<u32>,
     /// What ssthresh halves at a congestion event (RFC 5681's FlightSize, or ns-2's cwnd).
     pub ssthresh_base: SsthreshBase,
+    /// The ACK that ends fast recovery also grows cwnd (ns-2's `opencwnd` after the exit).
+    pub recovery_exit_increase: bool,
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
     pub ecn: bool,
@@ -192,6 +194,7 @@ impl Default for TcpConfig {
             init_ssthresh: 128.0,
             iw_after_syn_loss: None,
             ssthresh_base: SsthreshBase::Flight,
+            recovery_exit_increase: false,
             delayed_ack: false,
             delack_timeout_s: 0.2,
             ecn: false,

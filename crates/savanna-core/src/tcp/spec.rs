@@ -98,6 +98,11 @@ pub struct TcpSpec {
     /// `TcpAgent::slowdown`: min(cwnd without inflation, max_window) / 2).
     #[serde(default)]
     pub ssthresh_base: SsthreshBaseSpec,
+    /// The ACK that ends fast recovery also grows cwnd as any new ACK does (ns-2's
+    /// `recv_newack_helper` calls `opencwnd` after the deflation); default false, RFC 6582
+    /// 3.2 step 4: cwnd = ssthresh and nothing more.
+    #[serde(default)]
+    pub recovery_exit_increase: bool,
     #[serde(default)]
     pub delayed_ack: bool,
     #[serde(default = "d_delack")]
@@ -468,6 +473,7 @@ impl TcpSpec {
                 SsthreshBaseSpec::Flight => SsthreshBase::Flight,
                 SsthreshBaseSpec::Cwnd => SsthreshBase::Cwnd,
             },
+            recovery_exit_increase: self.recovery_exit_increase,
             delayed_ack: self.delayed_ack,
             delack_timeout_s: self.delack_timeout_s,
             // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
@@ -627,6 +633,10 @@ mod tests {
         assert_eq!((c.ssthresh_base, c.iw_after_syn_loss), (SsthreshBase::Cwnd, Some(2)));
         let e = build("traffic[1].tcp", &none, &table("iw_after_syn_loss = 0"), 1500, 40).unwrap_err();
         assert!(e.to_string().contains("traffic[1].tcp.iw_after_syn_loss"), "{e}");
+        assert!(!build("tcp", &none, &none, 1500, 40).unwrap().recovery_exit_increase, "RFC 6582 by default");
+        assert!(build("tcp", &table("recovery_exit_increase = true"), &none, 1500, 40).unwrap().recovery_exit_increase);
+        let e = build("tcp", &table("recovery_exit_increase = 1"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("recovery_exit_increase"), "{e}");
         let e = build("tcp", &table("ssthresh_base = 'half'"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.ssthresh_base"), "{e}");
     }
