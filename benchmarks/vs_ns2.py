@@ -1879,6 +1879,88 @@ def mg_pipe_probe(ns: str, tmp: Path) -> list[str]:
     return lines
 
 
+def mg_pipe_cause(ns: str, tmp: Path, seed: int = 1) -> list[str]:
+    """Which part of the isolation keeps Fig. 6's short class (N = 30, k = 1) from losing in
+    ns-2: seed `seed`, 200 s, telnet streams left out, short connections started after 20 s.
+    The isolated case as mg_pipe runs it (Savanna's drr, ns-2's CBQ/WRR); ns-2's CBQ with
+    both classes allotted the whole link (the same 1:1 weighted round robin, since WRR's byte
+    allocation is allot x M with M = classes x maxpkt / sum of allots, but neither class's
+    estimator ever holds it back); and the short sessions alone on a pipe of their own (C_u,
+    drop-tail B_u: the paper's "two separate pipes" without any scheduler). Savanna runs each
+    with its sessions' next connection started at the data's arrival (`next_after =
+    "delivered"`) and at the sender's last ACK (`"acked"`, ns-2's `done`); ns-2 replays the
+    sessions of the "acked" run (paper.tcl starts a session's next connection at `done`)."""
+    from savanna.reproduce import matta_guo_2000 as mg
+
+    dur, warm = 200.0, 20.0
+    sc = mg.pipe_scenario("iso", 30, 1, seed, dur)
+    sc["traffic"] = [t for t in sc["traffic"] if not t["name"].startswith("telnet")]
+    sc.pop("sampling", None)
+    sc.pop("trace", None)
+    lim = sc["topology"]["bottleneck_queue"]["limit_short_pkts"]
+    alone = copy.deepcopy(sc)
+    alone["traffic"] = [t for t in alone["traffic"] if t["name"] == "short"]
+    alone["topology"]["bottleneck_rate_mbps"] = mg.C_UNIT_MBPS
+    alone["topology"]["bottleneck_queue"] = {"type": "droptail", "limit_pkts": lim}
+    alone.pop("classifiers", None)
+    qs = [0.01, 0.5, 0.99]
+
+    def short_stats(f, cls_col):
+        d = f[(f[cls_col] == "short") & (f["start_s"] >= warm) & f["end_s"].notna()]
+        sent = float((d["size_pkts"] + d["retransmits"]).sum())
+        return 100.0 * float(d["retransmits"].sum()) / max(1.0, sent), [float(x) for x in d["fct_s"].quantile(qs)]
+
+    def most_backlog(trace: Path, fid: str | None) -> int:
+        occ = most = 0
+        with open(trace) as fh:
+            for line in fh:
+                f = line.split()
+                if fid is not None and f[7] != fid:
+                    continue
+                occ += 1 if f[0] == "+" else -1 if f[0] in ("-", "d") else 0
+                most = max(most, occ)
+        trace.unlink()
+        return most
+
+    def row(name, rx, qq, most="-"):
+        return f"| {name} | {rx:.2f} | {' / '.join(f'{x:.3f}' for x in qq)} | {most} |"
+
+    lines = [
+        "## Matta & Guo 2000, Fig. 6 at N = 30, k = 1: which part of the isolation keeps the short class lossless",
+        "",
+        f"`matta-guo-2000-fig06-pipe.toml`, N = 30, k = 1, seed {seed}, {dur:g} s, telnet streams left out; short "
+        f'connections started after {warm:g} s; ns-2 replays the sessions of Savanna\'s `next_after = "acked"` run.',
+        "",
+        "| run | short retransmitted (%) | transmission time 1st / 50th / 99th pct (s) | largest backlog (ns-2) |",
+        "|---|---|---|---|",
+    ]
+    for i, (name, s, fid) in enumerate(
+        (
+            ("isolated (Savanna drr, ns-2 CBQ/WRR)", sc, "0"),
+            ("short sessions alone on C_u with drop-tail B_u", alone, None),
+        )
+    ):
+        for nxt in ("delivered", "acked"):
+            s2 = copy.deepcopy(s)
+            for t in s2["traffic"]:
+                if t["type"] == "closed_loop":
+                    t["next_after"] = nxt
+            _, _, _, fl = run_savanna(s2, tmp / f"mg-cause-{i}-{nxt}")
+            lines.append(row(f"{name}: Savanna, next_after = {nxt}", *short_stats(fl, "source")))
+        flist = session_flows(fl, seed)
+        fl_ns = flist.assign(fid=(flist["cls"] == "long").astype(int)).drop(columns=["cls", "size_bytes"])
+        variants = [("", [])] + ([(", both classes allotted the whole link", ["cbq_allot=1.0,1.0"])] if fid else [])
+        for j, (label, extra) in enumerate(variants):
+            trace = tmp / f"mg-cause-{i}-{j}.tr"
+            res, _ = run_paper_ns2(
+                ns, s2, fl_ns, tmp / f"mg-cause-{i}-{j}.csv", extra=["agents=reuse", f"trace={trace}", *extra]
+            )
+            most = most_backlog(trace, fid)
+            rx, qq = short_stats(res.join(flist.set_index("flow_id")[["cls"]], on="flow_id"), "cls")
+            lines.append(row(f"{name}: ns-2{label}", rx, qq, f"{most} of {lim}"))
+    return lines
+
+
 def mg_table2_span(tmp: Path, nseeds: int, results: dict, quick: bool) -> list[str]:
     """Matta & Guo Table II (Savanna only): the paper gives neither the run length nor the
     paths' capacity. The reproduction's UDP runs (6000 s, first 1000 s dropped), with the
@@ -2015,6 +2097,133 @@ def mg_web_red(tmp: Path, nseeds: int, results: dict, quick: bool, workers: int 
     return lines
 
 
+def _lowest_window_index(gp, alive, window_s: float, ends) -> float:
+    """The lowest Jain's index over windows of `window_s` ending at `ends`: `gp` the
+    packets delivered per (flow key, interval end t_s) at a finer interval, `alive` per
+    window end the keys that count in it (every key: sessions; the connections running:
+    one-shot). A window where no counted key delivered anything is skipped."""
+    import numpy as np
+
+    low = np.inf
+    for t in ends:
+        keys = alive(t)
+        if len(keys) == 0:
+            continue
+        g = gp[(gp["t_s"] > t - window_s + 1e-9) & (gp["t_s"] <= t + 1e-9)]
+        x = g.groupby("key")["pkts"].sum().reindex(keys).fillna(0.0).to_numpy(dtype=float)
+        sq = float((x * x).sum())
+        if sq > 0:
+            low = min(low, float(x.sum()) ** 2 / (len(x) * sq))
+    return low
+
+
+def mg_web_dtmin(tmp: Path, nseeds: int, results: dict, quick: bool, workers: int = 1) -> list[str]:
+    """Matta & Guo Fig. 10 (Savanna only): drop-tail's lowest window index of the long
+    foreground connections, paper "as low as 20%", under the readings the text admits.
+    Table IV's "Number of long connections 10" read as the reproduction's ten closed-loop
+    sessions (4560 s; windows of 20 s, the paper's "20-second intervals every 20 seconds",
+    and 10 s and 5 s for comparison; after the 100 s warm-up or from the start) or as ten
+    one-shot connections of 1000 packets started in the first 5 s (section IV-D's rule) or
+    after the 100 s warm-up, counted in a window while it runs (in any part of it), or all
+    ten counted (a finished one at 0) in every window while any runs."""
+    import numpy as np
+    from savanna.reproduce import matta_guo_2000 as mg
+    from savanna.reproduce.common import Context
+    from savanna.reproduce.common import seeds as seed_list
+
+    dur_s, dur_1 = (600.0, 300.0) if quick else (4560.0, 800.0)
+    warm = mg.plan(quick).web_warmup_s
+    seeds_s = seed_list(nseeds)
+    seeds_1 = seed_list(2 * nseeds)
+    ctx = Context(key="mg-web-dtmin", out_dir=tmp / "mg-web-dtmin", quick=quick, workers=workers, progress=False)
+    jobs = []
+    for rep, seed in enumerate(seeds_s, 1):
+        sc = mg.web_scenario("droptail-lb", seed, dur_s)
+        sc["sampling"]["goodput_interval_s"] = 5.0
+        jobs.append(ctx.job("dtmin", sc, {"reading": "sessions", "rep": rep}))
+    for start in (0.0, warm):
+        for rep, seed in enumerate(seeds_1, 1):
+            sc = mg.web_scenario("droptail-lb", seed, dur_1)
+            sc["sampling"]["goodput_interval_s"] = 5.0
+            for t in sc["traffic"]:
+                if t.get("name") == "fg-long":
+                    t.update(connections=1, start_s=start)
+            jobs.append(ctx.job("dtmin", sc, {"reading": f"oneshot{start:g}", "rep": rep}))
+    b = ctx.run("dtmin", jobs)
+    gp = b.sql(
+        "SELECT f.reading, f.rep, f.src || '>' || f.dst AS sess, f.flow_id, g.t_s, sum(g.delivered_pkts) AS pkts "
+        "FROM goodput g JOIN flows f ON g.run_id = f.run_id AND g.flow_id = f.flow_id "
+        "WHERE f.{runs} AND f.source = 'fg-long' GROUP BY ALL"
+    )
+    fl = b.sql("SELECT reading, rep, flow_id, start_s, end_s, fct_s FROM flows WHERE {runs} AND source = 'fg-long'")
+    ctx.close()
+    rows = []  # (reading label, per-rep lowest values)
+    g_s = gp[gp["reading"] == "sessions"]
+    for w in (20.0, 10.0, 5.0):
+        for w0, wname in ((warm, f"after {warm:g} s"), (0.0, "from 0 s")):
+            vals = []
+            for _rep, g in g_s.groupby("rep"):
+                keys = sorted(g["sess"].unique())
+                ends = mg.window_ends(dur_s, w0, w)
+                vals.append(_lowest_window_index(g.assign(key=g["sess"]), lambda t, k=keys: k, w, ends))
+            rows.append((f"10 sessions, {w:g} s windows {wname}", vals))
+    fct = []
+    for start in (0.0, warm):
+        lab = f"oneshot{start:g}"
+        g1, f1 = gp[gp["reading"] == lab], fl[fl["reading"] == lab]
+        fct += list(f1["fct_s"].dropna())
+        for rule in ("running", "all ten"):
+            vals = []
+            for rep, g in g1.groupby("rep"):
+                f = f1[f1["rep"] == rep]
+                st = f["start_s"].to_numpy(dtype=float)
+                en = f["end_s"].fillna(np.inf).to_numpy(dtype=float)
+                ids = f["flow_id"].to_numpy()
+
+                def alive(t, st=st, en=en, ids=ids, rule=rule):
+                    # The connections running in any part of the window, or all ten (the
+                    # finished ones at 0) while any runs.
+                    m = (st < t) & (en > t - 20.0)
+                    return list(ids[m]) if rule == "running" or not m.any() else list(ids)
+
+                vals.append(_lowest_window_index(g.assign(key=g["flow_id"]), alive, 20.0, mg.window_ends(dur_1, 0.0)))
+            vals = [v for v in vals if np.isfinite(v)]
+            when = "in the first 5 s" if start == 0.0 else f"at {start:g}-{start + 5:g} s"
+            who = "those running in" if rule == "running" else "all ten (finished ones at 0) while any runs in"
+            rows.append((f"10 one-shot connections started {when}, {who} the window, 20 s windows", vals))
+    lines = [
+        "## Matta & Guo 2000, Fig. 10: drop-tail's lowest window index of the long connections (paper \"as low "
+        'as 20%"), read several ways (Savanna)',
+        "",
+        f"`matta-guo-2000-fig10-web.toml`, drop-tail, load-balanced; goodput recorded every 5 s. Sessions: the "
+        f"reproduction's ten closed-loop sessions, {dur_s:g} s, {len(seeds_s)} seed(s). One-shot: Table IV's ten long "
+        f"connections started once, {dur_1:g} s, {len(seeds_1)} seed(s); a window's index is over the connections "
+        "counted in it. Lowest window index per run: mean [lowest, highest run].",
+        "",
+        "| reading | lowest window index | runs |",
+        "|---|---|---|",
+    ]
+    summary = []
+    for lab, vals in rows:
+        if not vals:  # no run had a window with a connection counted in it
+            lines.append(f"| {lab} | no window | 0 |")
+            summary.append(f"{lab}: no window")
+            continue
+        lines.append(f"| {lab} | {np.mean(vals):.3f} [{min(vals):.3f}, {max(vals):.3f}] | {len(vals)} |")
+        summary.append(f"{lab}: {np.mean(vals):.2f} [{min(vals):.2f}, {max(vals):.2f}]")
+    lines += [
+        "",
+        f"One-shot connections' transmission times: median {np.median(fct):.1f} s, 90th percentile "
+        f"{np.quantile(fct, 0.9):.1f} s, longest {max(fct):.1f} s.",
+    ]
+    results.setdefault("f10-long-fair-dt-min", {})["sensitivity"] = (
+        'Drop-tail\'s lowest window index of the long connections (paper "as low as 20%") read several ways '
+        "(Savanna; `python3 benchmarks/vs_ns2.py --papers-only --parts mg-web-dtmin`; lowest per run: mean "
+        "[lowest, highest]): " + "; ".join(summary) + "."
+    )
+    return lines
+
+
 PARTS = (
     "fig2b",
     "fig3",
@@ -2028,8 +2237,10 @@ PARTS = (
     "mg-fig3a",
     "mg-pipe",
     "mg-pipe-probe",
+    "mg-pipe-cause",
     "mg-t2",
     "mg-web-red",
+    "mg-web-dtmin",
 )
 
 
@@ -2082,8 +2293,10 @@ def papers(ns: str, quick: bool, nseeds: int, parts: tuple[str, ...] = PARTS, sh
         "mg-fig3a": lambda: mg_fig3a(ns, tmp, nseeds, results, quick),
         "mg-pipe": lambda: mg_pipe(ns, tmp, 1 if quick else nseeds, results, quick),
         "mg-pipe-probe": lambda: mg_pipe_probe(ns, tmp),
+        "mg-pipe-cause": lambda: mg_pipe_cause(ns, tmp),
         "mg-t2": lambda: mg_table2_span(tmp, 2 if quick else nseeds, results, quick),
         "mg-web-red": lambda: mg_web_red(tmp, 1 if quick else nseeds, results, quick),
+        "mg-web-dtmin": lambda: mg_web_dtmin(tmp, 1 if quick else nseeds, results, quick),
     }
     try:
         for name in parts:

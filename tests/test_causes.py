@@ -22,9 +22,6 @@ PAPERS = {
     "matta-guo-2000": "matta_guo_2000",
     "tokuda-2002": "tokuda_2002",
 }
-# Rows left without a cause, with what was tried in docs/ns2.md ("Left without a cause"):
-# a new row without one fails, and so does one of these gaining a cause (remove it here).
-OPEN = {"matta-guo-2000": {"f10-long-fair-dt-min"}}
 
 
 def _claims_path(paper: str) -> Path:
@@ -42,8 +39,7 @@ def test_every_missed_claim_has_a_cause_and_evidence(paper):
     missed = [c for c in _committed(paper) if c["verdict"] in MISSED]
     assert missed, "the committed run has claims not reproduced: the check must see them"
     bad = {c["id"] for c in missed if c.get("cause") not in CAUSES or not (c.get("evidence") or "").strip()}
-    open_ = OPEN.get(paper, set())
-    assert bad == open_, f"claims without a cause from {CAUSES} and evidence: {sorted(bad)}; open: {sorted(open_)}"
+    assert not bad, f"claims without a cause from {CAUSES} and evidence: {sorted(bad)}"
 
 
 @pytest.mark.parametrize("paper", PAPERS)

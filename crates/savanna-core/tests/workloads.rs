@@ -139,6 +139,36 @@ start_spread_s = 5.0
     }
 }
 
+/// `next_after = "acked"` (ns-2's `done`): a session's next connection starts when the
+/// sender has its last ACK, one ACK trip (the reverse path's propagation and the ACK's
+/// transmissions) after the data's arrival, where the default starts it at the arrival.
+#[test]
+fn closed_loop_next_after_acked_waits_one_ack_trip() {
+    let sc = |next: &str| {
+        format!(
+            "duration_s = 60.0\nseed = 3\n[topology]\ntype = \"dumbbell\"\npairs = 1\nbottleneck_rate_mbps = 10.0\n\
+             access_rate_mbps = 100.0\naccess_delay_ms = 5.0\nbottleneck_delay_ms = 40.0\n[[traffic]]\n\
+             type = \"closed_loop\"\nsessions = 1\nsize = {{ dist = \"fixed\", value = 10 }}\n{next}"
+        )
+    };
+    let gaps = |o: &RunOutput| -> Vec<f64> {
+        o.flows.windows(2).map(|w| w[1].start_s - w[0].end_s.expect("finished")).collect()
+    };
+    let base = go(&sc(""));
+    assert!(base.flows.len() > 50);
+    assert!(gaps(&base).iter().all(|&g| g == 0.0), "delivered: back to back");
+    let acked = go(&sc("next_after = \"acked\""));
+    assert!(acked.flows.len() > 50);
+    // The ACK's trip: 5 + 40 + 5 ms of propagation plus a 40-byte ACK's transmission on
+    // each of the three links (well under a millisecond here).
+    for g in gaps(&acked) {
+        assert!((0.050..0.0505).contains(&g), "gap {g} is not one ACK trip");
+    }
+    assert!(acked.flows.len() < base.flows.len(), "the extra trip per connection costs connections");
+    let e = err(&sc("next_after = \"sent\""));
+    assert!(e.contains("next_after") && e.contains("`delivered` or `acked`"), "{e}");
+}
+
 #[test]
 fn closed_loop_think_times_and_connection_limit() {
     let o = go(&fast(

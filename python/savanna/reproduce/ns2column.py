@@ -74,12 +74,21 @@ def annotate(
                 c.evidence = f"{evidence} {r['sensitivity']}"
             if c.ns2_verdict == REPRODUCED:
                 # ns-2 reproduces it on the reading the reproduction took: the declared
-                # ambiguity does not explain the miss alone, and the evidence says so.
+                # cause does not explain the miss alone unless Savanna reproduces it there
+                # too (the reproduction's set-up differs), and the evidence says which.
                 same = r.get("savanna_same_setup")
+                same_v = judge(by_id[c.id], [same]).verdict if same is not None and c.id in by_id else None
+                both = same_v == REPRODUCED
+                tail = (
+                    "Savanna reproduces it there too: the reproduction's own set-up is what differs."
+                    if both
+                    else "a model difference is open."
+                )
+                but = "" if both else "But "
                 c.evidence = (
-                    f"{c.evidence} But ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}"
+                    f"{c.evidence} {but}ns-2.35 on the same set-up reproduces it ({_fmt(c.ns2, c.unit)}"
                     + (f"; Savanna there {_fmt(same, c.unit)}" if same is not None else "")
-                    + f"; {r.get('experiment', '')}): a model difference is open."
+                    + f"; {r.get('experiment', '')}): {tail}"
                 )
         elif r is not None and "ns2" in r and r.get("comparable", True):
             setup = r.get("experiment", "")

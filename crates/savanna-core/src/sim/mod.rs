@@ -514,8 +514,15 @@ impl World {
             self.rec.counters.flows_finished += 1;
             self.rec.counters.tcp_finished += 1;
             let (t, session) = (f.traffic, f.session);
-            if session != NONE {
+            if session != NONE && !self.plan.traffic[t as usize].gen.done_on_ack() {
                 self.session_done(t as usize, session);
+            }
+        }
+        let f = &self.flows[fi];
+        if notice.tx_complete && side != f.data_to_side && f.session != NONE {
+            let (t, session) = (f.traffic as usize, f.session);
+            if self.plan.traffic[t].gen.done_on_ack() {
+                self.session_done(t, session);
             }
         }
         let f = &self.flows[fi];

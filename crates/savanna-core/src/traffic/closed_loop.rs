@@ -1,5 +1,6 @@
 //! Closed-loop sessions: each session runs one connection at a time; when a connection's data
-//! has all arrived, the next starts after a think time (Matta & Guo 2000 pipe-size runs;
+//! has all arrived (or, with `next_after = "acked"`, when its sender has every packet
+//! acknowledged, as ns-2's `done`), the next starts after a think time (Matta & Guo 2000 pipe-size runs;
 //! Tokuda et al. 2002; the lossy-link single flow of Guo & Matta Fig. 2b and Tokuda Fig. 2;
 //! FavorQueue Fig. 25's reference flow). Each session draws its sizes and think times from
 //! its own stream, so they do not depend on the order in which other sessions finish.
@@ -47,8 +48,24 @@ pub struct ClosedLoopSpec {
     pub stop_s: Option<f64>,
     #[serde(default)]
     pub mode: Mode,
+    /// When a connection counts as finished for its session: its data's arrival at the
+    /// receiver (default) or the data sender's last acknowledgement (ns-2, where a session
+    /// learns of the end from its sender's `done`, one ACK trip later).
+    #[serde(default)]
+    pub next_after: NextAfter,
     #[serde(default)]
     pub tcp: Option<toml::Table>,
+}
+
+/// `next_after`: the event that ends a session's connection.
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NextAfter {
+    /// The receiver holds all the data.
+    #[default]
+    Delivered,
+    /// The data sender has all of it acknowledged.
+    Acked,
 }
 
 /// One session: its data sender and receiver, connections started, its own stream.
@@ -69,6 +86,7 @@ pub struct ClosedLoop {
     pub connections: Option<u32>,
     pub ends: Ends,
     pub mode: Mode,
+    pub next_after: NextAfter,
     pub start: Time,
     pub spread: Time,
     pub stop: Time,
@@ -100,6 +118,7 @@ impl TrafficBlock for ClosedLoopSpec {
             connections: c.connections,
             ends: env.ends(field, &c.from, &c.to, c.direction)?,
             mode: c.mode,
+            next_after: c.next_after,
             start,
             spread: secs_to_ns(c.start_spread_s),
             stop,
@@ -140,7 +159,11 @@ impl Generator for ClosedLoop {
         acts.start_tcp(sess.src, sess.dst, Some(n), self.mode, i);
     }
 
-    /// The session's connection delivered all its data: start the next one after the think
+    fn done_on_ack(&self) -> bool {
+        self.next_after == NextAfter::Acked
+    }
+
+    /// The session's connection is done (`next_after`): start the next one after the think
     /// time.
     fn flow_done(&mut self, i: u32, acts: &mut Actions) {
         let now = acts.now();

@@ -139,8 +139,14 @@ pub trait Generator: std::fmt::Debug {
     fn start(&mut self, acts: &mut Actions);
     /// A wake-up it asked for has come, with the `arg` it gave.
     fn step(&mut self, arg: u32, acts: &mut Actions);
-    /// A TCP flow it started for `session` has delivered all its data.
+    /// A TCP flow it started for `session` has delivered all its data (or, when
+    /// `done_on_ack`, its sender has all of it acknowledged).
     fn flow_done(&mut self, _session: u32, _acts: &mut Actions) {}
+    /// Whether `flow_done` waits for the data sender's last acknowledgement rather than the
+    /// data's arrival.
+    fn done_on_ack(&self) -> bool {
+        false
+    }
     /// Wire size of its packets if it sends UDP (flow records give sizes in bytes).
     fn udp_packet_bytes(&self) -> Option<u32> {
         None
