@@ -126,7 +126,7 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
             b = d.runs[(fq.FQ, r, load)]
             a, b = a[a["start_s"] >= p.warmup_s], b[b["start_s"] >= p.warmup_s]
             v = fqa.delta_i(a, b)["delta_s"].to_numpy()
-            g = fqa.gain(a, b, bins=[fq.SHORT])
+            g = fqa.gain(a, b, bins=[fq.SHORT, fq.LONG])
             per.append(
                 {
                     "load": load,
@@ -137,12 +137,13 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
                     "lt_m10ms": 100 * (v < -0.01).mean(),
                     "pos": 100 * (v > 1e-9).mean(),
                     "p_dec_short": 100 * float(g["p_slower"].iloc[0]),
+                    "p_dec_long": 100 * float(g["p_slower"].iloc[1]),
                 }
             )
     import pandas as pd
 
     per = pd.DataFrame(per)
-    cols = "Δ=0 / |Δ|<0.5 ms / Δ<0 / Δ<-10 ms / Δ>0 / short flows slower (%)"
+    cols = "Δ=0 / |Δ|<0.5 ms / Δ<0 / Δ<-10 ms / Δ>0 / short flows slower / long flows slower (%)"
     by_load = per.groupby("load").mean().drop(columns="rep")
     for k, v in by_load.iterrows():
         res[f"by load {k:g}: {cols}"] = tuple(round(float(x), 2) for x in v)
