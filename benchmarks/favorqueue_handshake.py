@@ -63,14 +63,13 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
     b10 = fq._sweep(ctx, "loads-10mbps", fq.SC_10M, (fq.DT, fq.FQ), p.loads, p.reps, p.duration_s, **extra)
     d = fq._loads10(b10, p)
     report = Report(fq.CLAIMS, out, plot_style(height=3.9, linewidth=1.6))
-    # eq. 5's denominator with Savanna's handshake counts the SYN and the pure ACK (2 +
-    # syn_drops, fqa.p_favor_by_size); without the pure ACK only the SYN is sent: one less.
+    # eq. 5's denominator counts the handshake packets this run sent: the SYN (1 +
+    # syn_drops) and the pure ACK only when handshake_ack (the reproduction passes the
+    # scenario file's setting; here both ways run from the same file).
     orig = fqa.p_favor_by_size
 
     def p_favor(flows, *a, **k):
-        if not handshake_ack and k.get("count_handshake", True):
-            flows = flows.assign(retransmits=flows["retransmits"] - 1)
-        return orig(flows, *a, **k)
+        return orig(flows, *a, **{**k, "handshake_ack": handshake_ack})
 
     fqa.p_favor_by_size = p_favor
     steps = [
@@ -127,7 +126,7 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
             b = d.runs[(fq.FQ, r, load)]
             a, b = a[a["start_s"] >= p.warmup_s], b[b["start_s"] >= p.warmup_s]
             v = fqa.delta_i(a, b)["delta_s"].to_numpy()
-            g = fqa.gain(a, b, bins=[fq.SHORT])
+            g = fqa.gain(a, b, bins=[fq.SHORT, fq.LONG])
             per.append(
                 {
                     "load": load,
@@ -138,12 +137,13 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
                     "lt_m10ms": 100 * (v < -0.01).mean(),
                     "pos": 100 * (v > 1e-9).mean(),
                     "p_dec_short": 100 * float(g["p_slower"].iloc[0]),
+                    "p_dec_long": 100 * float(g["p_slower"].iloc[1]),
                 }
             )
     import pandas as pd
 
     per = pd.DataFrame(per)
-    cols = "Δ=0 / |Δ|<0.5 ms / Δ<0 / Δ<-10 ms / Δ>0 / short flows slower (%)"
+    cols = "Δ=0 / |Δ|<0.5 ms / Δ<0 / Δ<-10 ms / Δ>0 / short flows slower / long flows slower (%)"
     by_load = per.groupby("load").mean().drop(columns="rep")
     for k, v in by_load.iterrows():
         res[f"by load {k:g}: {cols}"] = tuple(round(float(x), 2) for x in v)
@@ -169,9 +169,7 @@ def run(out: Path, handshake_ack: bool, reps: int, duration: float, warmup: floa
     b = d.pooled[fq.FQ]
     for size in (1, 2):
         g = b[b["size_pkts"] == size]
-        pf = orig(g, bins=[(size, size)])
-        if not handshake_ack:
-            pf = orig(g.assign(retransmits=g["retransmits"] - 1), bins=[(size, size)])
+        pf = orig(g, bins=[(size, size)], handshake_ack=handshake_ack)
         sent = float(g["data_pkts_sent"].sum() + g["syn_sent"].sum())
         res[f"{size}-data-packet flows, FavorQueue: P(Favor) / data drop % / all-packet drop %"] = (
             round(100 * float(pf["p_favor"].iloc[0]), 2),
@@ -265,7 +263,10 @@ def _more_readings(res, d, p, orig, handshake_ack, specs) -> None:
     # the model fit with a flow's size counting its SYN (size s + 1, the SYN once on both sides)
     if not handshake_ack:
         shift = dataclasses.replace(d, f=f.assign(size_pkts=f["size_pkts"] + 1))
-        fqa.p_favor_by_size = lambda flows, *a, **k: orig(flows.assign(retransmits=flows["retransmits"] - 2), *a, **k)
+        # the denominator's handshake term (1 + syn_drops, no pure ACK) counts that SYN again
+        fqa.p_favor_by_size = lambda flows, *a, **k: orig(
+            flows.assign(retransmits=flows["retransmits"] - 1), *a, **{**k, "handshake_ack": False}
+        )
         for load in (0.25, 0.85):
             key = f"{round(100 * load):03d}"
             vals = []

@@ -562,3 +562,35 @@ def test_path_utilisation_hand_case_and_a_real_run():
     u = A.path_utilisation(r.queues).loc["left->right", "mean"]
     s = next(x for x in r.summary["queues"] if x["name"] == "left->right")["utilisation"]
     assert u == pytest.approx(s, abs=1e-6)
+
+
+@pytest.mark.parametrize("handshake_ack", [True, False])
+def test_p_favor_denominator_counts_the_handshake_packets_the_run_sent(handshake_ack):
+    # A 1-packet flow alone in the network (no other flow starts within 0.5 s of it) meets
+    # an empty FavorQueue with every packet, so all are favoured: the SYN, the pure ACK
+    # when the run sends one, and the data packet. Told the
+    # run's handshake_ack, eq. 5 with the handshake counted gives exactly 1 for the flows
+    # that lost nothing; told the other setting it miscounts by one packet per flow.
+    import savanna
+
+    sc = {
+        "seed": 5,
+        "duration_s": 120.0,
+        "topology": {
+            "type": "dumbbell",
+            "pairs": 4,
+            "bottleneck_queue": {"type": "favorqueue", "limit_pkts": 8},
+            "reverse_queue": {"type": "droptail", "limit_pkts": 8},
+        },
+        "tcp": {"handshake": True, "handshake_ack": handshake_ack},
+        "traffic": [{"type": "poisson", "load": 0.001, "size": {"dist": "fixed", "value": 1}}],
+    }
+    f = savanna.run(sc).flows.sort_values("start_s")
+    gap = f["start_s"].diff()
+    f = f[(gap > 0.5) & (gap.shift(-1) > 0.5) & (f["retransmits"] == 0) & (f["syn_drops"] == 0)]
+    assert len(f) > 20
+    assert (f["favored_pkts"] == 2 + int(handshake_ack)).all()
+    right = A.p_favor_by_size(f, handshake_ack=handshake_ack)
+    wrong = A.p_favor_by_size(f, handshake_ack=not handshake_ack)
+    assert right["p_favor"].iloc[0] == 1.0
+    assert wrong["p_favor"].iloc[0] == pytest.approx((2 + int(handshake_ack)) / (2 + int(not handshake_ack)))

@@ -166,6 +166,17 @@ def test_scenario_files_validate():
         assert text.startswith("# FavorQueue 2013"), n  # header says what it reproduces
 
 
+def test_scenarios_take_ns2_handshake_without_the_pure_ack():
+    # Section 4: "the ns-2 TCP connection establishment phase ... enabled", ns-2's one-way
+    # TCP with syn_: a SYN, its ACK, then data, with no third handshake packet.
+    names = [fq.SC_10M, fq.SC_100M, fq.SC_QSIZE, fq.SC_PERSIST, fq.SC_IW10, fq.SC_FIVEHOP]
+    for n in names:
+        tcp = fq.load_scenario(n)["tcp"]
+        assert tcp["handshake"] is True and tcp["handshake_ack"] is False, n
+        assert "ns-2 TCP connection" in (scenarios_dir() / n).read_text(), n
+    assert fq.HANDSHAKE_ACK is False  # P(Favor)'s denominator counts no pure ACK
+
+
 def test_scenarios_differ_only_where_the_paper_says():
     a = fq.load_scenario(fq.SC_10M)
     b = fq.load_scenario(fq.SC_IW10)

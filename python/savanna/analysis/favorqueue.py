@@ -186,6 +186,7 @@ def p_favor_by_size(
     warmup_s: float = 0.0,
     finished_only: bool = True,
     count_handshake: bool = True,
+    handshake_ack: bool = True,
 ) -> pd.DataFrame:
     """The probability that a packet of a flow of size s is favoured (FavorQueue eq. 5,
     Fig. 21):
@@ -198,7 +199,8 @@ def p_favor_by_size(
     Savanna's `favored_pkts` counts every packet of the flow a favouring queue accepted as
     favoured, including the sender's SYN and its handshake ACK, which eq. 5's denominator
     leaves out; with `count_handshake` (default) the denominator also counts them, as
-    1 + syn_drops SYNs and one ACK per flow, so the ratio stays a probability. The flows
+    1 + syn_drops SYNs and, with `handshake_ack` (the run's `[tcp] handshake_ack`), one
+    pure ACK per flow, so the ratio stays a probability. The flows
     table has no count of SYNs re-sent after a lost SYN-ACK, so this is exact only when
     no SYN-ACK was lost. Set count_handshake=False for eq. 5 as printed (or for runs
     without the handshake). The ratio assumes one favouring queue on the data path (the
@@ -209,7 +211,7 @@ def p_favor_by_size(
     need(f, ["favored_pkts", "retransmits", "syn_drops"], "p_favor_by_size", "flows")
     den = f["size_pkts"] + f["retransmits"]
     if count_handshake:
-        den = den + 2 + f["syn_drops"]
+        den = den + 1 + int(handshake_ack) + f["syn_drops"]
     f = f.assign(_den=den)
     rows = []
     for key, label, g in size_groups(f, bins, "p_favor_by_size"):
