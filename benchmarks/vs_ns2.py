@@ -933,7 +933,7 @@ def favorqueue_claims(ns: str, tmp: Path, nseeds: int, results: dict, quick: boo
     the normalised goodput (section 5.1) and the latency change from IW 2 to IW 10 (Fig.
     27). Shorter runs than the reproduction's 500 s (`dur` below). ns-2 counts SYNs on a
     trace of the forward bottleneck; Savanna from its flows table. Savanna's TCP keeps its
-    scenario's handshake (no pure ACK after the SYN's ACK since stop 28), ns-2 its one-way
+    scenario's handshake (no pure ACK after the SYN's ACK since stop 29), ns-2 its one-way
     TCP with `syn_`."""
     import pandas as pd
     from savanna.analysis import favorqueue as fqa

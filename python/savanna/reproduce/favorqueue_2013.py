@@ -665,7 +665,7 @@ NS2_CAUSES = {
 # The evidence runs behind the causes below (issue 17 item 4), with their tables in
 # benchmarks/results/favorqueue_causes.md: HS, the load sweep (10 loads 0.05-0.95, 500 s,
 # flows from 50 s, 4 seeds, DropTail and FavorQueue) without the pure handshake ACK (the
-# scenarios' ns-2 handshake, since stop 28) and with it, the aggregates read several ways;
+# scenarios' ns-2 handshake, since stop 29) and with it, the aggregates read several ways;
 # CHOKE, the CHOKe thresholds at load 0.95.
 _HS_RUN = "`.venv/bin/python benchmarks/favorqueue_handshake.py --reps 4`"
 _CHOKE_RUN = "`.venv/bin/python benchmarks/favorqueue_choke.py`"

@@ -739,7 +739,7 @@ _ISO_SHORT = (
     "retransmit 0.58% of their packets in Savanna started at the data's arrival and none started one ACK trip "
     "later, and none in ns-2 (which never holds more than 26 of the 50 places); ns-2's CBQ with both classes "
     "allotted the whole link, so that its estimator never holds a class back, loses nothing either. The pipe and "
-    'buffer scenarios wait for the last ACK since stop 28 (`next_after = "acked"`), and on the same sessions '
+    'buffer scenarios wait for the last ACK since stop 29 (`next_after = "acked"`), and on the same sessions '
     f"{_PIPE_RUN} Savanna then reproduces both: the N = 30 isolated short connections retransmit nothing in "
     "either simulator, and the N = 60 isolated short index is 0.957 (k = 1) and 0.953 (k = 4) in Savanna, "
     "0.977 and 0.981 in ns-2 (before: Savanna 0.962 and 0.918). The full run has not been repeated with it yet.",
