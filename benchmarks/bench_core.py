@@ -122,17 +122,23 @@ def startup(repeat: int) -> int:
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
     for _ in range(repeat):
         for name, cmd in cmds.items():
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-            wall = time.perf_counter() - t0
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+            wall, cpu = timed(cmd, env)
             best[name] = [min(best[name][0], wall), min(best[name][1], cpu)]
     print(f"start-up, best of {repeat} alternating (load average {os.getloadavg()[0]:.2f}):")
     for name, (wall, cpu) in best.items():
         print(f"  {name:20} wall {1e3 * wall:6.1f} ms   CPU {1e3 * cpu:6.1f} ms")
     return 0
+
+
+def timed(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Run `cmd` to completion; return its wall seconds and its CPU seconds (user + system,
+    from this process's children's accounting)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
 
 
 def front_end(binary: Path, scenario: str, repeat: int) -> int:
@@ -155,12 +161,7 @@ def front_end(binary: Path, scenario: str, repeat: int) -> int:
             for name, base in cmds.items():
                 run_args = [scenario, "--out", os.path.join(tmp, f"{len(name)}-{i}"), "--quiet"]
                 cmd = base if name.startswith("python") else base + run_args
-                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                t0 = time.perf_counter()
-                subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True)
-                wall = time.perf_counter() - t0
-                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+                wall, cpu = timed(cmd, env)
                 if i:
                     best[name] = [min(best[name][0], wall), min(best[name][1], cpu)]
     (nw, nc), (sw, sc) = best["savanna-native"], best["savanna run"]

@@ -28,6 +28,7 @@ are imported only when needed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -295,24 +296,20 @@ def _sync_files(directory: Path, names: list[str]) -> None:
             os.close(fd)
 
 
-_SYNCFS: list = []
-
-
+@functools.cache
 def _syncfs():
     """libc's ``syncfs`` (Linux), or None where there is none."""
-    if not _SYNCFS:
-        fn = None
-        if os.name == "posix":
-            try:
-                import ctypes
+    if os.name != "posix":
+        return None
+    try:
+        import ctypes
 
-                fn = ctypes.CDLL(None, use_errno=True).syncfs
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-            except (OSError, AttributeError):
-                fn = None
-        _SYNCFS.append(fn)
-    return _SYNCFS[0]
+        fn = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
