@@ -174,7 +174,7 @@ def test_scenarios_take_ns2_handshake_without_the_pure_ack():
         tcp = fq.load_scenario(n)["tcp"]
         assert tcp["handshake"] is True and tcp["handshake_ack"] is False, n
         assert "ns-2 TCP connection" in (scenarios_dir() / n).read_text(), n
-    assert fq.HANDSHAKE_ACK is False  # P(Favor)'s denominator counts no pure ACK
+    assert fq.handshake_ack() is False  # P(Favor)'s denominator counts no pure ACK
 
 
 def test_scenarios_differ_only_where_the_paper_says():

@@ -21,6 +21,7 @@ docs/reproduce.md for the verdict rule and the readings of the paper.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -64,9 +65,15 @@ SC_PERSIST = "favorqueue-2013-fig14-persistent.toml"
 SC_IW10 = "favorqueue-2013-fig27-iw10.toml"
 SC_FIVEHOP = "favorqueue-2013-fig26-five-hops.toml"
 
-# The scenarios' TCP: ns-2's handshake, with no pure ACK after the SYN's ACK (their [tcp]
-# comment cites section 4); P(Favor)'s denominator counts the handshake packets sent.
-HANDSHAKE_ACK = bool(load_scenario(SC_10M)["tcp"].get("handshake_ack", True))
+
+@functools.cache
+def handshake_ack() -> bool:
+    """Whether the scenarios' TCP sends a pure ACK after the SYN's ACK: no, as ns-2's
+    one-way TCP with syn_ (their [tcp] comment cites section 4). P(Favor)'s denominator
+    counts the handshake packets sent. Read from the scenario when the analysis needs it,
+    not at import (tests check that every FavorQueue scenario agrees)."""
+    return bool(load_scenario(SC_10M)["tcp"].get("handshake_ack", True))
+
 
 DISC_10M = ["droptail", "favorqueue", "choke", "las", "run2c"]
 DISC_100M = ["droptail", "choke", "favorqueue"]
@@ -1527,21 +1534,21 @@ def fig21_p_favor(report: Report, d: Loads10) -> None:
     samples, pdt, pfq = report.samples, d.pooled[DT], d.pooled[FQ]
     for r in d.reps:
         b = pfq[pfq["rep"] == r]
-        pf = fqa.p_favor_by_size(b, bins=[(2, 2), LONG], handshake_ack=HANDSHAKE_ACK)
+        pf = fqa.p_favor_by_size(b, bins=[(2, 2), LONG], handshake_ack=handshake_ack())
         samples["pfavor-2"].append(100.0 * pf["p_favor"].iloc[0])
         samples["pfavor-long"].append(100.0 * pf["p_favor"].iloc[1])
         pm = fqa.p_favor_by_size(
-            b, bins=[bn for bn in d.bins if bn[0] >= 10 and bn[1] <= 99], handshake_ack=HANDSHAKE_ACK
+            b, bins=[bn for bn in d.bins if bn[0] >= 10 and bn[1] <= 99], handshake_ack=handshake_ack()
         )
         pm = pm[pm["flows"] >= 10]
         if len(pm):
             samples["pfavor-mid"].append(100.0 * float(pm["p_favor"].min()))
-    tiny = fqa.p_favor_by_size(pfq, bins=[(1, 2)], handshake_ack=HANDSHAKE_ACK)["p_favor"].iloc[0]
+    tiny = fqa.p_favor_by_size(pfq, bins=[(1, 2)], handshake_ack=handshake_ack())["p_favor"].iloc[0]
     fdd = {q: 100.0 * float(g["first_data_drop"].mean()) for q, g in ((DT, pdt), (FQ, pfq))}
     ack = (
         "the first data packet reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) after the handshake "
         "ACK and, when the queue is busy, finds that ACK still queued"
-        if HANDSHAKE_ACK
+        if handshake_ack()
         else "a 2-packet flow's second data packet reaches the bottleneck one packet time (0.12 ms at 100 Mb/s) "
         "after its first and, when the queue is busy, finds the first still queued"
     )
@@ -1554,7 +1561,7 @@ def fig21_p_favor(report: Report, d: Loads10) -> None:
     for cid in ("pfavor-2", "drop-size2-faq", "p-decrease-short", "p-improve-short", "tau-faq"):
         report.notes[cid] = tiny_why
     fg, ax = report.plt.subplots()
-    t = fqa.p_favor_by_size(pfq, bins=d.bins, handshake_ack=HANDSHAKE_ACK)
+    t = fqa.p_favor_by_size(pfq, bins=d.bins, handshake_ack=handshake_ack())
     ok = t["flows"].to_numpy() >= 5
     ax.plot(d.xs[ok], 100 * t["p_favor"].to_numpy()[ok], color=COLORS[FQ], marker="s", label="FavorQueue")
     ax.set(

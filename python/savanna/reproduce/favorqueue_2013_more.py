@@ -473,13 +473,13 @@ def goodput_51(report: Any, d: Any) -> None:
 
 def _pfavor_at(d: Any, load: float, r: int | None):
     from savanna.analysis import favorqueue as fqa
-    from savanna.reproduce.favorqueue_2013 import HANDSHAKE_ACK
+    from savanna.reproduce.favorqueue_2013 import handshake_ack
 
     f = d.f[(d.f["qdisc"] == FQ) & (d.f["load"] == load)]
     if r is not None:
         f = f[f["rep"] == r]
     bins = [bn for bn in d.bins if bn[1] < FIT_MAX_PKTS]
-    t = fqa.p_favor_by_size(f, bins=bins, handshake_ack=HANDSHAKE_ACK)
+    t = fqa.p_favor_by_size(f, bins=bins, handshake_ack=handshake_ack())
     keep = t["flows"].to_numpy() >= 10
     fin = f[f["fct_s"].notna()]["size_pkts"].to_numpy()
     return [bn for bn, k in zip(bins, keep) if k], t["p_favor"].to_numpy()[keep], fin
