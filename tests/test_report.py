@@ -160,6 +160,43 @@ def report(tmp_path):
     return tmp_path, paths, figs, claims
 
 
+def _laid_out_figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fg, ax = plt.subplots(figsize=(6.4, 3.9), layout="constrained")
+    ax.semilogx([1, 10, 100, 1000], [0.5, 1.25, 2.0, 1.5], marker="o", label="a curve")
+    ax.set_xlabel("object size (packets)")
+    ax.set_ylabel("mean response time (s)")
+    ax.set_title("A title")
+    ax.legend()
+    return fg, ax
+
+
+def test_svg_is_drawn_with_the_png_layout_and_the_png_is_unchanged(tmp_path):
+    import io
+
+    # The reference: the same figure saved as a PNG alone, laid out for the PNG.
+    ref, ref_ax = _laid_out_figure()
+    buf = io.BytesIO()
+    ref.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    want = ref_ax.get_position()
+    fg, _ = _laid_out_figure()
+    f = save_figure(fg, tmp_path, "fig01", "Figure one", "Caption.")
+    assert f.png.read_bytes() == buf.getvalue()
+    # The axes' background rectangle in the SVG (points, y down) is where the PNG's layout
+    # put the axes; an SVG laid out again (72-dpi text metrics) moves it by a point or two.
+    svg = f.svg.read_text()
+    path = re.search(r'<g id="patch_2">\s*<path d="([^"]*)"', svg).group(1)
+    xy = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", path)]
+    xs, ys = xy[0::2], xy[1::2]
+    w, h = 6.4 * 72, 3.9 * 72
+    got = (min(xs) / w, 1 - max(ys) / h, max(xs) / w, 1 - min(ys) / h)
+    assert got == pytest.approx((want.x0, want.y0, want.x1, want.y1), abs=1e-5)
+
+
 def test_report_files_hold_every_figure_and_claim(report):
     out, paths, figs, claims = report
     md = paths["md"].read_text()

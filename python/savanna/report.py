@@ -246,13 +246,19 @@ class Figure:
 def save_figure(fig: Any, out_dir: str | Path, id: str, title: str, caption: str, dpi: int = 110) -> Figure:
     """Write a matplotlib figure as ``<out_dir>/figures/<id>.png`` and ``.svg``, close it,
     and return its ``Figure``. The SVG carries no timestamp, so reruns are byte-identical.
-    A figure at least 8 inches wide is shown across the page in the HTML report."""
+    A figure at least 8 inches wide is shown across the page in the HTML report.
+
+    The layout (constrained layout, the reports' style) is computed once, for the PNG,
+    and the SVG is drawn with it: a layout pass costs about as much as a drawing (every
+    tick label measured, twice), and the SVG's own, with 72-dpi text metrics, would move
+    the axes by a point or two and could pick other ticks than the PNG's."""
     import matplotlib.pyplot as plt
 
     d = Path(out_dir) / "figures"
     d.mkdir(parents=True, exist_ok=True)
     png, svg = d / f"{id}.png", d / f"{id}.svg"
     fig.savefig(png, dpi=dpi, metadata={"Software": None})
+    fig.set_layout_engine("none")  # keep the PNG's layout: positions stay where it put them
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
     wide = bool(fig.get_figwidth() >= 8.0)
     plt.close(fig)
