@@ -267,6 +267,23 @@ fn ns2_newreno_partial_ack_leaves_a_window_of_at_least_two() {
     }
 }
 
+/// ns-2.35 `RenoTcpAgent::timeout` zeroes `dupwnd_` and `TcpAgent::slowdown` halves what
+/// is left, `cwnd_`: after the partial ACK of 19 packets took it to 9, a timeout gives
+/// ssthresh floor(9 / 2) = 4; with RFC 6582's exit the window without inflation is
+/// ssthresh, 10, so 5.
+#[test]
+fn ns2_slowdown_timeout_after_a_deep_partial_ack_halves_the_deflated_cwnd() {
+    for (exit, want) in [(RecoveryExitCwnd::Deflated, 4.0), (RecoveryExitCwnd::Ssthresh, 5.0)] {
+        let c = TcpConfig { recovery_exit_cwnd: exit, ..cfg(SsthreshBase::Cwnd) };
+        let mut h = sender_with_flight(c, 20, 100);
+        h.at(ms(100.0));
+        h.dupacks(0, 18);
+        assert_eq!(seqs(&h.ack(19)), vec![19, 28]);
+        assert_eq!(seqs(&h.fire_rto()), vec![19]);
+        assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (want, 1.0), "{exit:?}");
+    }
+}
+
 // ------------------------------------------------------------------ fast_retransmit_cwnd
 
 /// ns-2.35 `TcpAgent::slowdown` (tcp.cc 1.182, `precisionReduce_` true, its default since
