@@ -2489,6 +2489,7 @@ def main() -> int:
         x
         for x, on in (
             ("--quick", args.quick),
+            ("--no-fresh", args.no_fresh),
             ("--no-handshake", args.no_handshake),
             ("--ns2-singledup", args.ns2_singledup),
             ("--ns2-pureack", args.ns2_pureack),
