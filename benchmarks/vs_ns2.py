@@ -118,6 +118,13 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
             "iw_after_syn_loss": 1,
             # TcpAgent::slowdown: ssthresh = half of cwnd without the recovery inflation.
             "ssthresh_base": "cwnd",
+            # ...and cwnd_ = that half as a real number (precisionReduce_, ns-2.35's default).
+            "fast_retransmit_cwnd": "half",
+            # NewRenoTcpAgent::recv (exit_recovery_fix_ 0): the full ACK leaves cwnd_ where
+            # partial ACKs deflated it (partialnewack), then opens it as any new ACK does
+            # (recv_newack_helper's opencwnd): slow start when that is below ssthresh.
+            "recovery_exit_cwnd": "deflated",
+            "recovery_exit_increase": True,
             "max_window": 128,  # window_ and maxcwnd_
             "delayed_ack": False,  # Agent/TCPSink
         }
@@ -2482,6 +2489,7 @@ def main() -> int:
         x
         for x, on in (
             ("--quick", args.quick),
+            ("--no-fresh", args.no_fresh),
             ("--no-handshake", args.no_handshake),
             ("--ns2-singledup", args.ns2_singledup),
             ("--ns2-pureack", args.ns2_pureack),

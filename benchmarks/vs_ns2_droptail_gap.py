@@ -4,9 +4,10 @@ ns-2") per TCP setting, the figures behind that section's last two tables.
 
 ``perflow [LOADS] [SEED]``: the reference DropTail dumbbell (``vs_ns2.scenario``, 500 s),
 flows of 101-1000 packets started after 50 s: median FCT, retransmissions and timeouts per
-flow, share of flows with a timeout; Savanna with RFC 5681's ssthresh (``flight``), with
-ns-2's (``cwnd``) and with ns-2's and IW 1 after a lost SYN (``cwnd+iw1``, what vs_ns2.py
-runs), and ns-2.35 (reused agents) on the same flows.
+flow, share of flows with a timeout; Savanna with RFC 6582's recovery and RFC 5681's
+ssthresh (``flight``), with ns-2's (``cwnd``), with ns-2's and IW 1 after a lost SYN
+(``cwnd+iw1``), and as vs_ns2.py runs it (``as compared``: also ns-2.35's real halving and
+recovery exit), and ns-2.35 (reused agents) on the same flows.
 
 ``mg``: Savanna alone on Matta & Guo's shared drop-tail (seed 1, 500 s), with
 ``ssthresh_base`` flight / cwnd and ``tick_s`` 0 / 0.5: bottleneck drops, timeouts, the
@@ -19,8 +20,9 @@ Savanna (``[[faults]]``) and ns-2.35 with ``precisionReduce_`` true (its default
 (the integer halving Savanna and the ns-2 of 2001 use). ns-2's list error model counts
 packets leaving the queue, so each lost packet's index is read off ns-2's own trace of a
 run with the earlier losses applied. Prints each pattern whose FCT (to 5 ms), retransmissions
-or timeouts differ. KEY=VALUE: Savanna [tcp] keys (as vs_ns2.py's --savanna-tcp), e.g.
-``recovery_exit_increase=true``, ns-2's growth of cwnd on the ACK that ends fast recovery.
+or timeouts differ. Savanna runs as vs_ns2.py compares it (ns-2.35's NewReno: real halving,
+its recovery exit); KEY=VALUE: Savanna [tcp] keys (as vs_ns2.py's --savanna-tcp), e.g.
+``recovery_exit_cwnd= recovery_exit_increase= fast_retransmit_cwnd=`` for RFC 6582's.
 
 ``ab LOAD SEEDS DURATION``: the bottleneck drop rate of the reference DropTail dumbbell,
 pooled over seeds, for Savanna as compared (``base``), with ns-2's tick rounding
@@ -42,10 +44,14 @@ from pathlib import Path
 
 import vs_ns2 as V
 
+# RFC 6582's recovery (vs_ns2.py's scenario sets ns-2.35's exit and halving; None removes
+# a key, giving the default).
+RFC_EXIT = {"fast_retransmit_cwnd": None, "recovery_exit_cwnd": None, "recovery_exit_increase": None}
 SV = {
-    "flight": {"ssthresh_base": "flight", "iw_after_syn_loss": None},
-    "cwnd": {"ssthresh_base": "cwnd", "iw_after_syn_loss": None},
-    "cwnd+iw1": {"ssthresh_base": "cwnd", "iw_after_syn_loss": 1},
+    "flight": {"ssthresh_base": "flight", "iw_after_syn_loss": None, **RFC_EXIT},
+    "cwnd": {"ssthresh_base": "cwnd", "iw_after_syn_loss": None, **RFC_EXIT},
+    "cwnd+iw1": {"ssthresh_base": "cwnd", "iw_after_syn_loss": 1, **RFC_EXIT},
+    "as compared": {},
 }
 
 

@@ -259,23 +259,29 @@ def test_ns2_column_says_when_ns2_reproduces_a_claim_with_a_declared_cause():
     assert c.evidence.startswith("quoted") and "ns-2.35 on the same set-up reproduces it" in c.evidence
 
 
-def test_ns2_precision_reduce_false_halves_the_integer_window_as_savanna(tmp_path):
+def test_ns2_precision_reduce_matches_savanna_fast_retransmit_cwnd_half(tmp_path):
     """ns-2.35 halves cwnd_ as a real number (`precisionReduce_`, TcpAgent::slowdown) and
-    keeps it on leaving recovery; Savanna and the ns-2 of 2001 halve the integer window. A
-    20-packet flow losing data packet 3 (cwnd 5 at the fast retransmit) finishes a round trip
-    sooner in ns-2.35, and exactly with Savanna once `precision_reduce=false`. Also checks
-    the gap script's loss mapping (each loss indexed on ns-2's own trace)."""
+    keeps it on leaving recovery; Savanna does the same with `fast_retransmit_cwnd = "half"`
+    (as vs_ns2.py compares), and halves the integer window, as the ns-2 of 2001, with
+    "ssthresh". A 20-packet flow losing data packet 3 (cwnd 5 at the fast retransmit): 2.5
+    lets a packet out one round trip sooner than 2, so each Savanna setting finishes with the
+    ns-2.35 setting it follows and a round trip away from the other. Also checks the gap
+    script's loss mapping (each loss indexed on ns-2's own trace)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import vs_ns2_droptail_gap as gap
 
     ns = gap.V.ensure_ns()
     rows = {}
-    for pr in ("true", "false"):
+    for halving, pr in (("half", "true"), ("ssthresh", "false")):
         d = tmp_path / pr
         d.mkdir()
-        rows[pr] = gap.one_flow_losses(ns, d, 20, [3], [f"precision_reduce={pr}"])
-    sv, ns_real = rows["true"]
-    _, ns_int = rows["false"]
-    assert (sv["retransmits"], ns_real["retransmits"], ns_int["retransmits"]) == (1, 1, 1)
-    assert sv["fct_s"] - ns_real["fct_s"] > 0.05, (sv["fct_s"], ns_real["fct_s"])
-    assert abs(sv["fct_s"] - ns_int["fct_s"]) < 1e-4, (sv["fct_s"], ns_int["fct_s"])
+        gap.V.SAVANNA_TCP.update({"fast_retransmit_cwnd": halving})
+        try:
+            rows[pr] = gap.one_flow_losses(ns, d, 20, [3], [f"precision_reduce={pr}"])
+        finally:
+            gap.V.SAVANNA_TCP.clear()
+    (sv_half, ns_real), (sv_int, ns_int) = rows["true"], rows["false"]
+    assert {r["retransmits"] for r in (sv_half, ns_real, sv_int, ns_int)} == {1}
+    assert abs(sv_half["fct_s"] - ns_real["fct_s"]) < 1e-4, (sv_half["fct_s"], ns_real["fct_s"])
+    assert abs(sv_int["fct_s"] - ns_int["fct_s"]) < 1e-4, (sv_int["fct_s"], ns_int["fct_s"])
+    assert ns_int["fct_s"] - ns_real["fct_s"] > 0.05, (ns_int["fct_s"], ns_real["fct_s"])

@@ -11,6 +11,11 @@
 //! - `tcp.recovery_exit_increase`: the ACK that ends fast recovery also grows cwnd, as
 //!   ns-2's `NewRenoTcpAgent::recv` does (`recv_newack_helper` calls `opencwnd` after
 //!   zeroing `dupwnd_`); RFC 6582 3.2 step 4 (the default) sets cwnd = ssthresh only.
+//! - `tcp.recovery_exit_cwnd = "deflated"`: the full ACK leaves the window without its
+//!   inflation where partial ACKs deflated it, as ns-2.35's `NewRenoTcpAgent::recv`
+//!   (`exit_recovery_fix_ 0`) and `partialnewack` do, not at ssthresh.
+//! - `tcp.fast_retransmit_cwnd = "half"`: fast recovery starts from min(cwnd, window) / 2
+//!   as a real number, ns-2.35's `TcpAgent::slowdown` with `precisionReduce_` true.
 //!
 //! Built on `tcp::harness` like tests/tcp_rfc.rs. Windows and sequence numbers count
 //! packets.
@@ -18,7 +23,7 @@
 use savanna_core::net::{Ecn, PktKind};
 use savanna_core::tcp::endpoint::State;
 use savanna_core::tcp::harness::{ms, seqs, Harness};
-use savanna_core::tcp::{SsthreshBase, TcpConfig, TcpEndpoint};
+use savanna_core::tcp::{FastRetransmitCwnd, RecoveryExitCwnd, SsthreshBase, TcpConfig, TcpEndpoint};
 
 fn cfg(base: SsthreshBase) -> TcpConfig {
     TcpConfig { handshake: false, ssthresh_base: base, ..TcpConfig::default() }
@@ -192,4 +197,118 @@ fn ns2_newreno_full_ack_opens_cwnd_after_the_deflation() {
     }
     assert!(h.ep.cwnd() >= 11.0, "{}", h.ep.cwnd());
     assert_eq!(sent, 11, "ten ACKs release ten segments and the eleventh of the larger window");
+}
+
+// ------------------------------------------------------------------ recovery_exit_cwnd
+
+/// 20 segments out, 0 and 19 lost. Segments 1-18 give 18 duplicates: fast retransmit of 0
+/// (ssthresh 10, cwnd 13) and 15 more inflate cwnd to 28, sending 20-27. The retransmission
+/// draws the partial ACK 19, which acknowledges 19 packets, more than the 18 of inflation:
+/// cwnd 10 (28 - 19 + 1) either way; 19 is resent and 28 sent. 20-27 give 8 duplicates
+/// (cwnd 18, sending 29-36), and the retransmission of 19 the full ACK 28, with 28-36 (9)
+/// in flight. Returns what that ACK sends.
+fn exit_after_tail_loss(exit: RecoveryExitCwnd, increase: bool) -> (Harness, Vec<u64>) {
+    let c = TcpConfig { recovery_exit_cwnd: exit, recovery_exit_increase: increase, ..cfg(SsthreshBase::Cwnd) };
+    let mut h = sender_with_flight(c, 20, 100);
+    h.at(ms(100.0));
+    assert_eq!(seqs(&h.dupacks(0, 3)), vec![0]);
+    assert_eq!(seqs(&h.dupacks(0, 15)), (20..28).collect::<Vec<_>>());
+    assert_eq!(h.ep.cwnd(), 28.0);
+    assert_eq!(seqs(&h.ack(19)), vec![19, 28]);
+    assert_eq!(h.ep.cwnd(), 10.0, "the same total window either way");
+    assert_eq!(seqs(&h.dupacks(19, 8)), (29..37).collect::<Vec<_>>());
+    let sent = seqs(&h.ack(28));
+    (h, sent)
+}
+
+/// ns-2.35 `NewRenoTcpAgent::partialnewack` (tcp-newreno.cc 1.58, `partial_window_deflation_`
+/// 1: "if (dupwnd_ > deflate) ... else { cwnd_ -= (deflate - dupwnd_); dupwnd_ = 1; }") and
+/// `NewRenoTcpAgent::recv` (`exit_recovery_fix_` 0: the full ACK only zeroes `dupwnd_`):
+/// the partial ACK of 19 packets took one more than the 18 of inflation out of cwnd_ (10 ->
+/// 9), so recovery ends at 9, below ssthresh 10: with 9 in flight nothing leaves, and the
+/// next ACK is in slow start (+1: two segments). With RFC 6582 3.2 step 4 cwnd = ssthresh
+/// = 10 (one segment leaves) and the next ACK adds 1/10 (one segment).
+#[test]
+fn ns2_newreno_exit_keeps_the_window_partial_acks_deflated() {
+    let (mut h, sent) = exit_after_tail_loss(RecoveryExitCwnd::Deflated, false);
+    assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (10.0, 9.0));
+    assert!(sent.is_empty(), "{sent:?}");
+    assert_eq!(seqs(&h.ack(29)), vec![37, 38], "slow start from below ssthresh");
+    assert_eq!(h.ep.cwnd(), 10.0);
+
+    let (mut h, sent) = exit_after_tail_loss(RecoveryExitCwnd::Ssthresh, false);
+    assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (10.0, 10.0));
+    assert_eq!(sent, vec![37]);
+    assert_eq!(seqs(&h.ack(29)), vec![38]);
+}
+
+/// ns-2.35's two exit rules together (`recv_newack_helper`'s `opencwnd` after the exit):
+/// cwnd_ 9 is below ssthresh, so the exiting ACK adds a whole packet (slow start), not
+/// 1/cwnd: cwnd 10, one segment leaves.
+#[test]
+fn ns2_newreno_exit_below_ssthresh_opens_cwnd_by_one() {
+    let (h, sent) = exit_after_tail_loss(RecoveryExitCwnd::Deflated, true);
+    assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (10.0, 10.0));
+    assert_eq!(sent, vec![37]);
+}
+
+/// ns-2.35 `partialnewack`: `if (cwnd_ < 1) cwnd_ = 1` with `dupwnd_` left at 1, so a
+/// partial ACK never leaves a window below 2 there; RFC 6582's deflation can reach 1. Three
+/// duplicates (cwnd 13, inflation 3), then a partial ACK of 14 packets: 13 - 14 + 1 = 0.
+#[test]
+fn ns2_newreno_partial_ack_leaves_a_window_of_at_least_two() {
+    for (exit, want) in [(RecoveryExitCwnd::Deflated, 2.0), (RecoveryExitCwnd::Ssthresh, 1.0)] {
+        let c = TcpConfig { recovery_exit_cwnd: exit, ..cfg(SsthreshBase::Cwnd) };
+        let mut h = sender_with_flight(c, 20, 100);
+        h.at(ms(100.0));
+        assert_eq!(seqs(&h.dupacks(0, 3)), vec![0]);
+        assert_eq!(seqs(&h.ack(14))[0], 14);
+        assert_eq!(h.ep.cwnd(), want, "{exit:?}");
+    }
+}
+
+/// ns-2.35 `RenoTcpAgent::timeout` zeroes `dupwnd_` and `TcpAgent::slowdown` halves what
+/// is left, `cwnd_`: after the partial ACK of 19 packets took it to 9, a timeout gives
+/// ssthresh floor(9 / 2) = 4; with RFC 6582's exit the window without inflation is
+/// ssthresh, 10, so 5.
+#[test]
+fn ns2_slowdown_timeout_after_a_deep_partial_ack_halves_the_deflated_cwnd() {
+    for (exit, want) in [(RecoveryExitCwnd::Deflated, 4.0), (RecoveryExitCwnd::Ssthresh, 5.0)] {
+        let c = TcpConfig { recovery_exit_cwnd: exit, ..cfg(SsthreshBase::Cwnd) };
+        let mut h = sender_with_flight(c, 20, 100);
+        h.at(ms(100.0));
+        h.dupacks(0, 18);
+        assert_eq!(seqs(&h.ack(19)), vec![19, 28]);
+        assert_eq!(seqs(&h.fire_rto()), vec![19]);
+        assert_eq!((h.ep.ssthresh(), h.ep.cwnd()), (want, 1.0), "{exit:?}");
+    }
+}
+
+// ------------------------------------------------------------------ fast_retransmit_cwnd
+
+/// ns-2.35 `TcpAgent::slowdown` (tcp.cc 1.182, `precisionReduce_` true, its default since
+/// 2006: "halfwin = windowd() / 2", "cwnd_ = halfwin", "ssthresh_ = (int) halfwin"): 21
+/// segments out, segment 0 lost; the fast retransmit halves cwnd 21 to 10.5 (ssthresh 10),
+/// and recovery ends there, so the window reaches 11 after 6 ACKs (10.5 + 1/cwnd each)
+/// where RFC 5681's cwnd = ssthresh = 10 needs 10.
+#[test]
+fn ns2_slowdown_precision_reduce_halves_cwnd_as_a_real_number() {
+    for (halving, exit_cwnd, sent_after) in
+        [(FastRetransmitCwnd::Half, 10.5, 7), (FastRetransmitCwnd::Ssthresh, 10.0, 6)]
+    {
+        let c = TcpConfig {
+            fast_retransmit_cwnd: halving,
+            recovery_exit_cwnd: RecoveryExitCwnd::Deflated,
+            ..cfg(SsthreshBase::Cwnd)
+        };
+        let mut h = sender_with_flight(c, 21, 200);
+        h.at(ms(100.0));
+        assert_eq!(seqs(&h.dupacks(0, 3)), vec![0]);
+        assert_eq!(h.ep.ssthresh(), 10.0, "{halving:?}");
+        assert_eq!(seqs(&h.dupacks(0, 17)), (21..30).collect::<Vec<_>>(), "{halving:?}");
+        assert_eq!(seqs(&h.ack(30)), (30..40).collect::<Vec<_>>(), "{halving:?}");
+        assert_eq!(h.ep.cwnd(), exit_cwnd, "{halving:?}");
+        let sent: usize = (31..37).map(|a| h.ack(a).len()).sum();
+        assert_eq!(sent, sent_after, "{halving:?}");
+    }
 }

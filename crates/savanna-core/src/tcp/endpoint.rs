@@ -46,7 +46,7 @@ use super::recovery::{DupAck, NewAck, Recovery, RecoveryState};
 use super::rto::RtoEstimator;
 use super::rtt::RttSampler;
 use super::sack::{self, SackReceiver, Scoreboard};
-use super::{RecoveryRate, SsthreshBase, TcpConfig, TcpStats, Variant};
+use super::{FastRetransmitCwnd, RecoveryRate, SsthreshBase, TcpConfig, TcpStats, Variant};
 use crate::engine::Time;
 use crate::net::packet::{SackOpt, FLAG_CWR, FLAG_ECE, FLAG_RETX};
 use crate::net::ClassMark;
@@ -696,7 +696,11 @@ impl TcpEndpoint {
         match cfg.ssthresh_base {
             SsthreshBase::Flight => flight,
             SsthreshBase::Cwnd => {
-                let cwnd = if self.recovery.in_fast_recovery() { self.win.ssthresh } else { self.win.cwnd };
+                let cwnd = if self.recovery.in_fast_recovery() {
+                    self.recovery.uninflated().unwrap_or(self.win.ssthresh)
+                } else {
+                    self.win.cwnd
+                };
                 cwnd.min(cfg.max_window as f64).floor() as u64
             }
         }
@@ -752,7 +756,7 @@ impl TcpEndpoint {
             }
             self.limited_sent = 0;
             let mut restart_timer = true;
-            match self.recovery.on_new_ack(ack, newly, &mut self.cc, &mut self.win) {
+            match self.recovery.on_new_ack(ack, newly, &mut self.cc, &mut self.win, io.cfg.recovery_exit_cwnd) {
                 NewAck::Open => {
                     if !reduced {
                         self.cc.on_ack(&mut self.win, newly, io.cfg.abc_limit, io.cfg.max_window);
@@ -805,8 +809,12 @@ impl TcpEndpoint {
         // RFC 5681 3.2 step 2 (with RFC 3042): segments sent by limited transmit are not
         // counted in FlightSize for ssthresh.
         let flight = self.loss_base(io.cfg, self.flight() - self.limited_sent);
+        let before = self.win.cwnd;
         let response = self.cc.on_fast_retransmit(&mut self.win, flight, io.cfg.dupack_threshold);
         self.recovery.on_fast_retransmit(self.snd_max, response);
+        if io.cfg.fast_retransmit_cwnd == FastRetransmitCwnd::Half && response == LossResponse::FastRecovery {
+            self.recovery.halve_exactly(&mut self.win, before, io.cfg.max_window, io.cfg.dupack_threshold);
+        }
         self.ecn_high = self.snd_max;
         self.stats.fast_retransmits += 1;
         self.rtt.forget_timed();

@@ -94,6 +94,29 @@ pub enum SsthreshBase {
     Cwnd,
 }
 
+/// The window NewReno leaves fast recovery with, on the ACK at or beyond `recover`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryExitCwnd {
+    /// RFC 6582 3.2 step 4 (its second option): cwnd = ssthresh.
+    Ssthresh,
+    /// ns-2.35 `NewRenoTcpAgent::recv` (`exit_recovery_fix_ 0`): the window without the
+    /// fast-recovery inflation, where partial ACKs left it. ns-2 keeps the inflation apart
+    /// (`dupwnd_`); a partial ACK that acknowledges at least as many packets as it holds
+    /// takes the rest out of `cwnd_` itself (`partialnewack`, at least 1), so the exit can
+    /// land below ssthresh, and the window slow-starts back.
+    Deflated,
+}
+
+/// The window NewReno enters fast recovery with, before the inflation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastRetransmitCwnd {
+    /// RFC 5681 3.2 step 3: cwnd = ssthresh (+ the duplicates), whole packets.
+    Ssthresh,
+    /// ns-2.35 `TcpAgent::slowdown` with `precisionReduce_` (its default since 2006):
+    /// cwnd_ = min(cwnd, window) / 2 as a real number (at least 1), ssthresh its integer part.
+    Half,
+}
+
 /// Per-flow TCP settings (one per traffic block; endpoints refer to it by index).
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
@@ -120,6 +143,10 @@ pub struct TcpConfig {
     pub ssthresh_base: SsthreshBase,
     /// The ACK that ends fast recovery also grows cwnd (ns-2's `opencwnd` after the exit).
     pub recovery_exit_increase: bool,
+    /// The window on leaving NewReno's fast recovery (RFC 6582's ssthresh, or ns-2's).
+    pub recovery_exit_cwnd: RecoveryExitCwnd,
+    /// The window entering NewReno's fast recovery (RFC 5681's ssthresh, or ns-2's half).
+    pub fast_retransmit_cwnd: FastRetransmitCwnd,
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
     pub ecn: bool,
@@ -195,6 +222,8 @@ impl Default for TcpConfig {
             iw_after_syn_loss: None,
             ssthresh_base: SsthreshBase::Flight,
             recovery_exit_increase: false,
+            recovery_exit_cwnd: RecoveryExitCwnd::Ssthresh,
+            fast_retransmit_cwnd: FastRetransmitCwnd::Ssthresh,
             delayed_ack: false,
             delack_timeout_s: 0.2,
             ecn: false,

@@ -5,7 +5,9 @@
 use serde::Deserialize;
 
 use super::cc::hystart::Rule as HyStartRule;
-use super::{profile, RecoveryRate, RttSampling, SsthreshBase, TcpConfig, Variant};
+use super::{
+    profile, FastRetransmitCwnd, RecoveryExitCwnd, RecoveryRate, RttSampling, SsthreshBase, TcpConfig, Variant,
+};
 use crate::spec::{bad, non_negative, positive, time0_s, time_s};
 use crate::{Error, Result};
 
@@ -103,6 +105,18 @@ pub struct TcpSpec {
     /// 3.2 step 4: cwnd = ssthresh and nothing more.
     #[serde(default)]
     pub recovery_exit_increase: bool,
+    /// The window NewReno leaves fast recovery with: "ssthresh" (default, RFC 6582 3.2 step
+    /// 4) or "deflated" (ns-2.35's `NewRenoTcpAgent::recv`: the window without the
+    /// inflation, where partial ACKs deflated it, possibly below ssthresh). NewReno
+    /// without SACK and without PRR only.
+    #[serde(default)]
+    pub recovery_exit_cwnd: RecoveryExitCwndSpec,
+    /// The window NewReno enters fast recovery with, before the inflation: "ssthresh"
+    /// (default, RFC 5681 3.2 step 3) or "half" (ns-2.35's `precisionReduce_`: min(cwnd,
+    /// max_window) / 2 as a real number). Needs ssthresh_base = "cwnd" and
+    /// recovery_exit_cwnd = "deflated" (the window it sets lasts until the exit).
+    #[serde(default)]
+    pub fast_retransmit_cwnd: FastRetransmitCwndSpec,
     #[serde(default)]
     pub delayed_ack: bool,
     #[serde(default = "d_delack")]
@@ -217,6 +231,22 @@ pub enum PartialAckTimerSpec {
     #[default]
     First,
     Every,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FastRetransmitCwndSpec {
+    #[default]
+    Ssthresh,
+    Half,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryExitCwndSpec {
+    #[default]
+    Ssthresh,
+    Deflated,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
@@ -404,6 +434,29 @@ impl TcpSpec {
                 );
             }
         }
+        if self.recovery_exit_cwnd == RecoveryExitCwndSpec::Deflated {
+            let newreno = match self.cc {
+                Some(c) => c == CcSpec::Newreno,
+                None => self.variant == VariantSpec::Newreno,
+            };
+            if !newreno || self.sack || self.nosack_recovery_rate == NosackRateSpec::Prr {
+                return bad(
+                    format!("{field}.recovery_exit_cwnd"),
+                    "\"deflated\" is ns-2's NewReno fast recovery: it needs variant (or cc) newreno, sack = false \
+                     and nosack_recovery_rate = \"inflation\" (allowed values: \"ssthresh\", \"deflated\")",
+                );
+            }
+        }
+        if self.fast_retransmit_cwnd == FastRetransmitCwndSpec::Half
+            && (self.ssthresh_base != SsthreshBaseSpec::Cwnd
+                || self.recovery_exit_cwnd != RecoveryExitCwndSpec::Deflated)
+        {
+            return bad(
+                format!("{field}.fast_retransmit_cwnd"),
+                "\"half\" is ns-2's precisionReduce_: it needs ssthresh_base = \"cwnd\" and \
+                 recovery_exit_cwnd = \"deflated\" (allowed values: \"ssthresh\", \"half\")",
+            );
+        }
         if self.pacing_burst == 0 || self.pacing_burst > 64 {
             return bad(
                 format!("{field}.pacing_burst"),
@@ -474,6 +527,14 @@ impl TcpSpec {
                 SsthreshBaseSpec::Cwnd => SsthreshBase::Cwnd,
             },
             recovery_exit_increase: self.recovery_exit_increase,
+            recovery_exit_cwnd: match self.recovery_exit_cwnd {
+                RecoveryExitCwndSpec::Ssthresh => RecoveryExitCwnd::Ssthresh,
+                RecoveryExitCwndSpec::Deflated => RecoveryExitCwnd::Deflated,
+            },
+            fast_retransmit_cwnd: match self.fast_retransmit_cwnd {
+                FastRetransmitCwndSpec::Ssthresh => FastRetransmitCwnd::Ssthresh,
+                FastRetransmitCwndSpec::Half => FastRetransmitCwnd::Half,
+            },
             delayed_ack: self.delayed_ack,
             delack_timeout_s: self.delack_timeout_s,
             // RFC 8257 needs ECN: DCTCP negotiates it (as Linux's dctcp module does).
@@ -637,6 +698,41 @@ mod tests {
         assert!(build("tcp", &table("recovery_exit_increase = true"), &none, 1500, 40).unwrap().recovery_exit_increase);
         let e = build("tcp", &table("recovery_exit_increase = 1"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("recovery_exit_increase"), "{e}");
+    }
+
+    #[test]
+    fn recovery_exit_cwnd_deflated_needs_newreno_without_sack_or_prr() {
+        let none = toml::Table::new();
+        let c = build("tcp", &none, &none, 1500, 40).unwrap();
+        assert_eq!(c.recovery_exit_cwnd, RecoveryExitCwnd::Ssthresh, "RFC 6582 by default");
+        let c = build("tcp", &table("recovery_exit_cwnd = \"deflated\""), &none, 1500, 40).unwrap();
+        assert_eq!(c.recovery_exit_cwnd, RecoveryExitCwnd::Deflated);
+        for bad_combo in [
+            "recovery_exit_cwnd = \"deflated\"\nvariant = \"reno\"",
+            "recovery_exit_cwnd = \"deflated\"\ncc = \"cubic\"",
+            "recovery_exit_cwnd = \"deflated\"\nsack = true",
+            "recovery_exit_cwnd = \"deflated\"\nnosack_recovery_rate = \"prr\"",
+            "recovery_exit_cwnd = \"lower\"",
+        ] {
+            let e = build("tcp", &table(bad_combo), &none, 1500, 40).unwrap_err();
+            assert!(e.to_string().contains("tcp.recovery_exit_cwnd"), "{bad_combo}: {e}");
+        }
+    }
+
+    #[test]
+    fn fast_retransmit_cwnd_half_needs_ns2_ssthresh_and_exit() {
+        let none = toml::Table::new();
+        assert_eq!(build("tcp", &none, &none, 1500, 40).unwrap().fast_retransmit_cwnd, FastRetransmitCwnd::Ssthresh);
+        let ok = "fast_retransmit_cwnd = \"half\"\nssthresh_base = \"cwnd\"\nrecovery_exit_cwnd = \"deflated\"";
+        assert_eq!(build("tcp", &table(ok), &none, 1500, 40).unwrap().fast_retransmit_cwnd, FastRetransmitCwnd::Half);
+        for bad_combo in [
+            "fast_retransmit_cwnd = \"half\"\nrecovery_exit_cwnd = \"deflated\"",
+            "fast_retransmit_cwnd = \"half\"\nssthresh_base = \"cwnd\"",
+            "fast_retransmit_cwnd = \"exact\"",
+        ] {
+            let e = build("traffic[0].tcp", &none, &table(bad_combo), 1500, 40).unwrap_err();
+            assert!(e.to_string().contains("traffic[0].tcp.fast_retransmit_cwnd"), "{bad_combo}: {e}");
+        }
         let e = build("tcp", &table("ssthresh_base = 'half'"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("tcp.ssthresh_base"), "{e}");
     }
