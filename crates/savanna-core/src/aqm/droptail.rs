@@ -66,6 +66,9 @@ impl Qdisc for DropTail {
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        true
+    }
     fn len_bytes(&self) -> u64 {
         self.q.bytes()
     }

@@ -189,6 +189,12 @@ pub trait Qdisc {
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId>;
     fn len_pkts(&self) -> usize;
     fn len_bytes(&self) -> u64;
+    /// Whether `dequeue` on an empty queue does nothing at all (no state, no drop, no
+    /// random draw), so that the port may skip that call at the end of a transmission
+    /// (`sim::port`: a transmission end kept out of the event heap). False by default.
+    fn empty_dequeue_is_noop(&self) -> bool {
+        false
+    }
     /// The discipline's average queue estimate in packets (RED's avg), if it keeps one.
     fn avg(&self) -> Option<f64> {
         None

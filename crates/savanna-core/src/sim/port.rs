@@ -8,6 +8,16 @@
 //! the simulator only moves packets. `PortQueue` (discipline + counters) needs nothing of
 //! the simulator but a packet pool and a clock, so a router emulating a link on real packets
 //! can drive it directly: enqueue, dequeue, free what `dropped()` lists.
+//!
+//! A deferred transmission end: when a packet starts on a link whose queue is then empty,
+//! whose discipline does nothing on an empty dequeue (DropTail) and which loses nothing, the
+//! packet goes on the propagation line at once and its end is kept out of the event heap
+//! (`defer_end`): only an arrival during the transmission turns that end into an event, with
+//! the insertion number reserved for it. Results are those of a TxDone event per packet.
+//! For this, every packet's arrival takes its insertion number when its transmission starts
+//! (right after that of the transmission's end), deferred or not: two events of the same
+//! nanosecond order by these numbers, so an arrival orders before an event scheduled for
+//! the same nanosecond during its transmission (before 2026-11 it took its number at the end).
 
 use std::collections::VecDeque;
 
@@ -138,10 +148,20 @@ pub struct Port {
     ns_per_byte: f64,
     loss_rng: Rng,
     faults: Vec<(FaultSpec, u32)>,
+    /// Whether the port may defer transmission ends (see the module header).
+    defer_ok: bool,
     /// The packet being serialised, and when it ends.
     busy: bool,
     tx_pkt: PktId,
     tx_end: Time,
+    /// The current packet is already on the line (its end was deferred); `deferred`: that
+    /// end is not in the event heap, and `tx_seq` is the insertion number reserved for it.
+    sent_early: bool,
+    deferred: bool,
+    tx_seq: u64,
+    /// The insertion number of the current packet's arrival event, taken when its
+    /// transmission started.
+    arrival_seq: u64,
     /// Time spent transmitting, ns, including the current transmission's remainder.
     busy_ns: Time,
     /// The last packet size serialised and its transmission time (most packets share a size,
@@ -168,6 +188,7 @@ impl Port {
         rng: Rng,
         loss_rng: Rng,
     ) -> Self {
+        let defer_ok = loss == 0.0 && qdisc.empty_dequeue_is_noop();
         Port {
             name,
             from,
@@ -178,9 +199,14 @@ impl Port {
             ns_per_byte: 8e9 / rate_bps,
             loss_rng,
             faults: Vec::new(),
+            defer_ok,
             busy: false,
             tx_pkt: 0,
             tx_end: 0,
+            sent_early: false,
+            deferred: false,
+            tx_seq: 0,
+            arrival_seq: 0,
             busy_ns: 0,
             tx_memo: (u32::MAX, 0),
             line: VecDeque::new(),
@@ -191,6 +217,7 @@ impl Port {
 
     pub fn add_fault(&mut self, f: FaultSpec) {
         self.faults.push((f, 0));
+        self.defer_ok = false;
     }
 
     #[inline]
@@ -223,6 +250,71 @@ impl Port {
     #[inline]
     pub fn tx_pkt(&self) -> PktId {
         self.tx_pkt
+    }
+
+    /// Never defer transmission ends (tests compare runs with and without deferral).
+    #[cfg(test)]
+    pub(crate) fn forbid_deferred_ends(&mut self) {
+        self.defer_ok = false;
+    }
+
+    /// Whether the transmission just started may end without an event: the port allows it
+    /// and nothing is queued behind the packet.
+    #[inline]
+    pub fn can_defer_end(&self) -> bool {
+        self.defer_ok && self.queue.qdisc.len_pkts() == 0
+    }
+
+    /// Defer the end of the transmission just started (insertion number `seq` reserved for
+    /// it): the packet is sent on now (the caller puts it on the line); returns it.
+    #[inline]
+    pub fn defer_end(&mut self, seq: u64) -> PktId {
+        self.sent_early = true;
+        self.deferred = true;
+        self.tx_seq = seq;
+        self.tx_pkt
+    }
+
+    /// The insertion number of the current packet's arrival event (see `set_arrival_seq`).
+    #[inline]
+    pub fn arrival_seq(&self) -> u64 {
+        self.arrival_seq
+    }
+
+    /// Keep the insertion number taken for the current packet's arrival at the start of its
+    /// transmission, for when the transmission ends.
+    #[inline]
+    pub fn set_arrival_seq(&mut self, seq: u64) {
+        self.arrival_seq = seq;
+    }
+
+    /// The deferred transmission end, if there is one: (time, insertion number). Taking it
+    /// leaves the caller to either schedule it or, if it has passed, call `end_deferred`.
+    #[inline]
+    pub fn take_deferred_end(&mut self) -> Option<(Time, u64)> {
+        if !self.deferred {
+            return None;
+        }
+        self.deferred = false;
+        Some((self.tx_end, self.tx_seq))
+    }
+
+    /// The deferred end is not taken yet: (time, insertion number).
+    #[inline]
+    pub fn deferred_end(&self) -> Option<(Time, u64)> {
+        self.deferred.then_some((self.tx_end, self.tx_seq))
+    }
+
+    /// The transmission of a packet already sent on (a deferred end) is over: the
+    /// transmitter is free. True if it was such a transmission.
+    #[inline]
+    pub fn end_deferred(&mut self) -> bool {
+        if !self.sent_early {
+            return false;
+        }
+        self.sent_early = false;
+        self.busy = false;
+        true
     }
 
     /// The current transmission ended: the packet sent, and whether the link lost it (then
@@ -348,5 +440,47 @@ mod tests {
         assert_eq!(port.arrive(), (a, Some((7_400_000, 2))));
         assert_eq!(port.arrive(), (b, None));
         assert_eq!(port.busy_until(3_000_000), 2_400_000);
+    }
+
+    #[test]
+    fn a_deferred_end_is_offered_only_on_an_empty_lossless_droptail_port() {
+        // Deferral needs an empty queue behind the packet, a discipline whose empty dequeue
+        // does nothing, no link loss and no injected fault; the deferred end is taken once,
+        // and frees the transmitter of a packet already sent on.
+        let mut pkts = PacketPool::new();
+        let mk = |loss: f64, q: Box<dyn Qdisc>| {
+            Port::new("a->b".into(), 0, 1, 1e7, 1_000, loss, q, Rng::stream(1, "q"), Rng::stream(1, "l"))
+        };
+        let mut port = mk(0.0, Box::new(DropTail::new(10, None)));
+        let a = pkts.alloc(pkt(0, 1500));
+        let b = pkts.alloc(pkt(1, 1500));
+        port.queue.enqueue(a, 0, &mut pkts);
+        port.queue.enqueue(b, 0, &mut pkts);
+        port.start_tx(0, &mut pkts);
+        assert!(!port.can_defer_end(), "a packet is queued behind");
+        port.end_tx(&pkts);
+        assert!(!port.end_deferred(), "an ordinary end is not a deferred one");
+        assert_eq!(port.start_tx(1_200_000, &mut pkts), Some(2_400_000));
+        assert!(port.can_defer_end());
+        assert_eq!(port.defer_end(7), b);
+        assert_eq!(port.deferred_end(), Some((2_400_000, 7)));
+        assert_eq!(port.take_deferred_end(), Some((2_400_000, 7)));
+        assert_eq!(port.take_deferred_end(), None);
+        assert!(port.busy() && port.end_deferred() && !port.busy());
+        use crate::aqm::registry::DisciplineSpec;
+        let red_spec: crate::aqm::red::RedSpec = toml::from_str("limit_pkts = 10\nmin_th = 2.0\nmax_th = 6.0").unwrap();
+        let red = red_spec.build(1500);
+        for (name, mut p) in [("lossy", mk(0.01, Box::new(DropTail::new(10, None)))), ("red", mk(0.0, red))] {
+            let c = pkts.alloc(pkt(2, 1500));
+            p.queue.enqueue(c, 0, &mut pkts);
+            p.start_tx(0, &mut pkts);
+            assert!(!p.can_defer_end(), "{name}");
+        }
+        let mut faulty = mk(0.0, Box::new(DropTail::new(10, None)));
+        faulty.add_fault(toml::from_str("link = \"a->b\"\nflow = 0\nkind = \"data\"").unwrap());
+        let c = pkts.alloc(pkt(3, 1500));
+        faulty.queue.enqueue(c, 0, &mut pkts);
+        faulty.start_tx(0, &mut pkts);
+        assert!(!faulty.can_defer_end(), "faults");
     }
 }
