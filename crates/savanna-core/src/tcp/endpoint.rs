@@ -1793,8 +1793,7 @@ mod tests {
     /// grows from nothing to the largest flight: over a lossless pipe with a fixed round
     /// trip, every sample (hence the smoothed RTT) is exactly that round trip. A time lost
     /// or overwritten in a regrowth would give a sample off by at least one round. The data
-    /// receiver keeps no send times, and a reused endpoint grows its ring again in the
-    /// memory it already has.
+    /// receiver keeps no send times.
     #[test]
     fn send_time_ring_keeps_every_time_while_the_flight_grows() {
         let cfg =
@@ -1807,15 +1806,40 @@ mod tests {
         assert!(flight >= 150, "the flight grew to {flight} only");
         assert!(snd.send_time_ring().0 as u64 >= flight);
         assert_eq!(rcv.send_time_ring().1, 0, "a data receiver keeps no send times");
+    }
 
-        // A short second transfer: its flight stays small, so a ring grown in fresh memory
-        // would be small too; grown in the kept memory, it has the first one's capacity.
-        let capacity = snd.send_time_ring().1;
-        snd.reset(1, 0, 0, 1, 0, &cfg, 60, 0);
-        rcv.reset(1, 1, 1, 0, 0, &cfg, 0, 60);
+    /// A reused endpoint keeps a small send-time ring (no allocation for the next short
+    /// flow) but frees a large one: otherwise every endpoint slot would hold the ring of the
+    /// largest flight it ever carried, and memory would grow with the run's history at a
+    /// constant number of open flows. The regrown ring still times every segment.
+    #[test]
+    fn a_reused_endpoint_keeps_a_small_send_time_ring_and_frees_a_large_one() {
+        use super::super::rtt::KEPT_RING;
+        let cfg =
+            TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
+        let rtt: Time = 100_000_000;
+        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 40, 0);
+        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 40);
         rcv.accept_without_handshake(&cfg);
-        let flight = transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 60);
-        assert!(flight > 16 && (flight as usize) < capacity / 4, "second flight {flight}");
-        assert_eq!(snd.send_time_ring().1, capacity, "the reused endpoint's ring was reallocated");
+        transfer(&mut snd, &mut rcv, &cfg, rtt, 40);
+        let small = snd.send_time_ring().1;
+        assert!(small > 0 && small <= KEPT_RING, "small ring {small}");
+
+        // Reused for a long transfer: the small ring is regrown in place.
+        let kept = snd.send_time_ring();
+        snd.reset(1, 0, 0, 1, 0, &cfg, 5000, 0);
+        rcv.reset(1, 1, 1, 0, 0, &cfg, 0, 5000);
+        assert_eq!(snd.send_time_ring(), (0, kept.1), "the small ring's memory was not kept");
+        rcv.accept_without_handshake(&cfg);
+        let flight = transfer(&mut snd, &mut rcv, &cfg, rtt, 5000);
+        assert!(flight as usize > KEPT_RING && snd.send_time_ring().1 > KEPT_RING, "flight {flight}");
+
+        // Reused again: the large ring is freed; a short flow grows a small one.
+        snd.reset(2, 0, 0, 1, 0, &cfg, 40, 0);
+        rcv.reset(2, 1, 1, 0, 0, &cfg, 0, 40);
+        assert_eq!(snd.send_time_ring(), (0, 0), "a reused endpoint kept a large ring");
+        rcv.accept_without_handshake(&cfg);
+        transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 40);
+        assert!(snd.send_time_ring().1 <= KEPT_RING, "ring {:?}", snd.send_time_ring());
     }
 }

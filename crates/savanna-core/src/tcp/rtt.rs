@@ -5,7 +5,9 @@
 //!
 //! Every-ACK mode keeps the send times of the new segments in [snd_una, snd_max) in a ring
 //! indexed by sequence modulo its length (a power of two, grown as the flight grows; a data
-//! receiver never allocates one, and a reused endpoint keeps its capacity).
+//! receiver never allocates one). A reused endpoint keeps a ring of up to `KEPT_RING`
+//! entries and frees a larger one, so the rings held follow the flights of the flows open
+//! now, not the largest flight each endpoint slot ever carried.
 
 use super::RttSampling;
 use crate::engine::Time;
@@ -16,6 +18,10 @@ enum Mode {
     /// The timed segment and its send time, if one is being timed.
     OncePerRtt(Option<(u64, Time)>),
 }
+
+/// Largest send-time ring (entries) a reused endpoint keeps: the flights of most flows of a
+/// web-like mix fit, and an endpoint slot holds at most 512 bytes between connections.
+pub const KEPT_RING: usize = 64;
 
 #[derive(Clone, Debug)]
 pub struct RttSampler {
@@ -36,9 +42,16 @@ impl RttSampler {
         RttSampler { mode, send_times, retx_high: None }
     }
 
-    /// The ring's memory, for reuse.
+    /// The ring's memory, for reuse by the endpoint's next connection: kept if it holds at
+    /// most `KEPT_RING` entries, freed otherwise (a large flight is rare; its ring is grown
+    /// again by the few doublings of `grow`).
     pub fn take_buffer(&mut self) -> Vec<Time> {
-        std::mem::take(&mut self.send_times)
+        let ring = std::mem::take(&mut self.send_times);
+        if ring.capacity() > KEPT_RING {
+            Vec::new()
+        } else {
+            ring
+        }
     }
 
     /// Length and capacity of the send-time ring (tests).
