@@ -123,30 +123,22 @@ pub struct TcpIo<'a> {
     pub notice: TcpNotice,
 }
 
+/// Fields in declared order (`repr(C)`): what every packet of a NewReno, Reno or CUBIC
+/// connection reads comes first, in about 10 of the 18 cache lines; the state of the
+/// options off by default (SACK, PRR without SACK, RACK-TLP, pacing) comes last, so that
+/// with thousands of open connections a packet does not pull it into the cache.
+#[repr(C)]
 pub struct TcpEndpoint {
-    pub flow: u32,
-    /// 0 = the initiator (client), 1 = the responder (server).
-    pub side: u8,
-    pub local: u32,
-    pub remote: u32,
-    pub cfg: u16,
-    state: State,
-
     // ---- send half
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
     /// Data packets to send (u64::MAX: persistent). In request/response mode the server's
     /// is set when the request has arrived.
     snd_total: u64,
     /// End of the send stream: snd_total, plus one for a FIN when this side closes
     /// (`teardown`).
     snd_end: u64,
-    close: CloseRole,
-    /// Wire size of this endpoint's data packets.
-    pub data_bytes: u32,
-    /// Response size the server sends once the request is complete (request/response).
-    response_pkts: Option<u64>,
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
     win: Window,
     cc: Cc,
     recovery: Recovery,
@@ -154,23 +146,12 @@ pub struct TcpEndpoint {
     rtt: RttSampler,
     /// When the retransmission timer should fire (None: stopped).
     rto_deadline: Option<Time>,
-    ecn: EcnSender,
+    /// Response size the server sends once the request is complete (request/response).
+    response_pkts: Option<u64>,
     /// No ECN reduction until an ACK passes this (RFC 3168 6.1.2: once per window).
     ecn_high: u64,
     /// Segments sent by limited transmit since the last new ACK (RFC 3042).
     limited_sent: u64,
-    /// SACK sender state (RFC 6675), used when `sack` is on.
-    sk: SackSender,
-    /// Fast recovery at PRR's rate without SACK, used when `nosack_prr` is on.
-    np: NosackPrr,
-    /// RACK-TLP state (RFC 8985), used when `rack` is on.
-    rack: Rack,
-    /// Pacing state, used when `pacing` is on.
-    pace: Pacer,
-    /// During the current call: new data was sent / an ACK advanced snd_una (TLP, RFC
-    /// 8985 7.2).
-    sent_new: bool,
-    acked_new: bool,
 
     // ---- receive half
     rcv_nxt: u64,
@@ -179,11 +160,37 @@ pub struct TcpEndpoint {
     /// End of the receive stream: rcv_total, plus the peer's FIN with `teardown`.
     rcv_end: u64,
     ooo: Vec<u64>,
-    sack_rcv: SackReceiver,
-    echo: EceEcho,
     ack: AckState,
 
+    // ---- identity, state and counters
+    state: State,
     pub stats: TcpStats,
+    pub flow: u32,
+    pub local: u32,
+    pub remote: u32,
+    /// Wire size of this endpoint's data packets.
+    pub data_bytes: u32,
+    pub cfg: u16,
+    /// 0 = the initiator (client), 1 = the responder (server).
+    pub side: u8,
+    close: CloseRole,
+    ecn: EcnSender,
+    echo: EceEcho,
+    /// During the current call: new data was sent / an ACK advanced snd_una (TLP, RFC
+    /// 8985 7.2).
+    sent_new: bool,
+    acked_new: bool,
+
+    // ---- options off by default
+    /// SACK sender state (RFC 6675), used when `sack` is on.
+    sk: SackSender,
+    /// Fast recovery at PRR's rate without SACK, used when `nosack_prr` is on.
+    np: NosackPrr,
+    /// RACK-TLP state (RFC 8985), used when `rack` is on.
+    rack: Rack,
+    /// Pacing state, used when `pacing` is on.
+    pace: Pacer,
+    sack_rcv: SackReceiver,
 }
 
 impl TcpEndpoint {
