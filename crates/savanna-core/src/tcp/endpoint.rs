@@ -1825,10 +1825,10 @@ mod tests {
         let cfg =
             TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
         let rtt: Time = 100_000_000;
-        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 40, 0);
-        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 40);
+        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 10, 0);
+        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 10);
         rcv.accept_without_handshake(&cfg);
-        transfer(&mut snd, &mut rcv, &cfg, rtt, 40);
+        transfer(&mut snd, &mut rcv, &cfg, rtt, 10);
         let small = snd.send_time_ring().1;
         assert!(small > 0 && small <= KEPT_RING, "small ring {small}");
 
@@ -1842,11 +1842,11 @@ mod tests {
         assert!(flight as usize > KEPT_RING && snd.send_time_ring().1 > KEPT_RING, "flight {flight}");
 
         // Reused again: the large ring is freed; a short flow grows a small one.
-        snd.reset(2, 0, 0, 1, 0, &cfg, 40, 0);
-        rcv.reset(2, 1, 1, 0, 0, &cfg, 0, 40);
+        snd.reset(2, 0, 0, 1, 0, &cfg, 10, 0);
+        rcv.reset(2, 1, 1, 0, 0, &cfg, 0, 10);
         assert_eq!(snd.send_time_ring(), (0, 0), "a reused endpoint kept a large ring");
         rcv.accept_without_handshake(&cfg);
-        transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 40);
+        transfer(&mut snd, &mut rcv, &cfg, rtt / 2, 10);
         assert!(snd.send_time_ring().1 <= KEPT_RING, "ring {:?}", snd.send_time_ring());
     }
 }

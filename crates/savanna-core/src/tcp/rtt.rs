@@ -19,9 +19,10 @@ enum Mode {
     OncePerRtt(Option<(u64, Time)>),
 }
 
-/// Largest send-time ring (entries) a reused endpoint keeps: the flights of most flows of a
-/// web-like mix fit, and an endpoint slot holds at most 512 bytes between connections.
-pub const KEPT_RING: usize = 64;
+/// Largest send-time ring (entries) a reused endpoint keeps: the smallest ring `grow`
+/// makes (the flights of most flows of a web-like mix fit), so every endpoint slot holds the
+/// same 128 bytes between connections whatever flights it carried before.
+pub const KEPT_RING: usize = 16;
 
 #[derive(Clone, Debug)]
 pub struct RttSampler {
@@ -130,7 +131,7 @@ impl RttSampler {
     #[inline(never)]
     fn grow(&mut self, seq: u64, snd_una: u64) {
         let old = self.send_times.len();
-        let len = ((seq - snd_una + 1) as usize).next_power_of_two().max(16);
+        let len = ((seq - snd_una + 1) as usize).next_power_of_two().max(KEPT_RING);
         self.send_times.resize(len, 0);
         if old > 0 {
             for s in snd_una as usize..seq as usize {
