@@ -12,51 +12,56 @@ use crate::traffic::Mode;
 pub(super) const NONE: u32 = u32::MAX;
 pub(super) const NO_PATH: u8 = u8::MAX;
 
-/// Compact per-flow state, kept from a flow's start until it is retired.
+/// Compact per-flow state, kept from a flow's start until it is retired. Fields in declared
+/// order (`repr(C)`): what a packet's delivery, an endpoint's step and retirement read
+/// comes first, in one cache line; the record's counters, touched on drops and at the
+/// end, after it.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Flow {
+    /// Packets of the flow in the network (created, not yet delivered or dropped).
+    pub in_net: u32,
+    pub id: u32,
+    pub ep: [u32; 2],
+    /// Session index within its traffic block (closed-loop), or NONE.
+    pub session: u32,
     pub traffic: u16,
-    pub mode: Mode,
-    /// Data sender and receiver hosts.
-    pub src: u32,
-    pub dst: u32,
-    pub start: Time,
+    /// Side (0 client, 1 server) that receives the data.
+    pub data_to_side: u8,
+    /// Record this flow's TCP state after every event (traces.parquet).
+    pub traced: bool,
+    pub udp: bool,
+    /// The flow delivered since its last goodput record (it is then on the goodput list).
+    pub gp_dirty: bool,
+    /// Queued for retirement (`Flows::check_retire`).
+    pub retiring: bool,
     pub end: Option<Time>,
     /// Data packets (None: persistent).
     pub size: Option<u64>,
-    /// Side (0 client, 1 server) that receives the data.
-    pub data_to_side: u8,
-    pub ep: [u32; 2],
+
+    pub start: Time,
     pub drops: u64,
     pub syn_drops: u64,
     pub synack_drops: u64,
     pub pushed_out: u64,
     pub ack_drops: u64,
-    pub first_data_drop: bool,
     pub tcp: crate::tcp::TcpStats,
     pub base_rtt: Time,
-    pub class_at_end: ClassMark,
     pub favored: u64,
     /// Queueing delay of the data packets (`sampling.flow_qdelay`).
     pub qdelay: crate::metrics::FlowQdelay,
-    /// Record this flow's TCP state after every event (traces.parquet).
-    pub traced: bool,
-    pub udp: bool,
-    /// Session index within its traffic block (closed-loop), or NONE.
-    pub session: u32,
-    /// Path policy: candidate hop index first and last used (NO_PATH: none).
-    pub path: [u8; 2],
     /// Packets of the flow seen at a threshold path policy.
     pub policy_seen: u64,
-    /// Delivered data packets at the last goodput record, and whether the flow delivered
-    /// since (it is then on the goodput list).
+    /// Delivered data packets at the last goodput record.
     pub gp_last: u64,
-    pub gp_dirty: bool,
-    /// Packets of the flow in the network (created, not yet delivered or dropped).
-    pub in_net: u32,
-    pub id: u32,
-    /// Queued for retirement (`Flows::check_retire`).
-    pub retiring: bool,
+    /// Data sender and receiver hosts.
+    pub src: u32,
+    pub dst: u32,
+    pub mode: Mode,
+    pub first_data_drop: bool,
+    pub class_at_end: ClassMark,
+    /// Path policy: candidate hop index first and last used (NO_PATH: none).
+    pub path: [u8; 2],
 }
 
 impl Flow {

@@ -5,7 +5,9 @@
 //!
 //! Every-ACK mode keeps the send times of the new segments in [snd_una, snd_max) in a ring
 //! indexed by sequence modulo its length (a power of two, grown as the flight grows; a data
-//! receiver never allocates one, and a reused endpoint keeps its capacity).
+//! receiver never allocates one). A reused endpoint keeps a ring of up to `KEPT_RING`
+//! entries and frees a larger one, so the rings held follow the flights of the flows open
+//! now, not the largest flight each endpoint slot ever carried.
 
 use super::RttSampling;
 use crate::engine::Time;
@@ -16,6 +18,11 @@ enum Mode {
     /// The timed segment and its send time, if one is being timed.
     OncePerRtt(Option<(u64, Time)>),
 }
+
+/// Largest send-time ring (entries) a reused endpoint keeps: the smallest ring `grow`
+/// makes (the flights of most flows of a web-like mix fit), so every endpoint slot holds the
+/// same 128 bytes between connections whatever flights it carried before.
+pub const KEPT_RING: usize = 16;
 
 #[derive(Clone, Debug)]
 pub struct RttSampler {
@@ -36,9 +43,16 @@ impl RttSampler {
         RttSampler { mode, send_times, retx_high: None }
     }
 
-    /// The ring's memory, for reuse.
+    /// The ring's memory, for reuse by the endpoint's next connection: kept if it holds at
+    /// most `KEPT_RING` entries, freed otherwise (a large flight is rare; its ring is grown
+    /// again by the few doublings of `grow`).
     pub fn take_buffer(&mut self) -> Vec<Time> {
-        std::mem::take(&mut self.send_times)
+        let ring = std::mem::take(&mut self.send_times);
+        if ring.capacity() > KEPT_RING {
+            Vec::new()
+        } else {
+            ring
+        }
     }
 
     /// Length and capacity of the send-time ring (tests).
@@ -117,7 +131,7 @@ impl RttSampler {
     #[inline(never)]
     fn grow(&mut self, seq: u64, snd_una: u64) {
         let old = self.send_times.len();
-        let len = ((seq - snd_una + 1) as usize).next_power_of_two().max(16);
+        let len = ((seq - snd_una + 1) as usize).next_power_of_two().max(KEPT_RING);
         self.send_times.resize(len, 0);
         if old > 0 {
             for s in snd_una as usize..seq as usize {
