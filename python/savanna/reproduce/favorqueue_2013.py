@@ -804,7 +804,7 @@ NS2_CAUSES.update(
         "fivehop-flows": (
             "paper ambiguity",
             'Section 8: "We run the simulation during 5000 sec" and "during the simulation, 442 flows has been '
-            'generated with DropTail while FavorQueue allowed to send 538 flows": one run\'s two counts, with no '
+            "generated with DropTail while FavorQueue allowed to send 538 flows\": one run's two counts, with no "
             "replication or spread, so the +21.7% carries a sampling error the paper does not give. Over our five "
             "5000 s replications the 95% CI is about +-13 to +-17 points wide and contains +21.7% in both full runs "
             "made so far: mean +23.5% [10.9, 36.0] (the stop-29 full run, within the +-5.4 tolerance) and +29.1% "
