@@ -353,18 +353,21 @@ impl Scheduler {
     /// Pop the next event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let timer_first = match (self.heap.peek(), self.timers.peek()) {
+        let timer = self.timers.peek();
+        let timer_first = match (self.heap.peek(), timer) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(h), Some(t)) => pack(t.0, t.1) < h.key,
         };
-        let (time, seq, ev) = if timer_first {
-            let seq = self.timers.peek().map_or(0, |t| t.1);
-            let (time, ev) = self.timers.pop()?;
-            (time, seq, ev)
-        } else {
-            let e = self.heap.pop()?;
-            (e.time(), e.key as u64, e.ev)
+        let (time, seq, ev) = match timer {
+            Some((_, seq)) if timer_first => {
+                let (time, ev) = self.timers.pop()?;
+                (time, seq, ev)
+            }
+            _ => {
+                let e = self.heap.pop()?;
+                (e.time(), e.key as u64, e.ev)
+            }
         };
         debug_assert!(time >= self.now);
         self.now = time;

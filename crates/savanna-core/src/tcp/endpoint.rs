@@ -1804,6 +1804,17 @@ mod tests {
         largest_flight
     }
 
+    /// A sender and a data receiver without handshake for the send-time ring tests: initial
+    /// window 1, window up to 200 segments, a 100 ms round trip, `segs` segments to send.
+    fn ring_pair(segs: u64) -> (TcpConfig, Time, TcpEndpoint, TcpEndpoint) {
+        let cfg =
+            TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
+        let snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, segs, 0);
+        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, segs);
+        rcv.accept_without_handshake(&cfg);
+        (cfg, 100_000_000, snd, rcv)
+    }
+
     /// Every-ACK RTT sampling keeps the send time of each segment in flight while its ring
     /// grows from nothing to the largest flight: over a lossless pipe with a fixed round
     /// trip, every sample (hence the smoothed RTT) is exactly that round trip. A time lost
@@ -1811,12 +1822,7 @@ mod tests {
     /// receiver keeps no send times.
     #[test]
     fn send_time_ring_keeps_every_time_while_the_flight_grows() {
-        let cfg =
-            TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
-        let rtt: Time = 100_000_000;
-        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 5000, 0);
-        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 5000);
-        rcv.accept_without_handshake(&cfg);
+        let (cfg, rtt, mut snd, mut rcv) = ring_pair(5000);
         let flight = transfer(&mut snd, &mut rcv, &cfg, rtt, 5000);
         assert!(flight >= 150, "the flight grew to {flight} only");
         assert!(snd.send_time_ring().0 as u64 >= flight);
@@ -1830,12 +1836,7 @@ mod tests {
     #[test]
     fn a_reused_endpoint_keeps_a_small_send_time_ring_and_frees_a_large_one() {
         use super::super::rtt::KEPT_RING;
-        let cfg =
-            TcpConfig { handshake: false, init_cwnd: 1, max_window: 200, init_ssthresh: 1e9, ..TcpConfig::default() };
-        let rtt: Time = 100_000_000;
-        let mut snd = TcpEndpoint::new(0, 0, 0, 1, 0, &cfg, 10, 0);
-        let mut rcv = TcpEndpoint::new(0, 1, 1, 0, 0, &cfg, 0, 10);
-        rcv.accept_without_handshake(&cfg);
+        let (cfg, rtt, mut snd, mut rcv) = ring_pair(10);
         transfer(&mut snd, &mut rcv, &cfg, rtt, 10);
         let small = snd.send_time_ring().1;
         assert!(small > 0 && small <= KEPT_RING, "small ring {small}");
