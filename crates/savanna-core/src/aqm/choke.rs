@@ -371,4 +371,16 @@ mod tests {
         assert!(e.starts_with("q.min_th"), "{e}");
         assert!(toml::from_str::<ChokeSpec>("limit_pkts = 8\nfoo = 1").is_err());
     }
+
+    #[test]
+    fn an_empty_dequeue_starts_the_idle_period() {
+        // RED's average (CHOKe's too) decays over the idle time counted from the last
+        // dequeue that found the queue empty: such a call is not a no-op, and the check
+        // that the no-op disciplines pass tells it apart.
+        let make = || Choke::new(RedParams { w_q: 0.2, ..params() }, 1500);
+        let (mut a, mut b) = (make(), make());
+        assert!(!a.empty_dequeue_is_noop());
+        use crate::aqm::testutil::trace_with_empty_polls;
+        assert_ne!(trace_with_empty_polls(&mut a, false), trace_with_empty_polls(&mut b, true));
+    }
 }

@@ -172,6 +172,10 @@ impl Qdisc for Drr {
         }
         None
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        // With no backlogged class the round loop does not run: deficits and order stay.
+        true
+    }
     fn len_pkts(&self) -> usize {
         self.q[0].len() + self.q[1].len()
     }
@@ -315,5 +319,10 @@ mod tests {
         let bad = DrrSpec { limit_long_pkts: 0, ..s.clone() };
         assert!(matches!(bad.check("q"), Err(crate::Error::Input { field, .. }) if field == "q.limit_long_pkts"));
         assert_eq!(s.build(1500).kind(), "drr");
+    }
+
+    #[test]
+    fn an_empty_dequeue_does_nothing() {
+        crate::aqm::testutil::assert_empty_dequeue_is_noop(|| Box::new(Drr::new([8, 8], [0.7, 0.3], 1500)));
     }
 }

@@ -121,6 +121,10 @@ impl Qdisc for FavorQueue {
         self.left(flow);
         Some(p)
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        // Nothing is held but the queue and its per-flow counts, changed only with a packet.
+        true
+    }
     fn len_pkts(&self) -> usize {
         self.q.len()
     }
@@ -280,5 +284,10 @@ mod tests {
             assert!(q.n_fav <= q.len_pkts() && q.len_pkts() <= 12);
         }
         assert!(pushed_out > 0 && fav > 0 && served > 1000, "{pushed_out} {fav} {served}");
+    }
+
+    #[test]
+    fn an_empty_dequeue_does_nothing() {
+        crate::aqm::testutil::assert_empty_dequeue_is_noop(|| Box::new(FavorQueue::new(8)));
     }
 }

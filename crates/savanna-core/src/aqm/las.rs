@@ -235,6 +235,11 @@ impl Qdisc for Las {
         }
         Some(p)
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        // The least-attained flow is chosen among backlogged flows only; with none, nothing moves
+        // (a flow's idle clock starts when its last packet leaves, not on an empty call).
+        true
+    }
     fn len_pkts(&self) -> usize {
         self.len
     }
@@ -436,5 +441,10 @@ mod tests {
         assert!(bad.check("q").unwrap_err().to_string().starts_with("q.forget_after_s"));
         let bad: LasSpec = toml::from_str("limit_pkts = 0").unwrap();
         assert!(bad.check("q").unwrap_err().to_string().starts_with("q.limit_pkts"));
+    }
+
+    #[test]
+    fn an_empty_dequeue_does_nothing() {
+        crate::aqm::testutil::assert_empty_dequeue_is_noop(|| Box::new(Las::new(8, Some(10_000_000))));
     }
 }

@@ -362,4 +362,45 @@ pub(crate) mod testutil {
             q.dequeue(&mut cx)
         }
     }
+
+    /// What a discipline does over bursts that drain it, from several flows and both
+    /// classes, with (`empty_polls`) or without an extra dequeue on the empty queue in
+    /// each idle period: every packet taken, every offer's verdict, drops and marks, and
+    /// the next draw of the discipline's stream. Equal traces: the extra dequeues did
+    /// nothing a later packet could see.
+    pub fn trace_with_empty_polls(q: &mut dyn Qdisc, empty_polls: bool) -> Vec<String> {
+        let mut b = Bench::new(7);
+        let mut trace = Vec::new();
+        let mut seq = 0;
+        for round in 0..40u32 {
+            b.now = round as Time * 50_000_000;
+            for i in 0..(3 + round % 7) {
+                let flow = (round * 7 + i) % 5;
+                let class = if flow % 2 == 0 { ClassMark::Short } else { ClassMark::Long };
+                seq += 1;
+                let p = b.pkt(flow, seq, class, crate::net::Ecn::Ect);
+                let (ok, drops) = b.offer(q, p);
+                let (marks, fav, avg) = (b.out.marks, b.out.favored, q.avg());
+                trace.push(format!("offer {p:?} {ok} {drops:?} {marks} {fav} {avg:?}"));
+                b.now += 400_000;
+            }
+            while let Some(p) = b.take(q) {
+                trace.push(format!("take {p:?} {:?} {}", b.out.drops, b.out.marks));
+                b.now += 1_200_000;
+            }
+            if empty_polls {
+                b.now += 1_200_000;
+                assert_eq!(b.take(q), None);
+            }
+        }
+        trace.push(format!("next draw {}", b.rng.uniform()));
+        trace
+    }
+
+    /// The rule `Qdisc::empty_dequeue_is_noop` promises, checked on fresh instances.
+    pub fn assert_empty_dequeue_is_noop(make: impl Fn() -> Box<dyn Qdisc>) {
+        let (mut a, mut b) = (make(), make());
+        assert!(a.empty_dequeue_is_noop(), "{} does not say so", a.kind());
+        assert_eq!(trace_with_empty_polls(a.as_mut(), false), trace_with_empty_polls(b.as_mut(), true));
+    }
 }

@@ -121,6 +121,10 @@ impl Qdisc for Prq {
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
         self.short.pop(cx.pkts).or_else(|| self.long.pop(cx.pkts))
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        // Two FIFOs served in strict priority: an empty call finds both empty and changes neither.
+        true
+    }
     fn len_pkts(&self) -> usize {
         self.short.len() + self.long.len()
     }
@@ -237,5 +241,10 @@ mod tests {
         assert!(bad.check("q").unwrap_err().to_string().starts_with("q.limit_short_pkts"));
         let bad: PrqSpec = toml::from_str("limit_long_pkts = 0").unwrap();
         assert!(bad.check("q").unwrap_err().to_string().starts_with("q.limit_long_pkts"));
+    }
+
+    #[test]
+    fn an_empty_dequeue_does_nothing() {
+        crate::aqm::testutil::assert_empty_dequeue_is_noop(|| Box::new(Prq::new(8, None, None)));
     }
 }

@@ -115,6 +115,10 @@ impl Qdisc for Run2c {
     fn dequeue(&mut self, cx: &mut QCtx) -> Option<PktId> {
         self.high.pop(cx.pkts).or_else(|| self.low.pop(cx.pkts))
     }
+    fn empty_dequeue_is_noop(&self) -> bool {
+        // Two FIFOs served in strict priority: an empty call finds both empty and changes neither.
+        true
+    }
     fn len_pkts(&self) -> usize {
         self.high.len() + self.low.len()
     }
@@ -238,5 +242,10 @@ mod tests {
         let bad: Run2cSpec = toml::from_str("limit_pkts = 0").unwrap();
         assert!(bad.check("q").unwrap_err().to_string().starts_with("q.limit_pkts"));
         assert!(toml::from_str::<Run2cSpec>("limit_pkts = 8\nthreshold = 3").is_err());
+    }
+
+    #[test]
+    fn an_empty_dequeue_does_nothing() {
+        crate::aqm::testutil::assert_empty_dequeue_is_noop(|| Box::new(Run2c::new(8, 3)));
     }
 }

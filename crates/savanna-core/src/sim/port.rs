@@ -10,7 +10,8 @@
 //! can drive it directly: enqueue, dequeue, free what `dropped()` lists.
 //!
 //! A deferred transmission end: when a packet starts on a link whose queue is then empty,
-//! whose discipline does nothing on an empty dequeue (DropTail) and which loses nothing, the
+//! whose discipline does nothing on an empty dequeue (`Qdisc::empty_dequeue_is_noop`) and
+//! which does not lose that packet (the loss is drawn when the transmission starts), the
 //! packet goes on the propagation line at once and its end is kept out of the event heap
 //! (`defer_end`): only an arrival during the transmission turns that end into an event, with
 //! the insertion number reserved for it. Results are those of a TxDone event per packet.
@@ -154,6 +155,8 @@ pub struct Port {
     busy: bool,
     tx_pkt: PktId,
     tx_end: Time,
+    /// The link loses the current packet (drawn when its transmission starts).
+    tx_lost: bool,
     /// The current packet is already on the line (its end was deferred); `deferred`: that
     /// end is not in the event heap, and `tx_seq` is the insertion number reserved for it.
     sent_early: bool,
@@ -188,7 +191,7 @@ impl Port {
         rng: Rng,
         loss_rng: Rng,
     ) -> Self {
-        let defer_ok = loss == 0.0 && qdisc.empty_dequeue_is_noop();
+        let defer_ok = qdisc.empty_dequeue_is_noop();
         Port {
             name,
             from,
@@ -203,6 +206,7 @@ impl Port {
             busy: false,
             tx_pkt: 0,
             tx_end: 0,
+            tx_lost: false,
             sent_early: false,
             deferred: false,
             tx_seq: 0,
@@ -239,6 +243,12 @@ impl Port {
             self.tx_memo = (size, tx);
             tx
         };
+        // The link's verdict on the packet, drawn now rather than at the end: the port's own
+        // stream, one draw per packet in transmission order either way, so a packet the link
+        // keeps may have its end deferred.
+        let p = pkts.get(id);
+        self.tx_lost = (!self.faults.is_empty() && fault_hits(&mut self.faults, p))
+            || (self.loss > 0.0 && self.loss_rng.bernoulli(self.loss));
         self.busy = true;
         self.tx_pkt = id;
         self.tx_end = now + tx;
@@ -259,10 +269,10 @@ impl Port {
     }
 
     /// Whether the transmission just started may end without an event: the port allows it
-    /// and nothing is queued behind the packet.
+    /// nothing is queued behind the packet and the link keeps it.
     #[inline]
     pub fn can_defer_end(&self) -> bool {
-        self.defer_ok && self.queue.qdisc.len_pkts() == 0
+        self.defer_ok && !self.tx_lost && self.queue.qdisc.len_pkts() == 0
     }
 
     /// Defer the end of the transmission just started (insertion number `seq` reserved for
@@ -324,8 +334,7 @@ impl Port {
         self.busy = false;
         let id = self.tx_pkt;
         let p = pkts.get(id);
-        let lost = (!self.faults.is_empty() && fault_hits(&mut self.faults, p))
-            || (self.loss > 0.0 && self.loss_rng.bernoulli(self.loss));
+        let lost = self.tx_lost;
         if lost {
             self.queue.count_link_loss(p);
         }
@@ -443,9 +452,9 @@ mod tests {
     }
 
     #[test]
-    fn a_deferred_end_is_offered_only_on_an_empty_lossless_droptail_port() {
+    fn a_deferred_end_is_offered_only_for_a_kept_packet_on_an_empty_noop_port() {
         // Deferral needs an empty queue behind the packet, a discipline whose empty dequeue
-        // does nothing, no link loss and no injected fault; the deferred end is taken once,
+        // does nothing, a packet the link does not lose and no injected fault; the deferred end is taken once,
         // and frees the transmitter of a packet already sent on.
         let mut pkts = PacketPool::new();
         let mk = |loss: f64, q: Box<dyn Qdisc>| {
@@ -470,7 +479,7 @@ mod tests {
         use crate::aqm::registry::DisciplineSpec;
         let red_spec: crate::aqm::red::RedSpec = toml::from_str("limit_pkts = 10\nmin_th = 2.0\nmax_th = 6.0").unwrap();
         let red = red_spec.build(1500);
-        for (name, mut p) in [("lossy", mk(0.01, Box::new(DropTail::new(10, None)))), ("red", mk(0.0, red))] {
+        for (name, mut p) in [("lost", mk(1.0, Box::new(DropTail::new(10, None)))), ("red", mk(0.0, red))] {
             let c = pkts.alloc(pkt(2, 1500));
             p.queue.enqueue(c, 0, &mut pkts);
             p.start_tx(0, &mut pkts);
@@ -482,5 +491,96 @@ mod tests {
         faulty.queue.enqueue(c, 0, &mut pkts);
         faulty.start_tx(0, &mut pkts);
         assert!(!faulty.can_defer_end(), "faults");
+    }
+
+    #[test]
+    fn a_lossy_link_defers_exactly_the_packets_it_keeps() {
+        // Loss 0.5: the verdict drawn at the start decides; every packet not deferred is one
+        // the link loses at its end, and the draws follow the port's stream as before.
+        let mut pkts = PacketPool::new();
+        let mut port = Port::new(
+            "a->b".into(),
+            0,
+            1,
+            1e7,
+            1_000,
+            0.5,
+            Box::new(DropTail::new(10, None)),
+            Rng::stream(1, "q"),
+            Rng::stream(1, "l"),
+        );
+        let mut reference = Rng::stream(1, "l");
+        let (mut kept, mut lost) = (0, 0);
+        for i in 0..200 {
+            let c = pkts.alloc(pkt(i, 1500));
+            port.queue.enqueue(c, 0, &mut pkts);
+            port.start_tx(0, &mut pkts);
+            let will_lose = reference.bernoulli(0.5);
+            if port.can_defer_end() {
+                assert!(!will_lose, "packet {i}");
+                port.defer_end(0);
+                assert!(port.end_deferred());
+                kept += 1;
+            } else {
+                assert_eq!(port.end_tx(&pkts), (c, true), "packet {i}");
+                assert!(will_lose, "packet {i}");
+                lost += 1;
+            }
+        }
+        assert!(kept > 60 && lost > 60, "{kept} kept, {lost} lost");
+        assert_eq!(port.queue.stats.drops[DropReason::LinkLoss as usize][0], lost);
+    }
+
+    /// Run `file` for `secs` with the bottleneck and reverse queues made `qdisc` (a TOML
+    /// inline table's body) and deferral allowed only on that discipline's ports (`defer`)
+    /// or nowhere: records, summary and samples, and the ends deferred.
+    fn run_with(file: &str, secs: f64, qdisc: &str, defer: bool) -> (String, String, String, u64) {
+        use crate::scenario::{parse, Format};
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = vec![format!("duration_s = {secs}")];
+        for l in text.lines().filter(|l| !l.starts_with("duration_s")) {
+            lines.push(match l.split_once(" = ") {
+                Some((k @ ("bottleneck_queue" | "reverse_queue"), _)) => format!("{k} = {{ {qdisc} }}"),
+                _ => l.to_string(),
+            });
+        }
+        let sc = parse(&lines.join("\n"), Format::Toml, path.parent().unwrap()).unwrap();
+        let mut w = crate::sim::World::new(crate::scenario::resolve(&sc).unwrap());
+        let kind = qdisc.split('"').nth(1).unwrap();
+        for p in w.ports.iter_mut() {
+            if !defer || p.queue.qdisc.kind() != kind {
+                p.forbid_deferred_ends();
+            }
+        }
+        let mut rows: Vec<crate::metrics::FlowRecord> = Vec::new();
+        w.run(&mut rows).unwrap();
+        let deferred = w.deferred_ends;
+        let out = w.finish(0.0, &mut rows).unwrap();
+        let sum = serde_json::to_string(&out.summary).unwrap();
+        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), deferred)
+    }
+
+    #[test]
+    fn deferring_ends_behind_disciplines_with_noop_empty_dequeues_changes_no_output() {
+        // Bottleneck and reverse queues of each discipline whose empty dequeue is a no-op,
+        // on the FavorQueue paper's 10 Mb/s dumbbell (idle periods in both directions), and
+        // deferral allowed only there: outputs equal those of an end event per packet.
+        let cases = [
+            "type = \"favorqueue\", limit_pkts = 8",
+            "type = \"las\", limit_pkts = 8",
+            "type = \"run2c\", limit_pkts = 8, threshold_pkts = 3",
+            "type = \"prq\", limit_pkts = 8",
+            "type = \"drr\", limit_short_pkts = 8, limit_long_pkts = 8, share_short = 0.2, share_long = 0.8",
+        ];
+        for qdisc in cases {
+            let file = "favorqueue-2013-fig03-10mbps.toml";
+            let (on, off) = (run_with(file, 60.0, qdisc, true), run_with(file, 60.0, qdisc, false));
+            assert!(on.3 > 1000, "{qdisc}: {} ends deferred", on.3);
+            assert_eq!(off.3, 0, "{qdisc}");
+            assert!(on.0 == off.0, "{qdisc}: flow records differ");
+            assert_eq!(on.1, off.1, "{qdisc}: summary");
+            assert!(on.2 == off.2, "{qdisc}: queue or network samples differ");
+        }
     }
 }
