@@ -582,5 +582,11 @@ mod tests {
             assert_eq!(on.1, off.1, "{qdisc}: summary");
             assert!(on.2 == off.2, "{qdisc}: queue or network samples differ");
         }
+        // Tokuda's lossy link (loss 0.01, drop-tail everywhere): kept packets defer.
+        let file = "tokuda-2002-fig02-lossy-link.toml";
+        let dt = "type = \"droptail\"";
+        let (on, off) = (run_with(file, 30.0, dt, true), run_with(file, 30.0, dt, false));
+        assert!(on.3 > 1000, "lossy link: {} ends deferred", on.3);
+        assert!(on.0 == off.0 && on.1 == off.1 && on.2 == off.2, "lossy link: outputs differ");
     }
 }
