@@ -25,7 +25,18 @@ pub type Time = u64;
 pub const NS_PER_S: f64 = 1e9;
 
 pub fn secs_to_ns(s: f64) -> Time {
-    (s * NS_PER_S).round() as Time
+    round_u64(s * NS_PER_S)
+}
+
+/// `x.round() as u64` (half away from zero, saturating; NaN and negatives give 0), without
+/// the call to libm's `round` that baseline x86-64 makes for `f64::round` (no SSE4.1 round
+/// instruction): the fraction `x - trunc(x)` of a double is exact, so comparing it with
+/// one half rounds exactly as `round` does, for every input (`tests::round_u64_is_round`).
+/// Used where a time is rounded per packet (the RTO timer).
+#[inline]
+pub fn round_u64(x: f64) -> u64 {
+    let t = x as u64;
+    t + u64::from(x - t as f64 >= 0.5)
 }
 
 pub fn ns_to_secs(t: Time) -> f64 {
@@ -394,6 +405,42 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_u64_is_round() {
+        // Halves, the largest double below one half, around 2^52 and 2^53 (where doubles
+        // become whole), negatives, NaN, infinities, saturation; then a sweep of times.
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            0.5000000000000001,
+            4503599627370495.5,
+            4503599627370496.0,
+            9007199254740993.0,
+            -0.3,
+            -0.5,
+            -0.7,
+            -2.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1.8446744073709552e19,
+            1e30,
+        ];
+        let mut r = Rng::stream(7, "round");
+        for _ in 0..100_000 {
+            xs.push(r.uniform() * 1e12);
+            xs.push((r.below(1 << 40) as f64) + 0.5);
+            xs.push(r.uniform() * 3.0 * 1e9);
+        }
+        for x in xs {
+            assert_eq!(round_u64(x), x.round() as u64, "{x:e}");
+        }
+    }
 
     #[test]
     fn events_fire_in_time_then_insertion_order() {
