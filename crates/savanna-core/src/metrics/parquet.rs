@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -325,7 +326,29 @@ pub struct SpoolWriter<R> {
     batch_rows: usize,
     /// Distinct strings in order of first use, and their indices.
     strings: Vec<ByteArray>,
-    string_ids: HashMap<Box<str>, u64>,
+    string_ids: HashMap<Box<str>, u64, BuildHasherDefault<FxHasher>>,
+}
+
+/// The string table's hash: a few short strings (host names, kinds, classes) looked up for
+/// every record, where std's SipHash (made to resist chosen keys, which these are not)
+/// cost more than the rest of the record. The table's order, and so the file, does not
+/// depend on the hash.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// flows.parquet written as flows retire (`sim::run_streamed`).
@@ -379,7 +402,7 @@ impl<R> SpoolWriter<R> {
             rows: 0,
             batch_rows,
             strings: Vec::new(),
-            string_ids: HashMap::new(),
+            string_ids: HashMap::default(),
         })
     }
 

@@ -121,7 +121,7 @@ impl RtoEstimator {
     /// The timer to arm now: base RTO times 2^backoff, at most max_rto.
     pub fn timer(&self) -> Time {
         let t = (self.base_rto() * f64::from(1u32 << self.backoff.min(16))).min(self.max_rto.max(self.ito));
-        (t * 1e9).round() as Time
+        crate::engine::round_u64(t * 1e9)
     }
     /// The timer expired: double it for the next arming.
     pub fn back_off(&mut self) {
