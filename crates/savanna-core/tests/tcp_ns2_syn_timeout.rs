@@ -68,3 +68,30 @@ fn ns2_syn_timeout_slowdown_leaves_slow_start_early() {
         assert_eq!(h.ep.cwnd() < 3.0, below, "syn_timeout_slowdown {slowdown}: cwnd {}", h.ep.cwnd());
     }
 }
+
+/// `tcp.syn_backoff_kept`: ns-2.35 resets `t_backoff_` only in `newack` with an RTT sample
+/// (`rtt_active_`), and the retransmitted SYN is not timed, so after one SYN timeout the
+/// first data packet's timer is the ITO doubled, 6 s; RFC 6298 (5.7), the default,
+/// restarts it from the ITO, 3 s.
+#[test]
+fn ns2_syn_backoff_kept_doubles_the_first_data_timer() {
+    for (kept, want_s) in [(true, 6.0), (false, 3.0)] {
+        let c = TcpConfig {
+            handshake: true,
+            init_cwnd: 2,
+            ito_s: 3.0,
+            iw_after_syn_loss: Some(1),
+            syn_backoff_kept: kept,
+            ..TcpConfig::default()
+        };
+        let mut h = Harness::sender(c, 10);
+        h.open();
+        h.fire_rto();
+        h.at(h.now + ms(100.0));
+        let t0 = h.now;
+        let p = h.segment(PktKind::SynAck, 0, 0, Ecn::NotEct, 0);
+        assert_eq!(seqs(&h.deliver(p)), vec![0]);
+        let at = h.ep.rto_deadline().expect("the data timer runs");
+        assert!(((at - t0) as f64 * 1e-9 - want_s).abs() < 1e-6, "syn_backoff_kept {kept}: {}", at - t0);
+    }
+}

@@ -519,7 +519,11 @@ impl TcpEndpoint {
                 self.state = State::Established;
                 match timed {
                     None => {
-                        self.rto.restart_from_ito();
+                        if io.cfg.syn_backoff_kept {
+                            self.rto.restart_from_ito_keeping_backoff(); // ns-2's t_backoff_
+                        } else {
+                            self.rto.restart_from_ito();
+                        }
                         // RFC 5681 3.1: the SYN or SYN-ACK was lost (the SYN timed out).
                         if let Some(iw) = io.cfg.iw_after_syn_loss {
                             self.win.cwnd = iw as f64;

@@ -101,6 +101,12 @@ pub struct TcpSpec {
     /// its initial value. No effect without `handshake`.
     #[serde(default)]
     pub syn_timeout_slowdown: bool,
+    /// After a SYN timeout the first data keep the SYN's timer backoff until an RTT sample
+    /// (ns-2.35: `t_backoff_` is reset only by a sample, so the RTO is the ITO doubled);
+    /// default false, RFC 6298 (5.7): the RTO restarts from the ITO. No effect without
+    /// `handshake`.
+    #[serde(default)]
+    pub syn_backoff_kept: bool,
     /// What ssthresh halves at a fast retransmit, a timeout or an ECN reduction (Reno,
     /// NewReno, Tahoe): "flight" (RFC 5681 eq. 4, FlightSize / 2) or "cwnd" (ns-2.35's
     /// `TcpAgent::slowdown`: min(cwnd without inflation, max_window) / 2).
@@ -529,6 +535,7 @@ impl TcpSpec {
             init_ssthresh: self.init_ssthresh.unwrap_or(if pf { self.init_cwnd } else { self.max_window } as f64),
             iw_after_syn_loss: self.iw_after_syn_loss,
             syn_timeout_slowdown: self.syn_timeout_slowdown,
+            syn_backoff_kept: self.syn_backoff_kept,
             ssthresh_base: match self.ssthresh_base {
                 SsthreshBaseSpec::Flight => SsthreshBase::Flight,
                 SsthreshBaseSpec::Cwnd => SsthreshBase::Cwnd,
@@ -716,6 +723,9 @@ mod tests {
         assert!(build("tcp", &table("syn_timeout_slowdown = true"), &none, 1500, 40).unwrap().syn_timeout_slowdown);
         let e = build("traffic[0].tcp", &none, &table("syn_timeout_slowdown = 'yes'"), 1500, 40).unwrap_err();
         assert!(e.to_string().contains("syn_timeout_slowdown"), "{e}");
+        assert!(!build("tcp", &none, &none, 1500, 40).unwrap().syn_backoff_kept, "RFC 6298 (5.7) by default");
+        let e = build("tcp", &table("syn_backoff_kept = 2"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("syn_backoff_kept"), "{e}");
     }
 
     #[test]
