@@ -118,6 +118,9 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
             "iw_after_syn_loss": 1,
             # ...and TcpAgent::timeout's slowdown on that SYN: ssthresh_ = max(window / 2, 2).
             "syn_timeout_slowdown": True,
+            # ...and keeps that SYN's timer backoff until an RTT sample (t_backoff_; RFC
+            # 6298 5.7 would restart from the ITO).
+            "syn_backoff_kept": True,
             # TcpAgent::slowdown: ssthresh = half of cwnd without the recovery inflation.
             "ssthresh_base": "cwnd",
             # ...and cwnd_ = that half as a real number (precisionReduce_, ns-2.35's default).
