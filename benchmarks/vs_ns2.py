@@ -116,6 +116,11 @@ def scenario(base: str, load: float, seed: int, duration: float, handshake: bool
             "init_cwnd": 2,  # windowInit_
             # ns-2.35's bugfix_ss_ (default 1 since 2006): IW 1 after the SYN timed out.
             "iw_after_syn_loss": 1,
+            # ...and TcpAgent::timeout's slowdown on that SYN: ssthresh_ = max(window / 2, 2).
+            "syn_timeout_slowdown": True,
+            # ...and keeps that SYN's timer backoff until an RTT sample (t_backoff_; RFC
+            # 6298 5.7 would restart from the ITO).
+            "syn_backoff_kept": True,
             # TcpAgent::slowdown: ssthresh = half of cwnd without the recovery inflation.
             "ssthresh_base": "cwnd",
             # ...and cwnd_ = that half as a real number (precisionReduce_, ns-2.35's default).
@@ -2398,6 +2403,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=10, help="seeds per load (10: see the CI column)")
     ap.add_argument("--duration", type=float, default=500.0)
     ap.add_argument("--loads", default="0.5,0.8,0.95")
+    ap.add_argument("--queues", default="droptail,red", help="which reference dumbbells: droptail, red or both")
     ap.add_argument(
         "--warmup", type=float, default=50.0, help="flows starting before this are left out of FCT statistics"
     )
@@ -2512,7 +2518,10 @@ def main() -> int:
     if args.papers:
         papers(ns, args.quick, args.paper_seeds)
     speed_rows, sections, misses = [], [], []
-    for base in ("dumbbell-droptail.toml", "dumbbell-red.toml"):
+    queues = args.queues.split(",")
+    if not queues or any(q not in ("droptail", "red") for q in queues):
+        raise SystemExit(f"--queues: a list of droptail and red, got {args.queues!r}")
+    for base in [f"dumbbell-{q}.toml" for q in ("droptail", "red") if q in queues]:
         for load in [] if args.loss_patterns_only else loads:
             acc = {k: [] for k in ("sv_w", "sv_m", "sv_pk", "ns_w", "ns_m", "nf_w", "nf_m", "nf_created")}
             sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop = [], [], [], [], [], []

@@ -30,8 +30,26 @@ pooled over seeds, for Savanna as compared (``base``), with ns-2's tick rounding
 rule: the size of the run-to-run noise), and ns-2.35 with ``precisionReduce_`` true and
 false, all on the same flows.
 
+``retx [N] [SEED]``: N random loss patterns of the kinds ``patterns`` never makes, one flow
+alone as there: a retransmission lost too (the first transmission and the next one or two
+of a packet: timeouts, backoff, go-back-N), a second loss in the window after that
+timeout, the flow's last packet (a tail loss), its first packet, its SYN (once or twice).
+Compared with ns-2.35 as compared (``precisionReduce_`` true); prints each pattern that
+differs (FCT to 5 ms, retransmissions, timeouts) and the count.
+
+``kinds LOAD SEED DURATION``: where the extra drops go. The reference DropTail dumbbell,
+one seed, Savanna as compared and ns-2.35 (its packet trace) on the same flows: the
+bottleneck's arrivals and drops split by packet kind (SYN, data packet's first
+transmission, retransmission), and per flow-size bucket the flows' retransmissions,
+timeouts and needless retransmissions (retransmissions less data packets lost) per flow.
+ns-2's kinds are read off its trace: a data packet is a retransmission when its sequence
+number already crossed the queue since the agent's last SYN (agents are reused).
+Savanna's come from flows.parquet (``syn_sent``, ``syn_drops``, ``drops``,
+``retransmits``): its lost retransmissions are not counted apart, so only ns-2's split
+of data drops into first transmissions and retransmissions is printed.
+
 Usage: python3 benchmarks/vs_ns2_droptail_gap.py perflow 0.8,0.95 1 | mg | patterns 60 1
-    | ab 0.95 10 500
+    | ab 0.95 10 500 | kinds 0.8 1 500
 """
 
 from __future__ import annotations
@@ -151,6 +169,90 @@ def patterns(tmp: Path, n: int, seed: int) -> None:
     print(f"{n} patterns: differ with precisionReduce_ true {differ['true']}, false {differ['false']}")
 
 
+def one_flow_faults(ns: str, tmp: Path, size: int, lost: list[tuple[str, int, int]]):
+    """One flow of `size` packets alone on the dumbbell (a 1000-packet buffer), losing at
+    the bottleneck the `occ`-th transmission of each (kind, seq, occ) of `lost`: kind
+    "data" (seq from 0) or "syn". ns-2's list error model counts departures from the
+    bottleneck queue, so each loss's index is read off ns-2's trace of a run with the
+    losses found so far applied, taking the earliest departure not yet lost."""
+    sc = V.scenario("dumbbell-droptail.toml", 0.5, 1, 60.0, True)
+    sc["traffic"] = [
+        {"type": "flows", "name": "one", "flows": [{"start_s": 1.0, "size_pkts": size, "src": "src0", "dst": "dst0"}]}
+    ]
+    sc["faults"] = [{"link": "bottleneck", "flow": 0, "kind": k, "seq": q, "occurrence": o} for k, q, o in lost]
+    sc["topology"]["bottleneck_queue"] = {"type": "droptail", "limit_pkts": 1000}
+    _, _, _, fl = V.run_savanna(sc, tmp / "sv")
+    trace = tmp / "ns.tr"
+    index: list[int] = []
+    left = list(lost)
+    while True:
+        extra = [f"drops={','.join(map(str, sorted(index)))}", f"trace={trace}"]
+        _, _, _, res = V.run_ns2(ns, sc, fl.assign(src="src0"), tmp / "ns.csv", "reuse", True, False, extra=extra)
+        if not left:
+            break
+        deps = [int(f[10]) for f in map(str.split, trace.open()) if f[0] == "-" and f[2:4] == ["0", "1"]]
+        found = []
+        for k, q, o in left:
+            seq = 0 if k == "syn" else q + 1  # with syn_, data packet k is ns-2's seqno k + 1
+            at = [i for i, d in enumerate(deps) if d == seq]
+            if len(at) >= o:
+                found.append((at[o - 1], (k, q, o)))
+        if not found:
+            raise SystemExit(f"ns-2 never sends the losses {left} (size {size}, lost {lost})")
+        i, loss = min(found)
+        index.append(i)
+        left.remove(loss)
+    return fl.iloc[0], res.iloc[0]
+
+
+def retx_pattern(rng: random.Random) -> tuple[int, list[tuple[str, int, int]]]:
+    size = rng.choice([5, 10, 20, 30, 50, 100, 200])
+    kind = rng.choice(["retx", "retx2", "retx+window", "tail", "first", "syn", "syn2", "mixed"])
+    k = rng.randrange(min(size, 40))
+    if kind == "retx":
+        return size, [("data", k, 1), ("data", k, 2)]
+    if kind == "retx2":
+        return size, [("data", k, 1), ("data", k, 2), ("data", k, 3)]
+    if kind == "retx+window":
+        j = rng.randrange(k + 1, k + 2 + min(size - k - 1, 10)) if k + 1 < size else k
+        more = [("data", j, 1)] if j != k else []
+        return size, [("data", k, 1), ("data", k, 2), *more]
+    if kind == "tail":
+        return size, [("data", size - 1, 1), *([("data", size - 1, 2)] if rng.random() < 0.3 else [])]
+    if kind == "first":
+        return size, [("data", 0, 1), *([("data", 1, 1)] if rng.random() < 0.5 else [])]
+    if kind == "syn":
+        return size, [("syn", 0, 1), *([("data", k, 1)] if rng.random() < 0.5 else [])]
+    if kind == "syn2":
+        return size, [("syn", 0, 1), ("syn", 0, 2)]
+    # mixed: 2-4 first transmissions lost, one of them twice
+    ks = sorted(rng.sample(range(min(size, 40)), min(size, rng.randint(2, 4))))
+    return size, [*(("data", x, 1) for x in ks), ("data", rng.choice(ks), 2)]
+
+
+def retx(tmp: Path, n: int, seed: int) -> None:
+    ns = V.ensure_ns()
+    rng = random.Random(seed)
+    differ = 0
+    for i in range(n):
+        size, lost = retx_pattern(rng)
+        d = tmp / f"r{i}"
+        d.mkdir()
+        a, b = one_flow_faults(ns, d, size, lost)
+        same = abs(a["fct_s"] - b["fct_s"]) <= 5e-3 and (a["retransmits"], a["timeouts"]) == (
+            b["retransmits"] - sum(1 for x in lost if x[0] == "syn"),  # ns-2 counts SYNs sent again
+            b["timeouts"],
+        )
+        differ += not same
+        print(
+            f"{'DIFFER ' if not same else ''}{size} packets, lost {lost}: Savanna {a['fct_s']:.4f} s, "
+            f"{a['retransmits']} retransmissions, {a['timeouts']} timeouts; ns-2 {b['fct_s']:.4f} s, "
+            f"{int(b['retransmits'])}, {int(b['timeouts'])}",
+            flush=True,
+        )
+    print(f"{n} patterns: {differ} differ")
+
+
 SV_AB = {"base": {}, "tick_s 0.001": {"tick_s": 0.001}, "min RTO + 0.1 us": {"min_rto_s": 0.2000001}}
 NS_AB = {"precisionReduce_ true": [], "precisionReduce_ false": ["precision_reduce=false"]}
 
@@ -184,8 +286,108 @@ def ab(tmp: Path, load: float, nseeds: int, dur: float) -> None:
         )
 
 
+def ns2_kinds(trace: Path) -> dict[str, list[int]]:
+    """Arrivals and drops at ns-2's forward bottleneck queue (node 0 to 1) by kind. The
+    trace lists each arrival (`+`) before its drop (`d`), so a drop takes its arrival's kind."""
+    seen: dict[str, set[int]] = {}
+    last: dict[tuple[str, int], str] = {}
+    out = {k: [0, 0] for k in ("SYN", "first transmission", "retransmission")}
+    with trace.open() as f:
+        for line in f:
+            x = line.split()
+            if x[0] not in ("+", "d") or x[2:4] != ["0", "1"]:
+                continue
+            key = (x[8], int(x[10]))
+            if x[0] == "+":
+                if x[5] == "40":  # with syn_ the only 40-byte packet forward is the SYN
+                    kind = "SYN"
+                    seen[x[8]] = set()
+                else:
+                    s = seen.setdefault(x[8], set())
+                    kind = "retransmission" if key[1] in s else "first transmission"
+                    s.add(key[1])
+                last[key] = kind
+                out[kind][0] += 1
+            else:
+                out[last[key]][1] += 1
+    return out
+
+
+def ns2_queue_at(trace: Path, times) -> list[int]:
+    """Packets waiting in ns-2's forward bottleneck queue at each instant of `times`
+    (sorted): arrivals less drops less departures to the link, events before the instant."""
+    out, n, i = [], 0, 0
+    with trace.open() as f:
+        for line in f:
+            x = line.split()
+            if x[2:4] != ["0", "1"] or x[0] not in ("+", "-", "d"):
+                continue
+            t = float(x[1])
+            while i < len(times) and times[i] <= t:
+                out.append(n)
+                i += 1
+            n += 1 if x[0] == "+" else -1
+    out.extend([n] * (len(times) - i))
+    return out
+
+
+def kinds(tmp: Path, load: float, seed: int, dur: float) -> None:
+    ns = V.ensure_ns()
+    sc = V.scenario("dumbbell-droptail.toml", load, seed, dur, True)
+    # Queue samples every millisecond (sampling changes no packet's fate).
+    sc["sampling"] = {"interval_s": 0.001, "queues": ["bottleneck"], "goodput_interval_s": 0}
+    _, _, summ, fl = V.run_savanna(sc, tmp / "sv")
+    trace = tmp / "ns.tr"
+    _, _, s, res = V.run_ns2(ns, sc, fl, tmp / "ns.csv", "reuse", True, False, extra=[f"trace={trace}"])
+    q = [q for q in summ["queues"] if q["name"] == "left->right"][0]
+    k = ns2_kinds(trace)
+    syn_sv = (int(fl["syn_sent"].sum()), int(fl["syn_drops"].sum()))
+    first_sv = int(fl["data_pkts_sent"].sum() - fl["retransmits"].sum())
+    print(f"load {load}, seed {seed}, {dur:g} s, forward bottleneck: arrivals, drops, drop rate")
+    print(f"  Savanna: {q['arrivals']} arrivals, {q['dropped']} drops ({q['dropped'] / q['arrivals']:.5f})")
+    b = s["bottleneck"]
+    print(f"  ns-2.35: {b['arrivals']} arrivals, {b['dropped']} drops ({b['dropped'] / b['arrivals']:.5f})")
+    print(f"  SYN: Savanna {syn_sv[0]} sent, {syn_sv[1]} lost; ns-2 {k['SYN'][0]} sent, {k['SYN'][1]} lost")
+    print(
+        f"  data, first transmissions: Savanna {first_sv} sent; ns-2 {k['first transmission'][0]} sent, "
+        f"{k['first transmission'][1]} lost"
+    )
+    print(
+        f"  data, retransmissions: Savanna {int(fl['retransmits'].sum())} sent; ns-2 "
+        f"{k['retransmission'][0]} sent, {k['retransmission'][1]} lost"
+    )
+    print(
+        f"  data lost (all): Savanna {int(fl['drops'].sum())}; "
+        f"ns-2 {k['first transmission'][1] + k['retransmission'][1]}"
+    )
+    import pandas as pd
+
+    qs = pd.read_parquet(tmp / "sv" / "queues.parquet")
+    qs = qs[(qs["queue"] == "left->right") & (qs["t_s"] < dur)]
+    nq = pd.Series(ns2_queue_at(trace, list(qs["t_s"])))
+    lim = sc["topology"]["bottleneck_queue"]["limit_pkts"]
+    for who, ln in (("Savanna", qs["len_pkts"].reset_index(drop=True)), ("ns-2", nq)):
+        print(
+            f"  {who}: queue sampled every 1 ms: mean {ln.mean():.3f} packets waiting, full ({lim}) "
+            f"{(ln >= lim).mean():.4f}, {lim - 1}+ {(ln >= lim - 1).mean():.4f}, empty {(ln == 0).mean():.4f}"
+        )
+    done_sv = fl[fl["fct_s"].notna()]
+    print("  finished flows by size: flows; retransmissions, timeouts, share with a timeout per flow (Sv / ns-2)")
+    for lo, hi in V.BUCKETS:
+        a = done_sv[done_sv["size_pkts"].between(lo, hi)]
+        r = res[res["size_pkts"].between(lo, hi)]
+        if len(a) == 0 or len(r) == 0:
+            continue
+        print(
+            f"    {V.bucket_name(lo, hi)}: {len(a)} / {len(r)}; {a['retransmits'].mean():.3f} / "
+            f"{r['retransmits'].mean():.3f}, {a['timeouts'].mean():.3f} / {r['timeouts'].mean():.3f}, "
+            f"{(a['timeouts'] > 0).mean():.3f} / {(r['timeouts'] > 0).mean():.3f}; "
+            f"needless (Sv) {(a['retransmits'] - a['drops']).mean():.3f}"
+        )
+
+
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("perflow", "mg", "patterns", "ab"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("perflow", "mg", "patterns", "ab", "kinds", "retx"):
         raise SystemExit(__doc__)
     tmp = Path(tempfile.mkdtemp(prefix="savanna-droptail-gap-"))
     a = sys.argv[2:]
@@ -197,6 +399,10 @@ def main() -> int:
         patterns(tmp, int(a[0]) if a else 60, int(a[1]) if len(a) > 1 else 1)
     elif sys.argv[1] == "ab":
         ab(tmp, float(a[0]) if a else 0.95, int(a[1]) if len(a) > 1 else 10, float(a[2]) if len(a) > 2 else 500.0)
+    elif sys.argv[1] == "retx":
+        retx(tmp, int(a[0]) if a else 40, int(a[1]) if len(a) > 1 else 1)
+    elif sys.argv[1] == "kinds":
+        kinds(tmp, float(a[0]) if a else 0.8, int(a[1]) if len(a) > 1 else 1, float(a[2]) if len(a) > 2 else 500.0)
     else:
         mg(tmp)
     return 0

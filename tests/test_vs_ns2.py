@@ -285,3 +285,29 @@ def test_ns2_precision_reduce_matches_savanna_fast_retransmit_cwnd_half(tmp_path
     assert abs(sv_half["fct_s"] - ns_real["fct_s"]) < 1e-4, (sv_half["fct_s"], ns_real["fct_s"])
     assert abs(sv_int["fct_s"] - ns_int["fct_s"]) < 1e-4, (sv_int["fct_s"], ns_int["fct_s"])
     assert ns_int["fct_s"] - ns_real["fct_s"] > 0.05, (ns_int["fct_s"], ns_real["fct_s"])
+
+
+def test_ns2_syn_timeout_slowdown_matches_savanna_syn_timeout_slowdown(tmp_path):
+    """ns-2.35's TcpAgent::timeout calls slowdown for the SYN too: after a lost SYN,
+    ssthresh_ is max(window / 2, 2) = 2 and a 30-packet flow grows by one packet per round
+    trip from cwnd 2. Savanna does the same with `syn_timeout_slowdown` (as vs_ns2.py
+    compares) and keeps slow-starting without it, finishing rounds sooner than ns-2. Also
+    checks the gap script's SYN-loss mapping (the SYN's departure on ns-2's trace)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import vs_ns2_droptail_gap as gap
+
+    ns = gap.V.ensure_ns()
+    rows = {}
+    for on in (True, False):
+        d = tmp_path / str(on)
+        d.mkdir()
+        gap.V.SAVANNA_TCP.update({"syn_timeout_slowdown": on})
+        try:
+            rows[on] = gap.one_flow_faults(ns, d, 30, [("syn", 0, 1)])
+        finally:
+            gap.V.SAVANNA_TCP.clear()
+    (sv_on, ns_a), (sv_off, ns_b) = rows[True], rows[False]
+    assert abs(ns_a["fct_s"] - ns_b["fct_s"]) < 1e-9  # the same ns-2 run
+    assert {int(r["timeouts"]) for r in (sv_on, ns_a, sv_off)} == {1}
+    assert abs(sv_on["fct_s"] - ns_a["fct_s"]) < 5e-3, (sv_on["fct_s"], ns_a["fct_s"])
+    assert ns_a["fct_s"] - sv_off["fct_s"] > 0.2, (ns_a["fct_s"], sv_off["fct_s"])

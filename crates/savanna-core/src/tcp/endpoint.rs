@@ -519,7 +519,11 @@ impl TcpEndpoint {
                 self.state = State::Established;
                 match timed {
                     None => {
-                        self.rto.restart_from_ito();
+                        if io.cfg.syn_backoff_kept {
+                            self.rto.restart_from_ito_keeping_backoff(); // ns-2's t_backoff_
+                        } else {
+                            self.rto.restart_from_ito();
+                        }
                         // RFC 5681 3.1: the SYN or SYN-ACK was lost (the SYN timed out).
                         if let Some(iw) = io.cfg.iw_after_syn_loss {
                             self.win.cwnd = iw as f64;
@@ -846,6 +850,12 @@ impl TcpEndpoint {
         match self.state {
             State::SynSent { .. } => {
                 self.stats.timeouts += 1;
+                if io.cfg.syn_timeout_slowdown {
+                    // ns-2 `TcpAgent::timeout` -> `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`:
+                    // half the window (cwnd_ is 1 after the first SYN timeout), at least 2.
+                    let w = if self.stats.timeouts == 1 { self.win.cwnd.min(io.cfg.max_window as f64) } else { 1.0 };
+                    self.win.ssthresh = (w / 2.0).floor().max(2.0);
+                }
                 self.rto.back_off();
                 self.state = State::SynSent { timed: None };
                 self.send_ctl(io, PktKind::Syn, if io.cfg.ecn { FLAG_ECE | FLAG_CWR } else { 0 });

@@ -139,6 +139,10 @@ pub struct TcpConfig {
     /// The window after a handshake whose SYN or SYN-ACK was retransmitted (RFC 5681 3.1:
     /// one segment); None keeps `init_cwnd` (ns-2 before `bugfix_ss_`).
     pub iw_after_syn_loss: Option<u32>,
+    /// A SYN timeout halves ssthresh as a data timeout does (ns-2's `slowdown` on the SYN).
+    pub syn_timeout_slowdown: bool,
+    /// Data after a SYN timeout keep the SYN's RTO backoff until a sample (ns-2's `t_backoff_`).
+    pub syn_backoff_kept: bool,
     /// What ssthresh halves at a congestion event (RFC 5681's FlightSize, or ns-2's cwnd).
     pub ssthresh_base: SsthreshBase,
     /// The ACK that ends fast recovery also grows cwnd (ns-2's `opencwnd` after the exit).
@@ -220,6 +224,8 @@ impl Default for TcpConfig {
             max_window: 128,
             init_ssthresh: 128.0,
             iw_after_syn_loss: None,
+            syn_timeout_slowdown: false,
+            syn_backoff_kept: false,
             ssthresh_base: SsthreshBase::Flight,
             recovery_exit_increase: false,
             recovery_exit_cwnd: RecoveryExitCwnd::Ssthresh,

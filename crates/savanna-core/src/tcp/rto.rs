@@ -127,6 +127,11 @@ impl RtoEstimator {
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(16);
     }
+    /// ns-2.35: data starts from the ITO with the SYN's backoff kept until a sample
+    /// (`t_backoff_` is reset only in `newack` with `rtt_active_`).
+    pub fn restart_from_ito_keeping_backoff(&mut self) {
+        self.has_sample = false;
+    }
     /// RFC 6298 (5.7): the SYN timed out, so data transmission starts again from the ITO.
     pub fn restart_from_ito(&mut self) {
         self.has_sample = false;

@@ -95,6 +95,18 @@ pub struct TcpSpec {
     /// `bugfix_ss_` (2006) and Savanna before this key did. No effect without `handshake`.
     #[serde(default)]
     pub iw_after_syn_loss: Option<u32>,
+    /// A SYN's timeout sets ssthresh as a data timeout does (ns-2's `TcpAgent::timeout`
+    /// calls `slowdown` for the SYN too): max(min(cwnd, max_window) / 2, 2), cwnd being
+    /// `init_cwnd` at the first SYN timeout and 1 after it. Default false: ssthresh keeps
+    /// its initial value. No effect without `handshake`.
+    #[serde(default)]
+    pub syn_timeout_slowdown: bool,
+    /// After a SYN timeout the first data keep the SYN's timer backoff until an RTT sample
+    /// (ns-2.35: `t_backoff_` is reset only by a sample, so the RTO is the ITO doubled);
+    /// default false, RFC 6298 (5.7): the RTO restarts from the ITO. No effect without
+    /// `handshake`.
+    #[serde(default)]
+    pub syn_backoff_kept: bool,
     /// What ssthresh halves at a fast retransmit, a timeout or an ECN reduction (Reno,
     /// NewReno, Tahoe): "flight" (RFC 5681 eq. 4, FlightSize / 2) or "cwnd" (ns-2.35's
     /// `TcpAgent::slowdown`: min(cwnd without inflation, max_window) / 2).
@@ -522,6 +534,8 @@ impl TcpSpec {
             // pFabric starts at line rate: no slow start from the initial window.
             init_ssthresh: self.init_ssthresh.unwrap_or(if pf { self.init_cwnd } else { self.max_window } as f64),
             iw_after_syn_loss: self.iw_after_syn_loss,
+            syn_timeout_slowdown: self.syn_timeout_slowdown,
+            syn_backoff_kept: self.syn_backoff_kept,
             ssthresh_base: match self.ssthresh_base {
                 SsthreshBaseSpec::Flight => SsthreshBase::Flight,
                 SsthreshBaseSpec::Cwnd => SsthreshBase::Cwnd,
@@ -698,6 +712,20 @@ mod tests {
         assert!(build("tcp", &table("recovery_exit_increase = true"), &none, 1500, 40).unwrap().recovery_exit_increase);
         let e = build("tcp", &table("recovery_exit_increase = 1"), &none, 1500, 40).unwrap_err();
         assert!(e.to_string().contains("recovery_exit_increase"), "{e}");
+    }
+
+    #[test]
+    fn syn_timeout_slowdown_is_off_by_default_and_in_no_profile() {
+        let none = toml::Table::new();
+        for t in ["", "profile = 'ns2-2001'", "profile = 'rfc'", "profile = 'linux'"] {
+            assert!(!build("tcp", &table(t), &none, 1500, 40).unwrap().syn_timeout_slowdown, "{t}");
+        }
+        assert!(build("tcp", &table("syn_timeout_slowdown = true"), &none, 1500, 40).unwrap().syn_timeout_slowdown);
+        let e = build("traffic[0].tcp", &none, &table("syn_timeout_slowdown = 'yes'"), 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("syn_timeout_slowdown"), "{e}");
+        assert!(!build("tcp", &none, &none, 1500, 40).unwrap().syn_backoff_kept, "RFC 6298 (5.7) by default");
+        let e = build("tcp", &table("syn_backoff_kept = 2"), &none, 1500, 40).unwrap_err();
+        assert!(e.to_string().contains("syn_backoff_kept"), "{e}");
     }
 
     #[test]
