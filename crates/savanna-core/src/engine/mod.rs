@@ -559,6 +559,23 @@ mod tests {
         assert_eq!(got, expect);
     }
 
+    /// Pop one event: the least (time, seq) of `want`, which it leaves.
+    fn pop_least(s: &mut Scheduler, want: &mut Vec<(Time, u64, u32)>) {
+        want.sort();
+        let (t, _, id) = want.remove(0);
+        assert_eq!(s.pop(), Some(Event::Classify { idx: id }));
+        assert_eq!(s.now(), t);
+    }
+
+    /// Pop everything left: `want` in (time, seq) order, then nothing.
+    fn pop_all_in_key_order(s: &mut Scheduler, mut want: Vec<(Time, u64, u32)>) {
+        while !want.is_empty() {
+            pop_least(s, &mut want);
+        }
+        assert_eq!(s.pop(), None);
+        assert_eq!(s.pending(), 0);
+    }
+
     #[test]
     fn the_event_heap_pops_in_key_order_under_random_pushes_and_pops() {
         // Interleaved pushes and pops, many equal times: every pop is the least (time, seq)
@@ -568,23 +585,14 @@ mod tests {
         let mut want: Vec<(Time, u64, u32)> = Vec::new();
         for i in 0..20_000u32 {
             if rng.bernoulli(0.45) && !want.is_empty() {
-                want.sort();
-                let (t, _, id) = want.remove(0);
-                assert_eq!(s.pop(), Some(Event::Classify { idx: id }));
-                assert_eq!(s.now(), t);
+                pop_least(&mut s, &mut want);
             } else {
                 let t = s.now() + rng.below(50);
                 s.at(t, Event::Classify { idx: i });
                 want.push((t, s.seq, i));
             }
         }
-        want.sort();
-        for (t, _, id) in want {
-            assert_eq!(s.pop(), Some(Event::Classify { idx: id }));
-            assert_eq!(s.now(), t);
-        }
-        assert_eq!(s.pop(), None);
-        assert_eq!(s.pending(), 0);
+        pop_all_in_key_order(&mut s, want);
     }
 
     #[test]
@@ -618,19 +626,10 @@ mod tests {
             if want.is_empty() {
                 continue;
             }
-            want.sort();
-            let (t, _, id) = want.remove(0);
-            assert_eq!(s.pop(), Some(Event::Classify { idx: id }));
-            assert_eq!(s.now(), t);
+            pop_least(&mut s, &mut want);
             assert_eq!(s.pending(), want.len());
         }
-        want.sort();
-        for (t, _, id) in want {
-            assert_eq!(s.pop(), Some(Event::Classify { idx: id }));
-            assert_eq!(s.now(), t);
-        }
-        assert_eq!(s.pop(), None);
-        assert_eq!(s.pending(), 0);
+        pop_all_in_key_order(&mut s, want);
     }
 
     #[test]

@@ -13,7 +13,6 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -326,29 +325,10 @@ pub struct SpoolWriter<R> {
     batch_rows: usize,
     /// Distinct strings in order of first use, and their indices.
     strings: Vec<ByteArray>,
-    string_ids: HashMap<Box<str>, u64, BuildHasherDefault<FxHasher>>,
-}
-
-/// The string table's hash: a few short strings (host names, kinds, classes) looked up for
-/// every record, where std's SipHash (made to resist chosen keys, which these are not)
-/// cost more than the rest of the record. The table's order, and so the file, does not
-/// depend on the hash.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    /// ahash rather than std's SipHash (made to resist chosen keys, which these few short
+    /// strings are not): the lookup is per record. The table's order, and so the file,
+    /// does not depend on the hash.
+    string_ids: HashMap<Box<str>, u64, ahash::RandomState>,
 }
 
 /// flows.parquet written as flows retire (`sim::run_streamed`).

@@ -871,10 +871,15 @@ mod tests {
     use crate::scenario::Format;
 
     fn scenario(file: &str, secs: f64) -> Scenario {
+        scenario_edited(file, secs, |l| l.to_string())
+    }
+
+    /// `scenario` with each line of the file passed through `edit` first.
+    fn scenario_edited(file: &str, secs: f64, edit: impl Fn(&str) -> String) -> Scenario {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text = text.lines().filter(|l| !l.starts_with("duration_s")).collect::<Vec<_>>().join("\n");
-        text = format!("duration_s = {secs}\n{text}\n");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<String> = text.lines().filter(|l| !l.starts_with("duration_s")).map(edit).collect();
+        let text = format!("duration_s = {secs}\n{}\n", lines.join("\n"));
         parse(&text, Format::Toml, path.parent().unwrap()).unwrap()
     }
 
@@ -947,41 +952,75 @@ mod tests {
         assert_eq!(seen.len(), 5, "every time series written by some scenario: {seen:?}");
     }
 
+    /// Run `sc` with deferred transmission ends allowed on the ports `defer` accepts:
+    /// flow records, summary (events included), queue and network samples, ends deferred.
+    fn outputs_deferring(sc: &Scenario, defer: impl Fn(&Port) -> bool) -> (String, String, String, u64) {
+        let mut w = World::new(crate::scenario::resolve(sc).unwrap());
+        for p in w.ports.iter_mut() {
+            if !defer(p) {
+                p.forbid_deferred_ends();
+            }
+        }
+        let mut rows: Vec<FlowRecord> = Vec::new();
+        w.run(&mut rows).unwrap();
+        let deferred = w.deferred_ends;
+        let out = w.finish(0.0, &mut rows).unwrap();
+        let sum = serde_json::to_string(&out.summary).unwrap();
+        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), deferred)
+    }
+
+    /// Deferral on (where `defer` allows) and off give the same outputs, and it was used.
+    fn assert_deferral_changes_no_output(what: &str, sc: &Scenario, defer: impl Fn(&Port) -> bool) {
+        let (on, off) = (outputs_deferring(sc, defer), outputs_deferring(sc, |_| false));
+        assert!(on.3 > 1000, "{what}: {} ends deferred", on.3);
+        assert_eq!(off.3, 0, "{what}");
+        assert!(on.0 == off.0, "{what}: flow records differ");
+        assert_eq!(on.1, off.1, "{what}: summary");
+        assert!(on.2 == off.2, "{what}: queue or network samples differ");
+    }
+
     #[test]
     fn deferring_transmission_ends_changes_no_output() {
-        // Drop-tail links without loss send a packet on when it starts and keep its end out
-        // of the heap unless another packet comes: every record, time series and the summary
-        // (events included) equal those of a run with an end event per packet. Scenarios:
-        // the dumbbell (access links idle most of the time), web sessions with TCP ticks
-        // (many same-nanosecond events), UDP, RIO-PS behind drop-tail edges, five hops.
+        // Drop-tail links send a packet on when it starts and keep its end out of the heap
+        // unless another packet comes: every record, time series and the summary (events
+        // included) equal those of a run with an end event per packet. Scenarios: the
+        // dumbbell (access links idle most of the time), web sessions with TCP ticks (many
+        // same-nanosecond events), UDP, RIO-PS behind drop-tail edges, five hops, and
+        // Tokuda's lossy link (loss 0.01: the packets the link keeps defer).
         let cases = [
             ("dumbbell-droptail.toml", 100.0),
             ("matta-guo-2000-fig10-web.toml", 20.0),
             ("matta-guo-2000-table2-udp.toml", 100.0),
             ("guo-matta-2001-fig07.toml", 30.0),
             ("favorqueue-2013-fig26-five-hops.toml", 30.0),
+            ("tokuda-2002-fig02-lossy-link.toml", 30.0),
         ];
         for (file, secs) in cases {
-            let sc = scenario(file, secs);
-            let outputs = |defer: bool| {
-                let mut w = World::new(crate::scenario::resolve(&sc).unwrap());
-                if !defer {
-                    w.ports.iter_mut().for_each(|p| p.forbid_deferred_ends());
+            assert_deferral_changes_no_output(file, &scenario(file, secs), |_| true);
+        }
+    }
+
+    #[test]
+    fn deferring_ends_behind_disciplines_with_noop_empty_dequeues_changes_no_output() {
+        // Bottleneck and reverse queues of each discipline whose empty dequeue is a no-op,
+        // on the FavorQueue paper's 10 Mb/s dumbbell (idle periods in both directions), and
+        // deferral allowed only on that discipline's ports: outputs equal those of an end
+        // event per packet.
+        let cases = [
+            ("favorqueue", "limit_pkts = 8"),
+            ("las", "limit_pkts = 8"),
+            ("run2c", "limit_pkts = 8, threshold_pkts = 3"),
+            ("prq", "limit_pkts = 8"),
+            ("drr", "limit_short_pkts = 8, limit_long_pkts = 8, share_short = 0.2, share_long = 0.8"),
+        ];
+        for (kind, params) in cases {
+            let sc = scenario_edited("favorqueue-2013-fig03-10mbps.toml", 60.0, |l| match l.split_once(" = ") {
+                Some((k @ ("bottleneck_queue" | "reverse_queue"), _)) => {
+                    format!("{k} = {{ type = \"{kind}\", {params} }}")
                 }
-                let mut rows: Vec<FlowRecord> = Vec::new();
-                w.run(&mut rows).unwrap();
-                let deferred = w.deferred_ends;
-                let out = w.finish(0.0, &mut rows).unwrap();
-                let sum = serde_json::to_string(&out.summary).unwrap();
-                let series = format!("{:?}{:?}", out.queues, out.network);
-                (format!("{rows:?}"), sum, series, deferred)
-            };
-            let (on, off) = (outputs(true), outputs(false));
-            assert!(on.3 > 1000, "{file}: {} ends deferred", on.3);
-            assert_eq!(off.3, 0, "{file}");
-            assert!(on.0 == off.0, "{file}: flow records differ");
-            assert_eq!(on.1, off.1, "{file}: summary");
-            assert!(on.2 == off.2, "{file}: queue or network samples differ");
+                _ => l.to_string(),
+            });
+            assert_deferral_changes_no_output(kind, &sc, |p| p.queue.qdisc.kind() == kind);
         }
     }
 

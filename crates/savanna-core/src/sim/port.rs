@@ -235,7 +235,8 @@ impl Port {
     #[inline]
     pub fn start_tx(&mut self, now: Time, pkts: &mut PacketPool) -> Option<Time> {
         let id = self.queue.dequeue(now, pkts)?;
-        let size = pkts.get(id).size;
+        let p = pkts.get(id);
+        let size = p.size;
         let tx = if self.tx_memo.0 == size {
             self.tx_memo.1
         } else {
@@ -246,7 +247,6 @@ impl Port {
         // The link's verdict on the packet, drawn now rather than at the end: the port's own
         // stream, one draw per packet in transmission order either way, so a packet the link
         // keeps may have its end deferred.
-        let p = pkts.get(id);
         self.tx_lost = (!self.faults.is_empty() && fault_hits(&mut self.faults, p))
             || (self.loss > 0.0 && self.loss_rng.bernoulli(self.loss));
         self.busy = true;
@@ -333,12 +333,10 @@ impl Port {
     pub fn end_tx(&mut self, pkts: &PacketPool) -> (PktId, bool) {
         self.busy = false;
         let id = self.tx_pkt;
-        let p = pkts.get(id);
-        let lost = self.tx_lost;
-        if lost {
-            self.queue.count_link_loss(p);
+        if self.tx_lost {
+            self.queue.count_link_loss(pkts.get(id));
         }
-        (id, lost)
+        (id, self.tx_lost)
     }
 
     /// Put packet `id` on the line, to arrive at `at` (event insertion number `seq`); true if
@@ -529,64 +527,5 @@ mod tests {
         }
         assert!(kept > 60 && lost > 60, "{kept} kept, {lost} lost");
         assert_eq!(port.queue.stats.drops[DropReason::LinkLoss as usize][0], lost);
-    }
-
-    /// Run `file` for `secs` with the bottleneck and reverse queues made `qdisc` (a TOML
-    /// inline table's body) and deferral allowed only on that discipline's ports (`defer`)
-    /// or nowhere: records, summary and samples, and the ends deferred.
-    fn run_with(file: &str, secs: f64, qdisc: &str, defer: bool) -> (String, String, String, u64) {
-        use crate::scenario::{parse, Format};
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = vec![format!("duration_s = {secs}")];
-        for l in text.lines().filter(|l| !l.starts_with("duration_s")) {
-            lines.push(match l.split_once(" = ") {
-                Some((k @ ("bottleneck_queue" | "reverse_queue"), _)) => format!("{k} = {{ {qdisc} }}"),
-                _ => l.to_string(),
-            });
-        }
-        let sc = parse(&lines.join("\n"), Format::Toml, path.parent().unwrap()).unwrap();
-        let mut w = crate::sim::World::new(crate::scenario::resolve(&sc).unwrap());
-        let kind = qdisc.split('"').nth(1).unwrap();
-        for p in w.ports.iter_mut() {
-            if !defer || p.queue.qdisc.kind() != kind {
-                p.forbid_deferred_ends();
-            }
-        }
-        let mut rows: Vec<crate::metrics::FlowRecord> = Vec::new();
-        w.run(&mut rows).unwrap();
-        let deferred = w.deferred_ends;
-        let out = w.finish(0.0, &mut rows).unwrap();
-        let sum = serde_json::to_string(&out.summary).unwrap();
-        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), deferred)
-    }
-
-    #[test]
-    fn deferring_ends_behind_disciplines_with_noop_empty_dequeues_changes_no_output() {
-        // Bottleneck and reverse queues of each discipline whose empty dequeue is a no-op,
-        // on the FavorQueue paper's 10 Mb/s dumbbell (idle periods in both directions), and
-        // deferral allowed only there: outputs equal those of an end event per packet.
-        let cases = [
-            "type = \"favorqueue\", limit_pkts = 8",
-            "type = \"las\", limit_pkts = 8",
-            "type = \"run2c\", limit_pkts = 8, threshold_pkts = 3",
-            "type = \"prq\", limit_pkts = 8",
-            "type = \"drr\", limit_short_pkts = 8, limit_long_pkts = 8, share_short = 0.2, share_long = 0.8",
-        ];
-        for qdisc in cases {
-            let file = "favorqueue-2013-fig03-10mbps.toml";
-            let (on, off) = (run_with(file, 60.0, qdisc, true), run_with(file, 60.0, qdisc, false));
-            assert!(on.3 > 1000, "{qdisc}: {} ends deferred", on.3);
-            assert_eq!(off.3, 0, "{qdisc}");
-            assert!(on.0 == off.0, "{qdisc}: flow records differ");
-            assert_eq!(on.1, off.1, "{qdisc}: summary");
-            assert!(on.2 == off.2, "{qdisc}: queue or network samples differ");
-        }
-        // Tokuda's lossy link (loss 0.01, drop-tail everywhere): kept packets defer.
-        let file = "tokuda-2002-fig02-lossy-link.toml";
-        let dt = "type = \"droptail\"";
-        let (on, off) = (run_with(file, 30.0, dt, true), run_with(file, 30.0, dt, false));
-        assert!(on.3 > 1000, "lossy link: {} ends deferred", on.3);
-        assert!(on.0 == off.0 && on.1 == off.1 && on.2 == off.2, "lossy link: outputs differ");
     }
 }
