@@ -69,6 +69,11 @@ impl Qdisc for DropTail {
     fn empty_dequeue_is_noop(&self) -> bool {
         true
     }
+    fn idle_pass_max_bytes(&self) -> Option<u64> {
+        // An empty queue admits any packet within the byte limit (limit_pkts is at least 1),
+        // and a FIFO's enqueue and dequeue do nothing else.
+        (self.limit_pkts >= 1).then(|| self.limit_bytes.unwrap_or(u64::MAX))
+    }
     fn len_bytes(&self) -> u64 {
         self.q.bytes()
     }

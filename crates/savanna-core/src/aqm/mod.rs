@@ -195,6 +195,14 @@ pub trait Qdisc {
     fn empty_dequeue_is_noop(&self) -> bool {
         false
     }
+    /// The largest packet, in bytes, that an empty queue of this discipline admits and
+    /// hands straight back with no other effect (no state, mark, drop or random draw): the
+    /// port then sends such a packet arriving at an idle link without the enqueue and
+    /// dequeue calls (`sim::port`: the idle pass). None (the default) if either call does
+    /// anything more on that path.
+    fn idle_pass_max_bytes(&self) -> Option<u64> {
+        None
+    }
     /// The discipline's average queue estimate in packets (RED's avg), if it keeps one.
     fn avg(&self) -> Option<f64> {
         None

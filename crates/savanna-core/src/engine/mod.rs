@@ -154,7 +154,7 @@ impl EventHeap {
         self.held = true;
         Some(self.v[0])
     }
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry) {
         if self.held {
             // The held root is gone: `e` takes its place.
@@ -191,7 +191,7 @@ impl EventHeap {
     }
     /// Put `e` at the root of the `n` entries (the root's entry discarded) and move it
     /// down to its place.
-    #[inline]
+    #[inline(always)]
     fn sift_down_root(&mut self, e: Entry, n: usize) {
         let k = e.key();
         let mut i = 0;

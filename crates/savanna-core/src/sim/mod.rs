@@ -358,15 +358,11 @@ impl World {
 
     fn enqueue(&mut self, l: u32, id: PktId) {
         let now = self.sched.now();
-        let q = &mut self.ports[l as usize].queue;
-        if q.enqueue(id, now, &mut self.pkts) && q.favored() {
-            let fi = self.fi(self.pkts.get(id).flow);
-            self.flows[fi].favored += 1;
-        }
-        self.free_dropped(l);
         // A deferred transmission end (see `start_tx`): passed, the transmitter is free (and
         // the end counts as the event it stands for); still ahead, it becomes an event after
-        // all, with its reserved insertion number, to start what was just queued.
+        // all, with its reserved insertion number, to start what is queued now. (Taken
+        // before the discipline sees the packet: the discipline never reads the
+        // transmitter, and the event's place is fixed by its reserved number.)
         let port = &mut self.ports[l as usize];
         if let Some((end, seq)) = port.take_deferred_end() {
             if self.sched.has_passed(end, seq) {
@@ -376,6 +372,16 @@ impl World {
                 self.sched.at_seq(end, seq, Event::TxDone { link: l });
             }
         }
+        if let Some(end) = port.try_idle_pass(id, now, &mut self.pkts) {
+            self.launched(l, now, end);
+            return;
+        }
+        let q = &mut self.ports[l as usize].queue;
+        if q.enqueue(id, now, &mut self.pkts) && q.favored() {
+            let fi = self.fi(self.pkts.get(id).flow);
+            self.flows[fi].favored += 1;
+        }
+        self.free_dropped(l);
         if !self.ports[l as usize].busy() {
             self.start_tx(l);
         }
@@ -395,28 +401,34 @@ impl World {
         let end = self.ports[l as usize].start_tx(now, &mut self.pkts);
         self.free_dropped(l);
         if let Some(end) = end {
-            if self.rec.records_qdelay(l) {
-                let p = *self.pkts.get(self.ports[l as usize].tx_pkt());
-                let fi = self.fi(p.flow);
-                self.rec.queue_wait(&p, &mut self.flows[fi], now);
+            self.launched(l, now, end);
+        }
+    }
+
+    /// A transmission on link `l` started at `now` and ends at `end`: record its queueing
+    /// delay if asked, and schedule its end and the packet's arrival.
+    #[inline]
+    fn launched(&mut self, l: u32, now: Time, end: Time) {
+        if self.rec.records_qdelay(l) {
+            let p = *self.pkts.get(self.ports[l as usize].tx_pkt());
+            let fi = self.fi(p.flow);
+            self.rec.queue_wait(&p, &mut self.flows[fi], now);
+        }
+        // The insertion numbers of the transmission's end and of the packet's arrival, both
+        // taken now (`port.rs`: what keeps a deferred end exact).
+        let seq = self.sched.reserve_seq();
+        let aseq = self.sched.reserve_seq();
+        let port = &mut self.ports[l as usize];
+        if port.can_defer_end() {
+            // Nothing queued behind: send the packet on now and keep its end out of the heap.
+            let id = port.defer_end(seq);
+            let at = end + port.delay_ns;
+            if port.propagate(at, aseq, id) {
+                self.sched.at_seq(at, aseq, Event::Arrive { link: l });
             }
-            // The insertion numbers of the transmission's end and of the packet's arrival,
-            // both taken now (`port.rs`: what keeps a deferred end exact).
-            let seq = self.sched.reserve_seq();
-            let aseq = self.sched.reserve_seq();
-            let port = &mut self.ports[l as usize];
-            if port.can_defer_end() {
-                // Nothing queued behind: send the packet on now and keep its end out of the
-                // heap.
-                let id = port.defer_end(seq);
-                let at = end + port.delay_ns;
-                if port.propagate(at, aseq, id) {
-                    self.sched.at_seq(at, aseq, Event::Arrive { link: l });
-                }
-            } else {
-                port.set_arrival_seq(aseq);
-                self.sched.at_seq(end, seq, Event::TxDone { link: l });
-            }
+        } else {
+            port.set_arrival_seq(aseq);
+            self.sched.at_seq(end, seq, Event::TxDone { link: l });
         }
     }
 
@@ -1021,6 +1033,45 @@ mod tests {
                 _ => l.to_string(),
             });
             assert_deferral_changes_no_output(kind, &sc, |p| p.queue.qdisc.kind() == kind);
+        }
+    }
+
+    /// Flow records, summary and samples of `sc`, with the idle pass allowed or not; and
+    /// how many packets took it.
+    fn outputs_passing(sc: &Scenario, pass: bool) -> (String, String, String, u64) {
+        let mut w = World::new(crate::scenario::resolve(sc).unwrap());
+        if !pass {
+            w.ports.iter_mut().for_each(Port::forbid_idle_pass);
+        }
+        let mut rows: Vec<FlowRecord> = Vec::new();
+        w.run(&mut rows).unwrap();
+        let passes = w.ports.iter().map(Port::idle_passes).sum();
+        let out = w.finish(0.0, &mut rows).unwrap();
+        let sum = serde_json::to_string(&out.summary).unwrap();
+        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), passes)
+    }
+
+    #[test]
+    fn the_idle_pass_changes_no_output() {
+        // A packet reaching an idle, empty drop-tail port starts without the discipline's
+        // enqueue and dequeue: every record, time series and the summary equal those of the
+        // queued path. Scenarios as for deferral, with faults (the lossy link) and RIO-PS.
+        let cases = [
+            ("dumbbell-droptail.toml", 100.0),
+            ("matta-guo-2000-fig10-web.toml", 20.0),
+            ("matta-guo-2000-table2-udp.toml", 100.0),
+            ("guo-matta-2001-fig07.toml", 30.0),
+            ("favorqueue-2013-fig26-five-hops.toml", 30.0),
+            ("tokuda-2002-fig02-lossy-link.toml", 30.0),
+        ];
+        for (file, secs) in cases {
+            let sc = scenario(file, secs);
+            let (on, off) = (outputs_passing(&sc, true), outputs_passing(&sc, false));
+            assert!(on.3 > 1000, "{file}: {} packets passed", on.3);
+            assert_eq!(off.3, 0, "{file}");
+            assert!(on.0 == off.0, "{file}: flow records differ");
+            assert_eq!(on.1, off.1, "{file}: summary");
+            assert!(on.2 == off.2, "{file}: queue or network samples differ");
         }
     }
 

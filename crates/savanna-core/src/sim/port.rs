@@ -19,6 +19,11 @@
 //! (right after that of the transmission's end), deferred or not: two events of the same
 //! nanosecond order by these numbers, so an arrival orders before an event scheduled for
 //! the same nanosecond during its transmission (before 2026-11 it took its number at the end).
+//!
+//! The idle pass: a packet reaching an idle link whose queue is empty, under a discipline
+//! that would admit it and hand it straight back with no other effect
+//! (`Qdisc::idle_pass_max_bytes`: DropTail), starts its transmission without the enqueue
+//! and dequeue calls; the counters read as if they had been made (`PortQueue::pass`).
 
 use std::collections::VecDeque;
 
@@ -83,6 +88,19 @@ impl PortQueue {
         }
         self.account(Some(id), pkts);
         accepted
+    }
+
+    /// Count packet `id` offered at `now` to the empty queue of a discipline that passes it
+    /// straight through (`Qdisc::idle_pass_max_bytes`): arrived, admitted and departed, as
+    /// `enqueue` then `dequeue` would count it, without calling the discipline.
+    #[inline]
+    pub fn pass(&mut self, id: PktId, now: Time, pkts: &mut PacketPool) {
+        let p = pkts.get_mut(id);
+        p.enq_ns = now;
+        let c = p.class.index();
+        self.stats.arrivals[c] += 1;
+        self.stats.enqueued[c] += 1;
+        self.stats.departed[c] += 1;
     }
 
     /// The next packet to send, if any (counted as departed). Packets the discipline drops on
@@ -151,6 +169,10 @@ pub struct Port {
     faults: Vec<(FaultSpec, u32)>,
     /// Whether the port may defer transmission ends (see the module header).
     defer_ok: bool,
+    /// The largest packet the idle pass takes (see the module header), if the discipline
+    /// allows it; and how many packets took it.
+    idle_pass: Option<u64>,
+    passes: u64,
     /// The packet being serialised, and when it ends.
     busy: bool,
     tx_pkt: PktId,
@@ -192,6 +214,7 @@ impl Port {
         loss_rng: Rng,
     ) -> Self {
         let defer_ok = qdisc.empty_dequeue_is_noop();
+        let idle_pass = qdisc.idle_pass_max_bytes();
         Port {
             name,
             from,
@@ -203,6 +226,8 @@ impl Port {
             loss_rng,
             faults: Vec::new(),
             defer_ok,
+            idle_pass,
+            passes: 0,
             busy: false,
             tx_pkt: 0,
             tx_end: 0,
@@ -235,6 +260,38 @@ impl Port {
     #[inline]
     pub fn start_tx(&mut self, now: Time, pkts: &mut PacketPool) -> Option<Time> {
         let id = self.queue.dequeue(now, pkts)?;
+        Some(self.begin_tx(id, now, pkts))
+    }
+
+    /// Whether packet `id`, arriving now, takes the idle pass: the transmitter is idle, the
+    /// queue empty, and the discipline passes such a packet straight through. If so it is
+    /// counted (`PortQueue::pass`) and its transmission started; returns when it ends.
+    #[inline]
+    pub fn try_idle_pass(&mut self, id: PktId, now: Time, pkts: &mut PacketPool) -> Option<Time> {
+        let max = self.idle_pass?;
+        if self.busy || pkts.get(id).size as u64 > max || self.queue.qdisc.len_pkts() != 0 {
+            return None;
+        }
+        self.queue.pass(id, now, pkts);
+        self.passes += 1;
+        Some(self.begin_tx(id, now, pkts))
+    }
+
+    /// Packets that took the idle pass so far.
+    pub fn idle_passes(&self) -> u64 {
+        self.passes
+    }
+
+    /// Never take the idle pass (tests compare runs with and without it).
+    #[cfg(test)]
+    pub(crate) fn forbid_idle_pass(&mut self) {
+        self.idle_pass = None;
+    }
+
+    /// Start serialising packet `id` (taken from the queue, or passed): returns when its
+    /// transmission ends.
+    #[inline]
+    fn begin_tx(&mut self, id: PktId, now: Time, pkts: &PacketPool) -> Time {
         let p = pkts.get(id);
         let size = p.size;
         let tx = if self.tx_memo.0 == size {
@@ -253,7 +310,7 @@ impl Port {
         self.tx_pkt = id;
         self.tx_end = now + tx;
         self.busy_ns += tx;
-        Some(now + tx)
+        now + tx
     }
 
     /// The packet being transmitted (valid while the link is busy).
@@ -489,6 +546,47 @@ mod tests {
         faulty.queue.enqueue(c, 0, &mut pkts);
         faulty.start_tx(0, &mut pkts);
         assert!(!faulty.can_defer_end(), "faults");
+    }
+
+    #[test]
+    fn an_idle_pass_counts_and_times_a_packet_as_enqueue_then_dequeue_would() {
+        // A packet reaching an idle drop-tail port with an empty queue starts at once, counted
+        // arrived, admitted and departed, stamped with its enqueue time, and ends when the
+        // queued path's transmission would. A busy transmitter, a packet queued, a packet
+        // over the byte limit or a discipline that acts on that path (RED) take the queue.
+        let mut pkts = PacketPool::new();
+        let mk = |q: Box<dyn Qdisc>| {
+            Port::new("a->b".into(), 0, 1, 1e7, 1_000, 0.0, q, Rng::stream(1, "q"), Rng::stream(1, "l"))
+        };
+        let mut queued = mk(Box::new(DropTail::new(10, None)));
+        let a = pkts.alloc(pkt(0, 1500));
+        queued.queue.enqueue(a, 5, &mut pkts);
+        let queued_end = queued.start_tx(5, &mut pkts);
+        let mut passed = mk(Box::new(DropTail::new(10, None)));
+        let b = pkts.alloc(pkt(0, 1500));
+        assert_eq!(passed.try_idle_pass(b, 5, &mut pkts), queued_end);
+        assert_eq!((passed.tx_pkt(), pkts.get(b).enq_ns, passed.idle_passes()), (b, 5, 1));
+        let (q, p) = (&queued.queue.stats, &passed.queue.stats);
+        assert_eq!(
+            (p.arrivals, p.enqueued, p.departed, p.occupancy),
+            (q.arrivals, q.enqueued, q.departed, q.occupancy)
+        );
+        assert_eq!(p.arrivals[0], 1);
+        let c = pkts.alloc(pkt(1, 1500));
+        assert_eq!(passed.try_idle_pass(c, 6, &mut pkts), None, "the transmitter is busy");
+        assert_eq!(passed.queue.stats.arrivals[0], 1, "a refused pass counts nothing");
+        passed.end_tx(&pkts);
+        passed.queue.enqueue(c, 7, &mut pkts);
+        let d = pkts.alloc(pkt(2, 1500));
+        assert_eq!(passed.try_idle_pass(d, 8, &mut pkts), None, "a packet is queued");
+        let mut small = mk(Box::new(DropTail::new(10, Some(1000))));
+        assert_eq!(small.try_idle_pass(d, 8, &mut pkts), None, "over the byte limit");
+        let e = pkts.alloc(pkt(3, 1000));
+        assert!(small.try_idle_pass(e, 8, &mut pkts).is_some(), "within the byte limit");
+        use crate::aqm::registry::DisciplineSpec;
+        let red_spec: crate::aqm::red::RedSpec = toml::from_str("limit_pkts = 10\nmin_th = 2.0\nmax_th = 6.0").unwrap();
+        let mut red = mk(red_spec.build(1500));
+        assert_eq!(red.try_idle_pass(d, 8, &mut pkts), None, "RED updates its average on arrival");
     }
 
     #[test]
