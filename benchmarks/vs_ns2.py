@@ -704,6 +704,23 @@ def guo_matta_fig3(ns: str, tmp: Path, nseeds: int, results: dict) -> list[str]:
     return lines
 
 
+def load_note(samples: list[float]) -> list[str]:
+    """The machine's 1-minute load average over the run, so that wall times measured on a busy
+    machine are not read as idle ones (the runs are one process at a time: above 1 means others)."""
+    lo, hi, cores = min(samples), max(samples), os.cpu_count() or 1
+    busy = hi > 1.5
+    return [
+        f"Load average (1 min) during the run: {lo:.2f}-{hi:.2f} on {cores} cores"
+        + (
+            ": the machine was shared, so the wall times and ratios above are not idle-machine figures "
+            "(`--speed` on an idle machine measures those)."
+            if busy
+            else "."
+        ),
+        "",
+    ]
+
+
 def fmt(x, nd=3):
     return "-" if x != x else f"{x:.{nd}f}"
 
@@ -2518,6 +2535,7 @@ def main() -> int:
     if args.papers:
         papers(ns, args.quick, args.paper_seeds)
     speed_rows, sections, misses = [], [], []
+    loadavg = [os.getloadavg()[0]]  # 1-minute load average at the start and before each seed
     queues = args.queues.split(",")
     if not queues or any(q not in ("droptail", "red") for q in queues):
         raise SystemExit(f"--queues: a list of droptail and red, got {args.queues!r}")
@@ -2527,6 +2545,7 @@ def main() -> int:
             sv_flows, ns_flows, sv_util, ns_util, sv_drop, ns_drop = [], [], [], [], [], []
             sv_fin = ns_fin = 0
             for seed in range(1, args.seeds + 1):
+                loadavg.append(os.getloadavg()[0])
                 sc = scenario(base, load, seed, args.duration, handshake, pure_ack=args.ns2_pureack)
                 tag = f"{Path(base).stem}-{load}-{seed}"
                 w, m, s, fl = run_savanna(sc, tmp / tag)
@@ -2644,6 +2663,7 @@ def main() -> int:
         "one's wall time (both carry the same workload). Peak MiB: peak resident set (`/usr/bin/time`), "
         "largest over seeds.",
         "",
+        *load_note(loadavg + [os.getloadavg()[0]]),
         "## Fidelity target",
         "",
         f"Savanna's median FCT within {100 * TARGET:.0f}% of ns-2's in every bucket with at least "

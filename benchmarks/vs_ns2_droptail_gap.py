@@ -48,14 +48,27 @@ Savanna's come from flows.parquet (``syn_sent``, ``syn_drops``, ``drops``,
 ``retransmits``): its lost retransmissions are not counted apart, so only ns-2's split
 of data drops into first transmissions and retransmissions is printed.
 
+``synkeys QUEUE LOAD SEEDS``: what ``syn_timeout_slowdown`` and ``syn_backoff_kept`` do
+to the bottleneck's drops (docs/ns2.md, stop 33). The reference dumbbell (``droptail`` or
+``red``), seeds 1..SEEDS of 500 s, Savanna as compared (keys on), with both keys off, and
+with an ITO 0.1 ms longer (a perturbation that changes no rule and touches only the flows
+whose first timer fires: the size of the runs' parting), and ns-2.35, on the same flows:
+drops per seed, and the flows that lost a SYN and their data drops in each Savanna run.
+
+``faqsyn [LOADS] [SEEDS]``: the same two keys in FavorQueue 2013's load sweep (Savanna
+alone, ``favorqueue-2013-fig03-10mbps.toml`` with its DropTail, 300 s, flows started after
+50 s; loads 0.55,0.95 and seeds 1-2 by default), off and on: flows finished, mean and median
+FCT, and the flows that lost a SYN with their mean FCT (docs/ns2.md, stop 33).
+
 Usage: python3 benchmarks/vs_ns2_droptail_gap.py perflow 0.8,0.95 1 | mg | patterns 60 1
-    | ab 0.95 10 500 | kinds 0.8 1 500
+    | ab 0.95 10 500 | kinds 0.8 1 500 | synkeys red 0.5 10 | faqsyn 0.55,0.95 2
 """
 
 from __future__ import annotations
 
 import copy
 import random
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -386,8 +399,93 @@ def kinds(tmp: Path, load: float, seed: int, dur: float) -> None:
         )
 
 
+SV_SYNKEYS = {
+    "on": {},
+    "off": {"syn_timeout_slowdown": None, "syn_backoff_kept": None},
+    "on, ITO + 0.1 ms": {"ito_s": 3.0001},
+}
+
+
+def synkeys(tmp: Path, queue: str, load: float, nseeds: int) -> None:
+    ns = V.ensure_ns()
+    drops: dict[str, list[int]] = {}
+    arrivals: dict[str, int] = {}
+    syn: dict[str, list[int]] = {}
+    for seed in range(1, nseeds + 1):
+        sc = V.scenario(f"dumbbell-{queue}.toml", load, seed, 500.0, True)
+        first = None
+        for name, over in SV_SYNKEYS.items():
+            V.SAVANNA_TCP.clear()
+            V.SAVANNA_TCP.update(over)
+            _, _, summ, fl = V.run_savanna(sc, tmp / f"sv-{len(drops)}-{seed}-{name[:3]}")
+            first = fl if first is None else first
+            q = [q for q in summ["queues"] if q["name"] == "left->right"][0]
+            drops.setdefault(name, []).append(q["dropped"])
+            arrivals[name] = arrivals.get(name, 0) + q["arrivals"]
+            lost = fl[fl["syn_drops"] > 0]
+            t = syn.setdefault(name, [0, 0])
+            t[0], t[1] = t[0] + len(lost), t[1] + int(lost["drops"].sum())
+        V.SAVANNA_TCP.clear()
+        _, _, s, _ = V.run_ns2(ns, sc, first, tmp / f"ns-{seed}.csv", "reuse", True, False)
+        drops.setdefault("ns-2", []).append(s["bottleneck"]["dropped"])
+        arrivals["ns-2"] = arrivals.get("ns-2", 0) + s["bottleneck"]["arrivals"]
+        print(f"seed {seed}: " + ", ".join(f"{k} {v[-1]}" for k, v in drops.items()), flush=True)
+    on = drops["on"]
+    for name, d in drops.items():
+        line = f"{queue} {load}, {nseeds} seeds: {name}: {sum(d)} drops, drop rate {sum(d) / arrivals[name]:.5f}"
+        if name != "on":
+            per = [b / a - 1 for a, b in zip(on, d)]
+            line += f"; per seed against 'on' {min(per):+.1%} to {max(per):+.1%} (SD {statistics.stdev(per):.1%})"
+        if name in syn:
+            line += f"; {syn[name][0]} flows lost a SYN, {syn[name][1]} data drops in them"
+        print(line)
+    per = [a / b - 1 for a, b in zip(on, drops["ns-2"])]
+    print(f"'on' against ns-2 per seed: {min(per):+.1%} to {max(per):+.1%} (SD {statistics.stdev(per):.1%})")
+
+
+def faqsyn(loads: list[float], nseeds: int) -> None:
+    import savanna
+
+    scdir = V.ROOT / "scenarios"
+    base = V.tomllib.loads((scdir / "favorqueue-2013-fig03-10mbps.toml").read_text())
+    for load in loads:
+        for seed in range(1, nseeds + 1):
+            out = []
+            for on in (False, True):
+                sc = copy.deepcopy(base)
+                sc.update(seed=seed, duration_s=300.0)
+                sc.pop("sampling", None)
+                for t in sc["traffic"]:
+                    t["size"]["file"] = str(scdir / t["size"]["file"])
+                    if t["name"] == "forward":
+                        t["load"] = load
+                if on:
+                    sc["tcp"].update(syn_timeout_slowdown=True, syn_backoff_kept=True)
+                f = savanna.run(sc).flows
+                out.append(f[(f["start_s"] >= 50.0) & f["fct_s"].notna()])
+            a, b = out
+            sa, sb = a[a["syn_drops"] > 0], b[b["syn_drops"] > 0]
+            ma, mb = a["fct_s"].mean(), b["fct_s"].mean()
+            print(
+                f"load {load} seed {seed}, keys off / on: {len(a)} / {len(b)} flows, mean FCT "
+                f"{ma:.4f} / {mb:.4f} s ({mb / ma - 1:+.2%}), "
+                f"median {a['fct_s'].median():.4f} / {b['fct_s'].median():.4f} s; flows that lost a SYN "
+                f"{len(sa)} / {len(sb)}, their mean FCT {sa['fct_s'].mean():.3f} / {sb['fct_s'].mean():.3f} s",
+                flush=True,
+            )
+
+
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("perflow", "mg", "patterns", "ab", "kinds", "retx"):
+    if len(sys.argv) < 2 or sys.argv[1] not in (
+        "perflow",
+        "mg",
+        "patterns",
+        "ab",
+        "kinds",
+        "retx",
+        "synkeys",
+        "faqsyn",
+    ):
         raise SystemExit(__doc__)
     tmp = Path(tempfile.mkdtemp(prefix="savanna-droptail-gap-"))
     a = sys.argv[2:]
@@ -401,6 +499,10 @@ def main() -> int:
         ab(tmp, float(a[0]) if a else 0.95, int(a[1]) if len(a) > 1 else 10, float(a[2]) if len(a) > 2 else 500.0)
     elif sys.argv[1] == "retx":
         retx(tmp, int(a[0]) if a else 40, int(a[1]) if len(a) > 1 else 1)
+    elif sys.argv[1] == "synkeys":
+        synkeys(tmp, a[0] if a else "red", float(a[1]) if len(a) > 1 else 0.5, int(a[2]) if len(a) > 2 else 10)
+    elif sys.argv[1] == "faqsyn":
+        faqsyn([float(x) for x in (a[0] if a else "0.55,0.95").split(",")], int(a[1]) if len(a) > 1 else 2)
     elif sys.argv[1] == "kinds":
         kinds(tmp, float(a[0]) if a else 0.8, int(a[1]) if len(a) > 1 else 1, float(a[2]) if len(a) > 2 else 500.0)
     else:
