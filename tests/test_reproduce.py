@@ -19,7 +19,7 @@ import savanna
 from conftest import REPO_ROOT
 from savanna.reproduce import favorqueue_2013 as fq
 from savanna.reproduce import papers, run
-from savanna.reproduce.common import Context, ReproduceError, override, scenario_digest, scenarios_dir
+from savanna.reproduce.common import Batch, Context, ReproduceError, override, scenario_digest, scenarios_dir
 
 # ---- registry and command line ------------------------------------------------------------
 
@@ -123,6 +123,27 @@ def test_context_reuses_completed_runs_and_keeps_batches_apart(tmp_path):
     n1 = b1.query("count(*) AS n")["n"][0]
     direct = sum(len(savanna.run(j.scenario).flows) for j in jobs)
     assert n1 == direct
+
+
+def test_a_batch_holding_its_whole_dataset_drops_the_run_filter_with_the_same_rows(tmp_path):
+    # issue 21: the run-id list is tested on every row; a batch that holds every run of
+    # its dataset selects them all with TRUE (also where an alias qualifies {runs}).
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, workers=1, progress=False)
+    jobs = [ctx.job("exp", override(TINY, {"seed": s}), {"qdisc": "droptail", "rep": s}) for s in (1, 2)]
+    b1 = ctx.run("exp", jobs)
+    sql = "SELECT rep, count(*) AS n, sum(f.fct_s) AS t FROM flows f WHERE f.{runs} AND {runs} GROUP BY rep ORDER BY 1"
+    assert b1.holds_all() and b1._with_runs(sql).count("TRUE") == 2 and "run_id IN" not in b1._with_runs(sql)
+    whole = b1.sql(sql)
+    assert list(whole["rep"]) == [1, 2] and (whole["n"] > 0).all()
+    part = Batch("exp", b1.dataset, b1.run_ids[:1])
+    assert not part.holds_all()
+    assert "f.run_id IN (" in part._with_runs(sql) and "AND run_id IN (" in part._with_runs(sql)
+    # another batch's run in the dataset: the filter again, and the same rows as before
+    ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": 3}), {"qdisc": "droptail", "rep": 3})])
+    assert not b1.holds_all()
+    pd.testing.assert_frame_equal(b1.sql(sql), whole)
+    pd.testing.assert_frame_equal(part.sql(sql), whole[whole["rep"] == 1].reset_index(drop=True))
+    assert b1.query("count(*) AS n")["n"][0] == whole["n"].sum()
 
 
 def test_a_run_identical_to_one_of_another_experiment_is_copied_not_simulated(tmp_path):
