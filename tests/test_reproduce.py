@@ -227,6 +227,29 @@ def test_common_finished_keeps_flows_finished_under_every_discipline():
     assert sorted(set(got["flow_id"])) == [0, 2] and len(got) == 4
 
 
+def test_common_finished_is_the_inner_merge_with_the_kept_groups_row_for_row():
+    # issue 21: a mask replaced the merge; the same frame (rows, order, index, dtypes)
+    rng = np.random.default_rng(5)
+    n = 3000
+    f = pd.DataFrame(
+        {
+            "qdisc": rng.choice(["droptail", "favorqueue", "choke"], n),
+            "load": rng.choice([0.5, 0.8], n),
+            "rep": rng.integers(1, 4, n),
+            "flow_id": rng.integers(0, 200, n).astype("int32"),
+            "fct_s": np.where(rng.random(n) < 0.2, np.nan, rng.random(n)),
+        }
+    ).drop_duplicates(["qdisc", "load", "rep", "flow_id"])
+    for discs, keys in ((("droptail", "favorqueue"), ["load", "rep"]), (("droptail", "favorqueue", "choke"), ["rep"])):
+        done = f[f["qdisc"].isin(discs) & f["fct_s"].notna()]
+        cnt = done.groupby(keys + ["flow_id"])["qdisc"].nunique()
+        ok = cnt[cnt == len(discs)].reset_index()[keys + ["flow_id"]]
+        want = done.merge(ok, on=keys + ["flow_id"], how="inner")
+        got = fq.common_finished(f, discs, keys)
+        assert len(got) > 0
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 def test_little_delay_is_length_over_departure_rate():
     # one run: 2 packets queued on average, 1000 packets per second for 10 s -> 2 ms
     q = pd.DataFrame({"l_pkts": [2.0], "dep": [10000], "t_s": [10.0]})
@@ -683,3 +706,21 @@ def test_release_memory_gives_a_freed_heap_back_to_the_system():
     release_memory()
     after = proc.memory_info().rss
     assert after < freed - 100e6  # free() alone kept at least that much
+
+
+def test_release_memory_starts_no_process(monkeypatch):
+    # A child forked from a large analysis counts as a copy of its pages in the reported
+    # peak (issue 21): release_memory must find malloc_trim without running ldconfig.
+    import subprocess
+
+    from savanna.reproduce import memwatch
+
+    def no_child(*a, **k):
+        raise AssertionError("release_memory started a process")
+
+    memwatch._malloc_trim.cache_clear()
+    monkeypatch.setattr(subprocess, "Popen", no_child)
+    monkeypatch.setattr(os, "fork", no_child)
+    memwatch.release_memory()
+    if sys.platform.startswith("linux"):
+        assert memwatch._malloc_trim() is not None
