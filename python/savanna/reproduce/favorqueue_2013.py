@@ -1021,6 +1021,7 @@ def reproduce(ctx: Context) -> Outcome:
     fig19_rto_ratio_syn(report, p, d)
     release_memory()
     fig17_22_queueing_delay_pushout(report, d, runs.loads10)
+    d.pooled.clear()  # DropTail's and FaQ's copies of the flows: Figs. 8-22 only
     release_memory()
     fig03b_04b_latency_drop_100mbps(report, p, runs.loads100)
     fig09_latency_by_buffer(report, p, runs.buffers)
