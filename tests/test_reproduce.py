@@ -19,7 +19,7 @@ import savanna
 from conftest import REPO_ROOT
 from savanna.reproduce import favorqueue_2013 as fq
 from savanna.reproduce import papers, run
-from savanna.reproduce.common import Context, ReproduceError, override, scenario_digest, scenarios_dir
+from savanna.reproduce.common import Batch, Context, ReproduceError, override, scenario_digest, scenarios_dir
 
 # ---- registry and command line ------------------------------------------------------------
 
@@ -125,6 +125,27 @@ def test_context_reuses_completed_runs_and_keeps_batches_apart(tmp_path):
     assert n1 == direct
 
 
+def test_a_batch_holding_its_whole_dataset_drops_the_run_filter_with_the_same_rows(tmp_path):
+    # issue 21: the run-id list is tested on every row; a batch that holds every run of
+    # its dataset selects them all with TRUE (also where an alias qualifies {runs}).
+    ctx = Context(key="t", out_dir=tmp_path, quick=True, workers=1, progress=False)
+    jobs = [ctx.job("exp", override(TINY, {"seed": s}), {"qdisc": "droptail", "rep": s}) for s in (1, 2)]
+    b1 = ctx.run("exp", jobs)
+    sql = "SELECT rep, count(*) AS n, sum(f.fct_s) AS t FROM flows f WHERE f.{runs} AND {runs} GROUP BY rep ORDER BY 1"
+    assert b1.holds_all() and b1._with_runs(sql).count("TRUE") == 2 and "run_id IN" not in b1._with_runs(sql)
+    whole = b1.sql(sql)
+    assert list(whole["rep"]) == [1, 2] and (whole["n"] > 0).all()
+    part = Batch("exp", b1.dataset, b1.run_ids[:1])
+    assert not part.holds_all()
+    assert "f.run_id IN (" in part._with_runs(sql) and "AND run_id IN (" in part._with_runs(sql)
+    # another batch's run in the dataset: the filter again, and the same rows as before
+    ctx.run("exp", [ctx.job("exp", override(TINY, {"seed": 3}), {"qdisc": "droptail", "rep": 3})])
+    assert not b1.holds_all()
+    pd.testing.assert_frame_equal(b1.sql(sql), whole)
+    pd.testing.assert_frame_equal(part.sql(sql), whole[whole["rep"] == 1].reset_index(drop=True))
+    assert b1.query("count(*) AS n")["n"][0] == whole["n"].sum()
+
+
 def test_a_run_identical_to_one_of_another_experiment_is_copied_not_simulated(tmp_path):
     ctx = Context(key="t", out_dir=tmp_path, quick=True, workers=1, progress=False)
     first = ctx.run("a", [ctx.job("a", override(TINY, {"seed": s}), {"rep": s}) for s in (1, 2)])
@@ -204,6 +225,29 @@ def test_common_finished_keeps_flows_finished_under_every_discipline():
     )
     got = fq.common_finished(f, ("droptail", "favorqueue"))
     assert sorted(set(got["flow_id"])) == [0, 2] and len(got) == 4
+
+
+def test_common_finished_is_the_inner_merge_with_the_kept_groups_row_for_row():
+    # issue 21: a mask replaced the merge; the same frame (rows, order, index, dtypes)
+    rng = np.random.default_rng(5)
+    n = 3000
+    f = pd.DataFrame(
+        {
+            "qdisc": rng.choice(["droptail", "favorqueue", "choke"], n),
+            "load": rng.choice([0.5, 0.8], n),
+            "rep": rng.integers(1, 4, n),
+            "flow_id": rng.integers(0, 200, n).astype("int32"),
+            "fct_s": np.where(rng.random(n) < 0.2, np.nan, rng.random(n)),
+        }
+    ).drop_duplicates(["qdisc", "load", "rep", "flow_id"])
+    for discs, keys in ((("droptail", "favorqueue"), ["load", "rep"]), (("droptail", "favorqueue", "choke"), ["rep"])):
+        done = f[f["qdisc"].isin(discs) & f["fct_s"].notna()]
+        cnt = done.groupby(keys + ["flow_id"])["qdisc"].nunique()
+        ok = cnt[cnt == len(discs)].reset_index()[keys + ["flow_id"]]
+        want = done.merge(ok, on=keys + ["flow_id"], how="inner")
+        got = fq.common_finished(f, discs, keys)
+        assert len(got) > 0
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
 def test_little_delay_is_length_over_departure_rate():
@@ -662,3 +706,21 @@ def test_release_memory_gives_a_freed_heap_back_to_the_system():
     release_memory()
     after = proc.memory_info().rss
     assert after < freed - 100e6  # free() alone kept at least that much
+
+
+def test_release_memory_starts_no_process(monkeypatch):
+    # A child forked from a large analysis counts as a copy of its pages in the reported
+    # peak (issue 21): release_memory must find malloc_trim without running ldconfig.
+    import subprocess
+
+    from savanna.reproduce import memwatch
+
+    def no_child(*a, **k):
+        raise AssertionError("release_memory started a process")
+
+    memwatch._malloc_trim.cache_clear()
+    monkeypatch.setattr(subprocess, "Popen", no_child)
+    monkeypatch.setattr(os, "fork", no_child)
+    memwatch.release_memory()
+    if sys.platform.startswith("linux"):
+        assert memwatch._malloc_trim() is not None

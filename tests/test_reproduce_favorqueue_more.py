@@ -64,6 +64,21 @@ def test_fast_model_equals_the_direct_sum():
         assert fast == pytest.approx(more.model_p_favor(s, pz, s1, s2))
 
 
+def test_model_for_many_s2_at_once_is_row_by_row_the_model_for_each():
+    # fit_model's grid takes every s2 of one s1 in one call (issue 21): each row must be
+    # the direct sum of that s2, and bit for bit the one-s2 call
+    s = np.arange(1, 400)
+    f0, f1 = more._model_tables(400)
+    s1, s2s, pz = 10, np.array([11, 30, 80, 399, 700]), 0.6
+    z0 = more._model_zs(f0, s1, s2s, more.CA_FAVOR)
+    z1 = more._model_zs(f1, s1, s2s, more.CA_FAVOR)
+    assert z0.shape == (len(s2s), 401)
+    for i, s2 in enumerate(s2s):
+        assert np.array_equal(z0[i], more._model_z(f0, s1, int(s2), more.CA_FAVOR))
+        got = (1 - pz) * z0[i][1:400] / s + pz * z1[i][1:400] / s
+        assert got == pytest.approx(more.model_p_favor(s, pz, s1, int(s2)))
+
+
 def test_fit_recovers_the_parameters_of_a_curve_made_by_the_model():
     rng = np.random.default_rng(3)
     sizes = np.minimum(np.round(9.0 * (rng.pareto(1.3, 40_000))) + 1, 900).astype(int)

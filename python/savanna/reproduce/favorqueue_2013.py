@@ -904,9 +904,11 @@ def common_finished(f: pd.DataFrame, discs: Sequence[str], keys: Sequence[str] =
     (section 4: "we only compare all identical terminating flows")."""
     keys = list(keys)
     done = f[f["qdisc"].isin(discs) & f["fct_s"].notna()]
-    n = done.groupby(keys + ["flow_id"])["qdisc"].nunique()
-    ok = n[n == len(discs)].reset_index()[keys + ["flow_id"]]
-    return done.merge(ok, on=keys + ["flow_id"], how="inner")
+    # A mask rather than a merge with the groups kept: the same rows in the same order
+    # (an inner merge keeps the left order), without the merge's copies of every column
+    # and its join tables (issue 21: the peak of the FavorQueue analysis was there).
+    n = done.groupby(keys + ["flow_id"], sort=False)["qdisc"].transform("nunique")
+    return done[(n == len(discs)).to_numpy()].reset_index(drop=True)
 
 
 def _common_mean_fct(batch, keys: list[str], discs: Sequence[str], where: str) -> pd.DataFrame:
@@ -1029,6 +1031,7 @@ def reproduce(ctx: Context) -> Outcome:
     fig19_rto_ratio_syn(report, p, d)
     release_memory()
     fig17_22_queueing_delay_pushout(report, d, runs.loads10)
+    d.pooled.clear()  # DropTail's and FaQ's copies of the flows: Figs. 8-22 only
     release_memory()
     fig03b_04b_latency_drop_100mbps(report, p, runs.loads100)
     fig09_latency_by_buffer(report, p, runs.buffers)

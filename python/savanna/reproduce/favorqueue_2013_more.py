@@ -276,12 +276,20 @@ def _model_tables(top: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _model_z(f: np.ndarray, s1: int, s2: int, ca: float) -> np.ndarray:
     """Favoured packets (expected) of a flow of each size 0..len(f)-1 for one value of Z."""
+    return _model_zs(f, s1, np.array([s2]), ca)[0]
+
+
+def _model_zs(f: np.ndarray, s1: int, s2s: np.ndarray, ca: float) -> np.ndarray:
+    """``_model_z`` for several values of s2 at once (row i: ``s2s[i]``), element by
+    element the same operations, hence the same values (issue 21: ``fit_model`` called
+    it some 180,000 times, one s2 at a time)."""
     top = len(f) - 1
-    s = np.arange(top + 1, dtype=float)
-    n = s2 - s1
+    k = np.arange(top + 1)
+    s = k.astype(float)
+    n = (np.asarray(s2s, dtype=np.int64) - s1)[:, None]
     cf = np.concatenate([[0.0], np.cumsum(f)])  # cf[k] = sum f[0..k-1]
-    ck = np.concatenate([[0.0], np.cumsum(np.arange(top + 1, dtype=float))])
-    hi = np.clip(np.arange(top + 1), s1, s2)  # leave points k in [s1, hi) are below s
+    ck = np.concatenate([[0.0], np.cumsum(s)])
+    hi = np.clip(k, s1, s1 + n)  # leave points k in [s1, hi) are below s
     m = hi - s1
     fav = (cf[hi] - cf[s1]) + ca * (s * m - (ck[hi] - ck[s1])) + (n - m) * f
     return fav / n
@@ -301,9 +309,12 @@ def fit_model(
     s[0] = 1.0
     best = None
     for s1 in range(2, 61):
-        for s2 in sorted({s1 + int(round(x)) for x in np.geomspace(1, 800, 40)}):
-            a = w @ (_model_z(f0, s1, s2, CA_FAVOR) / s)  # Z = 0, per bin
-            b = w @ (_model_z(f1, s1, s2, CA_FAVOR) / s)  # Z = 1
+        s2s = sorted({s1 + int(round(x)) for x in np.geomspace(1, 800, 40)})
+        z0 = _model_zs(f0, s1, np.array(s2s), CA_FAVOR) / s
+        z1 = _model_zs(f1, s1, np.array(s2s), CA_FAVOR) / s
+        for i, s2 in enumerate(s2s):
+            a = w @ z0[i]  # Z = 0, per bin
+            b = w @ z1[i]  # Z = 1
             if pz1 is None:
                 d = b - a
                 den = float(d @ d)

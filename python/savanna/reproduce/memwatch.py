@@ -10,6 +10,7 @@ elsewhere psutil reads them (it is already there for Dask's distributed schedule
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 
@@ -117,16 +118,29 @@ def release_memory() -> None:
     then glibc's ``malloc_trim`` (where there is one). Without it the main process keeps
     the heap of the largest analysis so far, and the papers after it start from there
     (``all`` measured 2.5 GB for Matta & Guo, whose analysis alone peaks at 1.3 GB)."""
-    import ctypes
-    import ctypes.util
     import gc
 
     gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None (not glibc). Looked up among the symbols the
+    process has loaded already: ``ctypes.util.find_library`` would run ``ldconfig`` in a
+    forked child, whose copy of a large analysis's pages the samplers above count as a
+    second process's (issue 21: a reported peak of 2.89 GB for a parent of 1.72 GB)."""
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+        fn = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_size_t]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 def gb(n_bytes: float) -> str:
