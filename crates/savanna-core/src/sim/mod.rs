@@ -964,50 +964,66 @@ mod tests {
         assert_eq!(seen.len(), 5, "every time series written by some scenario: {seen:?}");
     }
 
-    /// Run `sc` with deferred transmission ends allowed on the ports `defer` accepts:
-    /// flow records, summary (events included), queue and network samples, ends deferred.
-    fn outputs_deferring(sc: &Scenario, defer: impl Fn(&Port) -> bool) -> (String, String, String, u64) {
+    /// Flow records, summary (events included), queue and network samples of `sc`, each
+    /// port first passed to `setup`; and `used(world)` at the end (how often a shortcut
+    /// under test was taken).
+    fn outputs_with(
+        sc: &Scenario,
+        setup: impl Fn(&mut Port),
+        used: impl Fn(&World) -> u64,
+    ) -> (String, String, String, u64) {
         let mut w = World::new(crate::scenario::resolve(sc).unwrap());
-        for p in w.ports.iter_mut() {
-            if !defer(p) {
-                p.forbid_deferred_ends();
-            }
-        }
+        w.ports.iter_mut().for_each(setup);
         let mut rows: Vec<FlowRecord> = Vec::new();
         w.run(&mut rows).unwrap();
-        let deferred = w.deferred_ends;
+        let n = used(&w);
         let out = w.finish(0.0, &mut rows).unwrap();
         let sum = serde_json::to_string(&out.summary).unwrap();
-        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), deferred)
+        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), n)
     }
 
-    /// Deferral on (where `defer` allows) and off give the same outputs, and it was used.
-    fn assert_deferral_changes_no_output(what: &str, sc: &Scenario, defer: impl Fn(&Port) -> bool) {
-        let (on, off) = (outputs_deferring(sc, defer), outputs_deferring(sc, |_| false));
-        assert!(on.3 > 1000, "{what}: {} ends deferred", on.3);
+    /// A shortcut allowed (`on`) and forbidden (`off`) give the same outputs, and it was
+    /// taken (more than 1,000 times) only when allowed.
+    fn assert_same_outputs(what: &str, on: (String, String, String, u64), off: (String, String, String, u64)) {
+        assert!(on.3 > 1000, "{what}: shortcut taken {} times", on.3);
         assert_eq!(off.3, 0, "{what}");
         assert!(on.0 == off.0, "{what}: flow records differ");
         assert_eq!(on.1, off.1, "{what}: summary");
         assert!(on.2 == off.2, "{what}: queue or network samples differ");
     }
 
+    /// Deferral on (where `defer` allows) and off give the same outputs, and it was used.
+    fn assert_deferral_changes_no_output(what: &str, sc: &Scenario, defer: impl Fn(&Port) -> bool) {
+        let setup = |p: &mut Port| {
+            if !defer(p) {
+                p.forbid_deferred_ends();
+            }
+        };
+        let on = outputs_with(sc, setup, |w| w.deferred_ends);
+        let off = outputs_with(sc, Port::forbid_deferred_ends, |w| w.deferred_ends);
+        assert_same_outputs(what, on, off);
+    }
+
+    /// The scenarios both port shortcuts (deferred ends, the idle pass) are checked on: the
+    /// dumbbell (access links idle most of the time), web sessions with TCP ticks (many
+    /// same-nanosecond events), UDP, RIO-PS behind drop-tail edges, five hops, and Tokuda's
+    /// lossy link (loss 0.01).
+    const SHORTCUT_CASES: [(&str, f64); 6] = [
+        ("dumbbell-droptail.toml", 100.0),
+        ("matta-guo-2000-fig10-web.toml", 20.0),
+        ("matta-guo-2000-table2-udp.toml", 100.0),
+        ("guo-matta-2001-fig07.toml", 30.0),
+        ("favorqueue-2013-fig26-five-hops.toml", 30.0),
+        ("tokuda-2002-fig02-lossy-link.toml", 30.0),
+    ];
+
     #[test]
     fn deferring_transmission_ends_changes_no_output() {
         // Drop-tail links send a packet on when it starts and keep its end out of the heap
         // unless another packet comes: every record, time series and the summary (events
-        // included) equal those of a run with an end event per packet. Scenarios: the
-        // dumbbell (access links idle most of the time), web sessions with TCP ticks (many
-        // same-nanosecond events), UDP, RIO-PS behind drop-tail edges, five hops, and
-        // Tokuda's lossy link (loss 0.01: the packets the link keeps defer).
-        let cases = [
-            ("dumbbell-droptail.toml", 100.0),
-            ("matta-guo-2000-fig10-web.toml", 20.0),
-            ("matta-guo-2000-table2-udp.toml", 100.0),
-            ("guo-matta-2001-fig07.toml", 30.0),
-            ("favorqueue-2013-fig26-five-hops.toml", 30.0),
-            ("tokuda-2002-fig02-lossy-link.toml", 30.0),
-        ];
-        for (file, secs) in cases {
+        // included) equal those of a run with an end event per packet. On the lossy link
+        // the packets the link keeps defer.
+        for (file, secs) in SHORTCUT_CASES {
             assert_deferral_changes_no_output(file, &scenario(file, secs), |_| true);
         }
     }
@@ -1036,42 +1052,17 @@ mod tests {
         }
     }
 
-    /// Flow records, summary and samples of `sc`, with the idle pass allowed or not; and
-    /// how many packets took it.
-    fn outputs_passing(sc: &Scenario, pass: bool) -> (String, String, String, u64) {
-        let mut w = World::new(crate::scenario::resolve(sc).unwrap());
-        if !pass {
-            w.ports.iter_mut().for_each(Port::forbid_idle_pass);
-        }
-        let mut rows: Vec<FlowRecord> = Vec::new();
-        w.run(&mut rows).unwrap();
-        let passes = w.ports.iter().map(Port::idle_passes).sum();
-        let out = w.finish(0.0, &mut rows).unwrap();
-        let sum = serde_json::to_string(&out.summary).unwrap();
-        (format!("{rows:?}"), sum, format!("{:?}{:?}", out.queues, out.network), passes)
-    }
-
     #[test]
     fn the_idle_pass_changes_no_output() {
         // A packet reaching an idle, empty drop-tail port starts without the discipline's
         // enqueue and dequeue: every record, time series and the summary equal those of the
-        // queued path. Scenarios as for deferral, with faults (the lossy link) and RIO-PS.
-        let cases = [
-            ("dumbbell-droptail.toml", 100.0),
-            ("matta-guo-2000-fig10-web.toml", 20.0),
-            ("matta-guo-2000-table2-udp.toml", 100.0),
-            ("guo-matta-2001-fig07.toml", 30.0),
-            ("favorqueue-2013-fig26-five-hops.toml", 30.0),
-            ("tokuda-2002-fig02-lossy-link.toml", 30.0),
-        ];
-        for (file, secs) in cases {
+        // queued path (deferral allowed in both).
+        let passes = |w: &World| w.ports.iter().map(Port::idle_passes).sum();
+        for (file, secs) in SHORTCUT_CASES {
             let sc = scenario(file, secs);
-            let (on, off) = (outputs_passing(&sc, true), outputs_passing(&sc, false));
-            assert!(on.3 > 1000, "{file}: {} packets passed", on.3);
-            assert_eq!(off.3, 0, "{file}");
-            assert!(on.0 == off.0, "{file}: flow records differ");
-            assert_eq!(on.1, off.1, "{file}: summary");
-            assert!(on.2 == off.2, "{file}: queue or network samples differ");
+            let on = outputs_with(&sc, |_| {}, passes);
+            let off = outputs_with(&sc, Port::forbid_idle_pass, passes);
+            assert_same_outputs(file, on, off);
         }
     }
 
