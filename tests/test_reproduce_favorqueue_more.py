@@ -59,14 +59,28 @@ def test_fast_model_equals_the_direct_sum():
     s = np.arange(1, 400)
     f0, f1 = more._model_tables(400)
     for s1, s2, pz in ((5, 6, 0.3), (10, 80, 0.6), (40, 300, 0.1)):
-        fast = (1 - pz) * more._model_z(f0, s1, s2, more.CA_FAVOR)[1:400] / s
-        fast += pz * more._model_z(f1, s1, s2, more.CA_FAVOR)[1:400] / s
+        fast = (1 - pz) * more._model_zs(f0, s1, [s2], more.CA_FAVOR)[0][1:400] / s
+        fast += pz * more._model_zs(f1, s1, [s2], more.CA_FAVOR)[0][1:400] / s
         assert fast == pytest.approx(more.model_p_favor(s, pz, s1, s2))
+
+
+def one_s2_model(f, s1, s2, ca):
+    """The model for one s2 as fit_model computed it before its grid was batched (issue
+    21): the reference the batched rows must equal bit for bit (claims.json unchanged)."""
+    top = len(f) - 1
+    s = np.arange(top + 1, dtype=float)
+    n = s2 - s1
+    cf = np.concatenate([[0.0], np.cumsum(f)])
+    ck = np.concatenate([[0.0], np.cumsum(np.arange(top + 1, dtype=float))])
+    hi = np.clip(np.arange(top + 1), s1, s2)
+    m = hi - s1
+    fav = (cf[hi] - cf[s1]) + ca * (s * m - (ck[hi] - ck[s1])) + (n - m) * f
+    return fav / n
 
 
 def test_model_for_many_s2_at_once_is_row_by_row_the_model_for_each():
     # fit_model's grid takes every s2 of one s1 in one call (issue 21): each row must be
-    # the direct sum of that s2, and bit for bit the one-s2 call
+    # the direct sum of that s2, and bit for bit the one-s2 computation it replaced
     s = np.arange(1, 400)
     f0, f1 = more._model_tables(400)
     s1, s2s, pz = 10, np.array([11, 30, 80, 399, 700]), 0.6
@@ -74,7 +88,8 @@ def test_model_for_many_s2_at_once_is_row_by_row_the_model_for_each():
     z1 = more._model_zs(f1, s1, s2s, more.CA_FAVOR)
     assert z0.shape == (len(s2s), 401)
     for i, s2 in enumerate(s2s):
-        assert np.array_equal(z0[i], more._model_z(f0, s1, int(s2), more.CA_FAVOR))
+        assert np.array_equal(z0[i], one_s2_model(f0, s1, int(s2), more.CA_FAVOR))
+        assert np.array_equal(z1[i], one_s2_model(f1, s1, int(s2), more.CA_FAVOR))
         got = (1 - pz) * z0[i][1:400] / s + pz * z1[i][1:400] / s
         assert got == pytest.approx(more.model_p_favor(s, pz, s1, int(s2)))
 

@@ -274,15 +274,10 @@ def _model_tables(top: int) -> tuple[np.ndarray, np.ndarray]:
     return f0, f1
 
 
-def _model_z(f: np.ndarray, s1: int, s2: int, ca: float) -> np.ndarray:
-    """Favoured packets (expected) of a flow of each size 0..len(f)-1 for one value of Z."""
-    return _model_zs(f, s1, np.array([s2]), ca)[0]
-
-
 def _model_zs(f: np.ndarray, s1: int, s2s: np.ndarray, ca: float) -> np.ndarray:
-    """``_model_z`` for several values of s2 at once (row i: ``s2s[i]``), element by
-    element the same operations, hence the same values (issue 21: ``fit_model`` called
-    it some 180,000 times, one s2 at a time)."""
+    """Favoured packets (expected) of a flow of each size 0..len(f)-1 for one value of Z,
+    row i for s2 = ``s2s[i]``: every s2 of one s1 in one call (issue 21: ``fit_model``
+    made some 180,000 calls of one s2 each before)."""
     top = len(f) - 1
     k = np.arange(top + 1)
     s = k.astype(float)
