@@ -287,12 +287,10 @@ def test_ns2_precision_reduce_matches_savanna_fast_retransmit_cwnd_half(tmp_path
     assert ns_int["fct_s"] - ns_real["fct_s"] > 0.05, (ns_int["fct_s"], ns_real["fct_s"])
 
 
-def test_ns2_syn_timeout_slowdown_matches_savanna_syn_timeout_slowdown(tmp_path):
-    """ns-2.35's TcpAgent::timeout calls slowdown for the SYN too: after a lost SYN,
-    ssthresh_ is max(window / 2, 2) = 2 and a 30-packet flow grows by one packet per round
-    trip from cwnd 2. Savanna does the same with `syn_timeout_slowdown` (as vs_ns2.py
-    compares) and keeps slow-starting without it, finishing rounds sooner than ns-2. Also
-    checks the gap script's SYN-loss mapping (the SYN's departure on ns-2's trace)."""
+def one_flow_key_on_and_off(tmp_path, key: str, size: int, faults: list) -> tuple:
+    """One flow of `size` packets with the packets `faults` names lost, in Savanna with the
+    `[tcp]` key on and off, and in ns-2 beside each (the same ns-2 run twice): the rows of
+    `vs_ns2_droptail_gap.one_flow_faults`, ((savanna, ns2) on, (savanna, ns2) off)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import vs_ns2_droptail_gap as gap
 
@@ -301,12 +299,21 @@ def test_ns2_syn_timeout_slowdown_matches_savanna_syn_timeout_slowdown(tmp_path)
     for on in (True, False):
         d = tmp_path / str(on)
         d.mkdir()
-        gap.V.SAVANNA_TCP.update({"syn_timeout_slowdown": on})
+        gap.V.SAVANNA_TCP.update({key: on})
         try:
-            rows[on] = gap.one_flow_faults(ns, d, 30, [("syn", 0, 1)])
+            rows[on] = gap.one_flow_faults(ns, d, size, faults)
         finally:
             gap.V.SAVANNA_TCP.clear()
-    (sv_on, ns_a), (sv_off, ns_b) = rows[True], rows[False]
+    return rows[True], rows[False]
+
+
+def test_ns2_syn_timeout_slowdown_matches_savanna_syn_timeout_slowdown(tmp_path):
+    """ns-2.35's TcpAgent::timeout calls slowdown for the SYN too: after a lost SYN,
+    ssthresh_ is max(window / 2, 2) = 2 and a 30-packet flow grows by one packet per round
+    trip from cwnd 2. Savanna does the same with `syn_timeout_slowdown` (as vs_ns2.py
+    compares) and keeps slow-starting without it, finishing rounds sooner than ns-2. Also
+    checks the gap script's SYN-loss mapping (the SYN's departure on ns-2's trace)."""
+    (sv_on, ns_a), (sv_off, ns_b) = one_flow_key_on_and_off(tmp_path, "syn_timeout_slowdown", 30, [("syn", 0, 1)])
     assert abs(ns_a["fct_s"] - ns_b["fct_s"]) < 1e-9  # the same ns-2 run
     assert {int(r["timeouts"]) for r in (sv_on, ns_a, sv_off)} == {1}
     assert abs(sv_on["fct_s"] - ns_a["fct_s"]) < 5e-3, (sv_on["fct_s"], ns_a["fct_s"])
@@ -319,20 +326,9 @@ def test_ns2_syn_backoff_kept_matches_savanna_syn_backoff_kept(tmp_path):
     lost, the first data timer runs with the SYN's backoff, 2 x 3 s. Savanna does the same
     with `syn_backoff_kept` (as vs_ns2.py compares) and restarts from the 3 s ITO without it
     (RFC 6298 5.7), finishing 3 s sooner than ns-2 (docs/ns2.md, stops 32-33)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import vs_ns2_droptail_gap as gap
-
-    ns = gap.V.ensure_ns()
-    rows = {}
-    for on in (True, False):
-        d = tmp_path / str(on)
-        d.mkdir()
-        gap.V.SAVANNA_TCP.update({"syn_backoff_kept": on})
-        try:
-            rows[on] = gap.one_flow_faults(ns, d, 5, [("syn", 0, 1), ("data", 0, 1)])
-        finally:
-            gap.V.SAVANNA_TCP.clear()
-    (sv_on, ns_a), (sv_off, ns_b) = rows[True], rows[False]
+    (sv_on, ns_a), (sv_off, ns_b) = one_flow_key_on_and_off(
+        tmp_path, "syn_backoff_kept", 5, [("syn", 0, 1), ("data", 0, 1)]
+    )
     assert abs(ns_a["fct_s"] - ns_b["fct_s"]) < 1e-9  # the same ns-2 run
     assert abs(sv_on["fct_s"] - ns_a["fct_s"]) < 5e-3, (sv_on["fct_s"], ns_a["fct_s"])
     assert abs((ns_a["fct_s"] - sv_off["fct_s"]) - 3.0) < 5e-3, (ns_a["fct_s"], sv_off["fct_s"])
