@@ -95,18 +95,27 @@ def bucket(df) -> str:
     )
 
 
+def savanna_variants(sc: dict, variants: dict, tmp: Path, tag: str):
+    """Savanna on `sc` under each set of `[tcp]` overrides in `variants` (name -> keys), in
+    order, into `tmp/sv-TAG-I`: yields (name, summary, flows); no override is left set after."""
+    try:
+        for i, (name, over) in enumerate(variants.items()):
+            V.SAVANNA_TCP.clear()
+            V.SAVANNA_TCP.update(over)
+            _, _, summ, fl = V.run_savanna(sc, tmp / f"sv-{tag}-{i}")
+            yield name, summ, fl
+    finally:
+        V.SAVANNA_TCP.clear()
+
+
 def perflow(tmp: Path, loads: list[float], seed: int) -> None:
     ns = V.ensure_ns()
     for load in loads:
         sc = V.scenario("dumbbell-droptail.toml", load, seed, 500.0, True)
         first = None
-        for name, over in SV.items():
-            V.SAVANNA_TCP.clear()
-            V.SAVANNA_TCP.update(over)
-            _, _, _, fl = V.run_savanna(sc, tmp / f"sv-{name}-{load}")
+        for name, _, fl in savanna_variants(sc, SV, tmp, str(load)):
             first = fl if first is None else first
             print(f"load {load} Savanna {name}: {bucket(fl)}", flush=True)
-        V.SAVANNA_TCP.clear()
         _, _, _, res = V.run_ns2(ns, sc, first, tmp / f"ns-{load}.csv", "reuse", True, False)
         print(f"load {load} ns-2: {bucket(res)}", flush=True)
 
@@ -414,10 +423,7 @@ def synkeys(tmp: Path, queue: str, load: float, nseeds: int) -> None:
     for seed in range(1, nseeds + 1):
         sc = V.scenario(f"dumbbell-{queue}.toml", load, seed, 500.0, True)
         first = None
-        for name, over in SV_SYNKEYS.items():
-            V.SAVANNA_TCP.clear()
-            V.SAVANNA_TCP.update(over)
-            _, _, summ, fl = V.run_savanna(sc, tmp / f"sv-{len(drops)}-{seed}-{name[:3]}")
+        for name, summ, fl in savanna_variants(sc, SV_SYNKEYS, tmp, str(seed)):
             first = fl if first is None else first
             q = [q for q in summ["queues"] if q["name"] == "left->right"][0]
             drops.setdefault(name, []).append(q["dropped"])
@@ -425,7 +431,6 @@ def synkeys(tmp: Path, queue: str, load: float, nseeds: int) -> None:
             lost = fl[fl["syn_drops"] > 0]
             t = syn.setdefault(name, [0, 0])
             t[0], t[1] = t[0] + len(lost), t[1] + int(lost["drops"].sum())
-        V.SAVANNA_TCP.clear()
         _, _, s, _ = V.run_ns2(ns, sc, first, tmp / f"ns-{seed}.csv", "reuse", True, False)
         drops.setdefault("ns-2", []).append(s["bottleneck"]["dropped"])
         arrivals["ns-2"] = arrivals.get("ns-2", 0) + s["bottleneck"]["arrivals"]
