@@ -20,6 +20,7 @@
 //! final; then the record is built (once per flow) and written, and the slot reused.
 
 pub mod flows;
+pub mod line;
 pub mod port;
 pub mod recorder;
 
@@ -78,6 +79,13 @@ fn run_into(sc: &Scenario, sink: &mut dyn FlowSink, series_dir: Option<&std::pat
     w.finish(wall, sink)
 }
 
+/// A node's path policy and edge classifier, indices or NONE.
+#[derive(Clone, Copy)]
+struct NodeFx {
+    policy: u32,
+    classifier: u32,
+}
+
 /// Timer slots of endpoint `ep` in the scheduler: its retransmission and delayed-ACK timers.
 #[inline]
 fn rto_slot(ep: u32) -> u32 {
@@ -96,12 +104,12 @@ pub struct World {
     pub ports: Vec<Port>,
     /// Static next hops (`routes.next_hop(node, dst)`: a link or NO_ROUTE).
     routes: Routes,
-    /// Path policy index of each node, or NONE, and each policy's random stream.
-    node_policy: Vec<u32>,
+    /// Each node's path policy and edge classifier (indices, or NONE); empty when the
+    /// world has neither, so forwarding reads nothing per node.
+    node_fx: Vec<NodeFx>,
+    /// Each policy's random stream.
     policy_rng: Vec<Rng>,
     classifiers: Vec<Box<dyn Classifier>>,
-    /// Classifier index of each node, or NONE.
-    node_classifier: Vec<u32>,
     /// Whether each link leads to a router (classifiers mark only such traffic).
     link_to_router: Vec<bool>,
     flows: Flows,
@@ -144,15 +152,17 @@ impl World {
         for (l, f) in &plan.faults {
             ports[*l as usize].add_fault(f.clone());
         }
-        let mut node_classifier = vec![NONE; topo.n_nodes()];
+        let mut node_fx = Vec::new();
+        if !plan.classifiers.is_empty() || !plan.policies.is_empty() {
+            node_fx = vec![NodeFx { policy: NONE, classifier: NONE }; topo.n_nodes()];
+        }
         for (i, (node, _)) in plan.classifiers.iter().enumerate() {
-            node_classifier[*node as usize] = i as u32;
+            node_fx[*node as usize].classifier = i as u32;
         }
         let classifiers: Vec<Box<dyn Classifier>> =
             plan.classifiers.iter().map(|(_, c)| make_classifier(c, plan.seed)).collect();
-        let mut node_policy = vec![NONE; topo.n_nodes()];
         for (i, p) in plan.policies.iter().enumerate() {
-            node_policy[p.node as usize] = i as u32;
+            node_fx[p.node as usize].policy = i as u32;
         }
         let policy_rng = plan
             .policies
@@ -165,10 +175,9 @@ impl World {
             pkts: PacketPool::new(),
             ports,
             routes,
-            node_policy,
+            node_fx,
             policy_rng,
             classifiers,
-            node_classifier,
             link_to_router: topo
                 .links
                 .iter()
@@ -295,7 +304,8 @@ impl World {
     fn forward(&mut self, node: u32, id: PktId) {
         let dst = self.pkts.get(id).dst;
         let mut l = NO_ROUTE;
-        let pi = self.node_policy[node as usize];
+        let fx = self.node_fx.get(node as usize).copied().unwrap_or(NodeFx { policy: NONE, classifier: NONE });
+        let pi = fx.policy;
         if pi != NONE {
             l = self.policy_route(pi as usize, id);
         }
@@ -310,7 +320,7 @@ impl World {
         // An edge classifier marks what its node sends on into the network (to another
         // router); packets leaving for an end host, such as ACKs returning to the senders,
         // are neither counted nor marked.
-        let c = self.node_classifier[node as usize];
+        let c = fx.classifier;
         if c != NONE && self.link_to_router[l as usize] {
             let size = self.flows[self.fi(self.pkts.get(id).flow)].size;
             let p = self.pkts.get_mut(id);
@@ -407,7 +417,7 @@ impl World {
 
     /// A transmission on link `l` started at `now` and ends at `end`: record its queueing
     /// delay if asked, and schedule its end and the packet's arrival.
-    #[inline]
+    #[inline(always)]
     fn launched(&mut self, l: u32, now: Time, end: Time) {
         if self.rec.records_qdelay(l) {
             let p = *self.pkts.get(self.ports[l as usize].tx_pkt());

@@ -25,12 +25,12 @@
 //! (`Qdisc::idle_pass_max_bytes`: DropTail), starts its transmission without the enqueue
 //! and dequeue calls; the counters read as if they had been made (`PortQueue::pass`).
 
-use std::collections::VecDeque;
-
 use crate::aqm::{DropReason, QCtx, QOut, Qdisc};
 use crate::engine::{Rng, Time};
 use crate::net::{Packet, PacketPool, PktId, PktKind};
 use crate::scenario::schema::{FaultKind, FaultSpec};
+
+use super::line::Line;
 
 /// Per-queue counters, by class where it matters.
 #[derive(Clone, Default)]
@@ -61,11 +61,14 @@ pub struct PortQueue {
     out: QOut,
     /// Rate of the link the queue feeds, bits per second.
     rate_bps: f64,
+    /// Packets the discipline holds (the occupancy summed over classes), so that the port
+    /// asks whether the queue is empty without a call to the discipline.
+    held: u64,
 }
 
 impl PortQueue {
     pub fn new(qdisc: Box<dyn Qdisc>, rng: Rng, rate_bps: f64) -> Self {
-        PortQueue { qdisc, stats: QStats::default(), rng, out: QOut::default(), rate_bps }
+        PortQueue { qdisc, stats: QStats::default(), rng, out: QOut::default(), rate_bps, held: 0 }
     }
 
     /// Offer packet `id` at `now`; true if it was queued. The packets the discipline dropped
@@ -85,8 +88,10 @@ impl PortQueue {
         if accepted {
             self.stats.enqueued[class] += 1;
             self.stats.occupancy[class] += 1;
+            self.held += 1;
         }
         self.account(Some(id), pkts);
+        self.check_held();
         accepted
     }
 
@@ -115,8 +120,24 @@ impl PortQueue {
             let c = pkts.get(id).class.index();
             self.stats.occupancy[c] -= 1;
             self.stats.departed[c] += 1;
+            self.held -= 1;
         }
+        self.check_held();
         next
+    }
+
+    /// Whether the discipline holds no packet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.held == 0
+    }
+
+    /// In the crate's tests, every call checks that the count kept here is the discipline's.
+    #[inline(always)]
+    fn check_held(&self) {
+        if cfg!(test) {
+            assert_eq!(self.held, self.qdisc.len_pkts() as u64, "packets held: port count against discipline");
+        }
     }
 
     /// The packets dropped in the last `enqueue` or `dequeue`, with the reasons, in order.
@@ -150,6 +171,7 @@ impl PortQueue {
             self.stats.drops[why as usize][c] += 1;
             if Some(d) != arrival {
                 self.stats.occupancy[c] -= 1;
+                self.held -= 1;
             }
         }
     }
@@ -194,7 +216,7 @@ pub struct Port {
     tx_memo: (u32, Time),
     /// Packets propagating on the link, oldest first: (arrival time, event insertion number,
     /// packet). Only the head is in the event heap.
-    line: VecDeque<(Time, u64, PktId)>,
+    line: Line,
     /// Counters at the last sample, and busy time up to it.
     pub(super) last_sample: QStats,
     pub(super) last_busy: Time,
@@ -238,7 +260,7 @@ impl Port {
             arrival_seq: 0,
             busy_ns: 0,
             tx_memo: (u32::MAX, 0),
-            line: VecDeque::new(),
+            line: Line::default(),
             last_sample: QStats::default(),
             last_busy: 0,
         }
@@ -269,7 +291,7 @@ impl Port {
     #[inline]
     pub fn try_idle_pass(&mut self, id: PktId, now: Time, pkts: &mut PacketPool) -> Option<Time> {
         let max = self.idle_pass?;
-        if self.busy || pkts.get(id).size as u64 > max || self.queue.qdisc.len_pkts() != 0 {
+        if self.busy || pkts.get(id).size as u64 > max || !self.queue.is_empty() {
             return None;
         }
         self.queue.pass(id, now, pkts);
@@ -329,7 +351,7 @@ impl Port {
     /// nothing is queued behind the packet and the link keeps it.
     #[inline]
     pub fn can_defer_end(&self) -> bool {
-        self.defer_ok && !self.tx_lost && self.queue.qdisc.len_pkts() == 0
+        self.defer_ok && !self.tx_lost && self.queue.is_empty()
     }
 
     /// Defer the end of the transmission just started (insertion number `seq` reserved for
