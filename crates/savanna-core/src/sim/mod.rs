@@ -406,6 +406,7 @@ impl World {
         }
     }
 
+    #[inline(always)]
     fn start_tx(&mut self, l: u32) {
         let now = self.sched.now();
         let end = self.ports[l as usize].start_tx(now, &mut self.pkts);
@@ -550,6 +551,7 @@ impl World {
     }
 
     /// Inject what an endpoint sent, react to its notices, and arm its timers.
+    #[inline(always)]
     fn after_tcp(&mut self, ep: u32, notice: TcpNotice, event: &'static str) {
         let node = self.eps[ep as usize].local;
         let flow = self.eps[ep as usize].flow;
@@ -595,6 +597,7 @@ impl World {
 
     /// Schedule timer events for an endpoint whose deadlines moved earlier than its pending
     /// events (later deadlines are picked up when the pending event fires).
+    #[inline(always)]
     fn sync_timers(&mut self, ep: u32) {
         let (e, armed) = (&self.eps[ep as usize], &mut self.ep_armed[ep as usize]);
         if let Some(d) = e.timer_deadline() {

@@ -312,7 +312,7 @@ impl Port {
 
     /// Start serialising packet `id` (taken from the queue, or passed): returns when its
     /// transmission ends.
-    #[inline]
+    #[inline(always)]
     fn begin_tx(&mut self, id: PktId, now: Time, pkts: &PacketPool) -> Time {
         let p = pkts.get(id);
         let size = p.size;
