@@ -94,11 +94,11 @@ def run(
     print("$ " + " ".join(cmd[:2] + ["REUSE"] + cmd[3:] if runs_from else cmd), flush=True)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd)
-    with Watch(proc.pid, interval_s=0.2) as w:
+    with Watch(proc.pid, interval_s=0.2, pss=True) as w:
         # wait4: the command's rusage, its simulation workers included (they end first).
         _pid, status, ru = os.wait4(proc.pid, 0)
     cpu = ru.ru_utime + ru.ru_stime
-    return time.perf_counter() - t0, cpu, w.peak, os.waitstatus_to_exitcode(status) == 0
+    return time.perf_counter() - t0, cpu, w.peak, w.peak_pss, os.waitstatus_to_exitcode(status) == 0
 
 
 def _free(r: dict, workers: int) -> float:
@@ -144,7 +144,7 @@ def compare_claims(out: Path, other: Path) -> int:
 
 def _table(title: str, rows: list[dict], whole: tuple[float, float, int], workers: int) -> float:
     """The per-paper table; "peak/2GB" is each peak over the full mode's memory target."""
-    wall, cpu, peak = whole
+    wall, cpu, peak, peak_pss = whole
     t_mem = TARGETS["full"][1]
     print(f"\n{title}")
     head = ("paper", "wall s", "sim s", "analysis s", "runs", "reused", "CPU sim", "CPU main", "free s", "peak mem")
@@ -160,6 +160,9 @@ def _table(title: str, rows: list[dict], whole: tuple[float, float, int], worker
         free += _free(r, workers)
     total = ("whole command", f"{wall:.1f}", "", "", "", "", "", f"{cpu:.0f} (all)", f"{free:.0f}", gb(peak))
     print(fmt.format(*total, f"{peak / t_mem:.2f}"))
+    if peak_pss:
+        pss = ("  each page once (PSS)", "", "", "", "", "", "", "", "", gb(peak_pss))
+        print(fmt.format(*pss, f"{peak_pss / t_mem:.2f}"))
     return free
 
 
@@ -188,7 +191,8 @@ def _ratios(ref: list[dict], new: list[dict], ref_whole: tuple, new_whole: tuple
     w = f"{new_whole[0] / ref_whole[0]:.2f}" if ref_whole[0] else "-"
     c = f"{new_whole[1] / ref_whole[1]:.2f}" if ref_whole[1] else "-"
     m = f"{new_whole[2] / ref_whole[2]:.2f}" if ref_whole[2] else "-"
-    print(f"whole command: wall {w}, CPU {c}, peak memory {m}")
+    p = f"{new_whole[3] / ref_whole[3]:.2f}" if ref_whole[3] else "-"
+    print(f"whole command: wall {w}, CPU {c}, peak memory {m} (PSS {p})")
 
 
 def _best(rounds: list[tuple[list[dict], tuple]]) -> tuple[list[dict], tuple]:
@@ -204,7 +208,8 @@ def _best(rounds: list[tuple[list[dict], tuple]]) -> tuple[list[dict], tuple]:
     wall = min(w[0] for _, w in rounds)
     cpu = min(w[1] for _, w in rounds)
     peak = max(w[2] for _, w in rounds)
-    return rows, (wall, cpu, peak)
+    peak_pss = max(w[3] for _, w in rounds)
+    return rows, (wall, cpu, peak, peak_pss)
 
 
 def main() -> int:
@@ -231,10 +236,10 @@ def main() -> int:
         for i in range(a.rounds if a.ref is not None else 1):
             for name, py in sides:
                 out = a.out or Path(tmp) / f"out-{len(results[name])}-{'ref' if py else 'new'}"
-                wall, cpu, peak, ok = run(a.paper, a.quick, a.workers, out, py, a.runs_from)
+                wall, cpu, peak, peak_pss, ok = run(a.paper, a.quick, a.workers, out, py, a.runs_from)
                 ok_all &= ok
                 rows = per_paper(out, a.paper)
-                results[name].append((rows, (wall, cpu, peak)))
+                results[name].append((rows, (wall, cpu, peak, peak_pss)))
                 if py is None and a.claims and i == 0:
                     bad = compare_claims(out, a.claims)
                 if a.ref is not None:
@@ -246,7 +251,7 @@ def main() -> int:
         if a.ref is not None:
             (ref_rows, ref_whole), (new_rows, new_whole) = (_best(results[n]) for n, _ in sides)
             _ratios(ref_rows, new_rows, ref_whole, new_whole)
-        rows, (wall, cpu, peak) = _best(results[sides[-1][0]])
+        rows, (wall, cpu, peak, peak_pss) = _best(results[sides[-1][0]])
         t_wall, t_mem = TARGETS[mode]
         if a.paper != "all" or a.runs_from:
             # One paper, or the analysis alone: the targets are the whole command's, so
@@ -255,6 +260,8 @@ def main() -> int:
             print(f"\n{part}, against the whole command's targets:")
             print(f"  free-core estimate {free:.0f} s, {free / t_wall:.2f} of {t_wall:.0f} s")
             print(f"  peak memory {gb(peak)}, {peak / TARGETS['full'][1]:.2f} of {gb(TARGETS['full'][1])}")
+            if peak_pss:
+                print(f"  each page once (PSS): {gb(peak_pss)}, {peak_pss / TARGETS['full'][1]:.2f}")
         if a.paper == "all" and not a.runs_from:
             print(f"\ntarget: wall <= {t_wall:.0f} s: {wall:.1f} s, ratio {wall / t_wall:.2f}")
             # On a shared machine the wall time measures the others' load too; CPU time does
@@ -272,7 +279,13 @@ def main() -> int:
                 est = (cpu - tail) / a.workers + tail
                 print(f"estimate on {a.workers} free cores, papers overlapped: {est:.0f} s, ratio {est / t_wall:.2f}")
             if t_mem is not None:
-                print(f"target: peak memory <= {gb(t_mem)}: {gb(peak)}, ratio {peak / t_mem:.2f}")
+                rss = f"{gb(peak)}, ratio {peak / t_mem:.2f}"
+                print(f"target: peak memory <= {gb(t_mem)}: {rss} (sum of resident sets)")
+                if peak_pss:
+                    print(
+                        f"target: peak memory <= {gb(t_mem)}: {gb(peak_pss)}, ratio {peak_pss / t_mem:.2f} "
+                        "(proportional sets: each shared page once)"
+                    )
     if not ok_all:
         print("the command failed", file=sys.stderr)
         return 1

@@ -527,6 +527,47 @@ def test_memory_watch_counts_the_children_of_the_process(tmp_path):
     assert w.peak >= alone + 150e6
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="Linux /proc only")
+def test_proportional_memory_counts_a_page_shared_by_a_forked_child_once():
+    # A child holding 200 MB it has written to, which forks a grandchild that shares those
+    # pages (copy-on-write, untouched): the sum of resident sets counts them twice, the
+    # sum of proportional sets once.
+    import subprocess
+    import sys
+    import time
+
+    from savanna.reproduce import memwatch
+
+    code = (
+        "import os, time\n"
+        "b = bytearray(200_000_000)\n"
+        "if os.fork() == 0:\n"
+        "    time.sleep(30); os._exit(0)\n"
+        "time.sleep(30)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            rss, pss = memwatch.tree_rss_bytes(child.pid), memwatch.tree_pss_bytes(child.pid)
+            if rss and rss > 380e6:
+                break
+            time.sleep(0.1)
+        rss, pss = memwatch.tree_rss_bytes(child.pid), memwatch.tree_pss_bytes(child.pid)
+        with memwatch.Watch(child.pid, interval_s=0.05, pss=True) as w:
+            time.sleep(0.2)
+    finally:
+        import psutil
+
+        for p in psutil.Process(child.pid).children(recursive=True):
+            p.kill()
+        child.kill()
+        child.wait()
+    assert rss > 380e6, rss  # 200 MB in each of the two processes
+    assert 190e6 < pss < 290e6, pss  # the same 200 MB once, plus two interpreters
+    assert w.peak >= 380e6 and 190e6 < w.peak_pss < 290e6
+
+
 def test_memory_of_a_tree_counts_grandchildren_and_agrees_with_psutil():
     import subprocess
     import sys
