@@ -756,16 +756,18 @@ impl TcpEndpoint {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            let info = AckInfo {
-                now: io.now,
-                acked: newly,
-                snd_una: ack,
-                snd_max: self.snd_max,
-                rtt_s,
-                srtt_s: self.rto.srtt(),
-                ece,
-            };
-            self.cc.on_ack_info(&mut self.win, &info);
+            if self.cc.takes_ack_info() {
+                let info = AckInfo {
+                    now: io.now,
+                    acked: newly,
+                    snd_una: ack,
+                    snd_max: self.snd_max,
+                    rtt_s,
+                    srtt_s: self.rto.srtt(),
+                    ece,
+                };
+                self.cc.on_ack_info(&mut self.win, &info);
+            }
             // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {
@@ -1793,6 +1795,9 @@ impl TcpEndpoint {
     /// The ACK's context for the congestion control (CUBIC's clock and RTT, HyStart++'s
     /// rounds, DCTCP's marked fraction), on the SACK path as on the other.
     fn sack_ack_info(&mut self, ack: u64, una: u64, rtt_s: Option<f64>, ece: bool, io: &TcpIo) {
+        if !self.cc.takes_ack_info() {
+            return;
+        }
         let info = AckInfo {
             now: io.now,
             acked: ack - una,
