@@ -180,6 +180,12 @@ pub struct TcpEndpoint {
     /// 8985 7.2).
     sent_new: bool,
     acked_new: bool,
+    /// From the configuration: `sack`, `rack` or `nosack_prr` is on, so `send_available`
+    /// may have to send at a recovery rate (otherwise that state is never set, nor read).
+    rate_sending: bool,
+    /// From the configuration: `rack` or `pacing` is on, so timers other than the RTO may
+    /// be set (otherwise `timer_deadline` reads only the RTO's).
+    other_timers: bool,
 
     // ---- options off by default
     /// SACK sender state (RFC 6675), used when `sack` is on.
@@ -283,6 +289,8 @@ impl TcpEndpoint {
             pace: Pacer::default(),
             sent_new: false,
             acked_new: false,
+            rate_sending: cfg.sack || cfg.rack || cfg.nosack_prr,
+            other_timers: cfg.rack || cfg.pacing,
             rcv_nxt: 0,
             rcv_total,
             rcv_end: if cfg.teardown && rcv_total != u64::MAX { rcv_total + 1 } else { rcv_total },
@@ -392,6 +400,9 @@ impl TcpEndpoint {
     /// The earliest of the retransmission, RACK, PTO and pacing timers: the deadline of the
     /// endpoint's one transmission timer (`on_timer`).
     pub fn timer_deadline(&self) -> Option<Time> {
+        if !self.other_timers {
+            return self.rto_deadline;
+        }
         let mut d = self.rto_deadline;
         for x in [self.rack.reo_deadline, self.rack.pto_deadline, self.pace_deadline()].into_iter().flatten() {
             d = Some(d.map_or(x, |y| y.min(x)));
@@ -745,16 +756,18 @@ impl TcpEndpoint {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            let info = AckInfo {
-                now: io.now,
-                acked: newly,
-                snd_una: ack,
-                snd_max: self.snd_max,
-                rtt_s,
-                srtt_s: self.rto.srtt(),
-                ece,
-            };
-            self.cc.on_ack_info(&mut self.win, &info);
+            if self.cc.takes_ack_info() {
+                let info = AckInfo {
+                    now: io.now,
+                    acked: newly,
+                    snd_una: ack,
+                    snd_max: self.snd_max,
+                    rtt_s,
+                    srtt_s: self.rto.srtt(),
+                    ece,
+                };
+                self.cc.on_ack_info(&mut self.win, &info);
+            }
             // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {
@@ -899,22 +912,37 @@ impl TcpEndpoint {
     }
 
     /// Send whatever the window allows.
+    #[inline]
     pub fn send_available(&mut self, io: &mut TcpIo) {
         if self.state != State::Established {
             return;
         }
-        if self.sk.in_recovery {
-            return self.sack_send(io);
+        if self.rate_sending {
+            if self.sk.in_recovery {
+                return self.sack_send(io);
+            }
+            if self.rack.rto_recovery {
+                return self.rack_rto_send(io);
+            }
+            if io.cfg.nosack_prr && self.recovery.in_fast_recovery() {
+                return self.nprr_send(io);
+            }
         }
-        if self.rack.rto_recovery {
-            return self.rack_rto_send(io);
+        // Checked here, before the window, because the receive half of a transfer has
+        // nothing to send on every packet it gets.
+        if self.snd_nxt < self.snd_end {
+            self.send_window(io);
         }
-        if io.cfg.nosack_prr && self.recovery.in_fast_recovery() {
-            return self.nprr_send(io);
-        }
-        // `as u64` truncates, saturating at 0: for every f64 it equals `floor() as u64`,
-        // without the libm call (`floor`) baseline x86-64 makes on every ACK.
-        let win = (self.win.cwnd as u64).clamp(1, io.cfg.max_window as u64);
+    }
+
+    /// `send_available` outside recovery: new data (or go-back-N after a timeout) while the
+    /// window allows. Out of line, so that the checks before it inline into the packet path.
+    #[inline(never)]
+    fn send_window(&mut self, io: &mut TcpIo) {
+        // `as i64` truncates, saturating: clamped, it equals `floor() as u64` for every f64
+        // (NaN too), without the libm call (`floor`) baseline x86-64 makes on every ACK, and
+        // in fewer instructions than the saturating `as u64`.
+        let win = (self.win.cwnd as i64).clamp(1, io.cfg.max_window as i64) as u64;
         while self.snd_nxt < self.snd_end && self.snd_nxt < self.snd_una + win {
             if !self.pace_ok(io) {
                 break;
@@ -1767,6 +1795,9 @@ impl TcpEndpoint {
     /// The ACK's context for the congestion control (CUBIC's clock and RTT, HyStart++'s
     /// rounds, DCTCP's marked fraction), on the SACK path as on the other.
     fn sack_ack_info(&mut self, ack: u64, una: u64, rtt_s: Option<f64>, ece: bool, io: &TcpIo) {
+        if !self.cc.takes_ack_info() {
+            return;
+        }
         let info = AckInfo {
             now: io.now,
             acked: ack - una,

@@ -10,6 +10,9 @@
 //! `boot_time_`, here drawn from the flow id so runs stay reproducible); SRTT and RTTVAR are
 //! kept in ticks in ns-2's fixed point (8 SRTT, 4 RTTVAR); RTO = floor(SRTT + 4 RTTVAR) ticks,
 //! no G term, at least min RTO (before backoff, ns-2's `rfc2988_`) and at least 2 ticks.
+//!
+//! The timer in ns (`timer`, read on every ACK of new data) is computed when a sample, a
+//! backoff or a restart changes it, not on each read.
 
 use crate::engine::Time;
 
@@ -29,11 +32,13 @@ pub struct RtoEstimator {
     /// ns-2's `t_srtt_` (ticks << 3) and `t_rttvar_` (ticks << 2).
     t_srtt: i64,
     t_rttvar: i64,
+    /// `compute_timer()` for the current state (every method that changes it updates it).
+    timer_ns: Time,
 }
 
 impl RtoEstimator {
     pub fn new(ito_s: f64, min_rto_s: f64, max_rto_s: f64, granularity_s: f64) -> Self {
-        RtoEstimator {
+        let mut e = RtoEstimator {
             srtt: 0.0,
             rttvar: 0.0,
             has_sample: false,
@@ -46,7 +51,10 @@ impl RtoEstimator {
             phase: 0.0,
             t_srtt: 0,
             t_rttvar: 0,
-        }
+            timer_ns: 0,
+        };
+        e.timer_ns = e.compute_timer();
+        e
     }
 
     /// Round samples and the RTO to `tick_s` (0: off), with the clock phase drawn from
@@ -60,6 +68,9 @@ impl RtoEstimator {
             z ^= z >> 31;
             self.tick = tick_s;
             self.phase = (z >> 11) as f64 / (1u64 << 53) as f64 * tick_s;
+        }
+        if self.has_sample {
+            self.timer_ns = self.compute_timer();
         }
         self
     }
@@ -92,6 +103,7 @@ impl RtoEstimator {
         self.srtt = (self.t_srtt as f64 / 8.0) * self.tick;
         self.rttvar = (self.t_rttvar as f64 / 4.0) * self.tick;
         self.backoff = 0;
+        self.timer_ns = self.compute_timer();
     }
     /// Feed one RTT measurement (seconds) from a segment that was not retransmitted.
     pub fn sample(&mut self, r: f64) {
@@ -104,6 +116,7 @@ impl RtoEstimator {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         self.backoff = 0;
+        self.timer_ns = self.compute_timer();
     }
     /// RTO before backoff, seconds.
     pub fn base_rto(&self) -> f64 {
@@ -119,23 +132,30 @@ impl RtoEstimator {
         rto.clamp(self.min_rto, self.max_rto)
     }
     /// The timer to arm now: base RTO times 2^backoff, at most max_rto.
+    #[inline]
     pub fn timer(&self) -> Time {
+        self.timer_ns
+    }
+    fn compute_timer(&self) -> Time {
         let t = (self.base_rto() * f64::from(1u32 << self.backoff.min(16))).min(self.max_rto.max(self.ito));
         crate::engine::round_u64(t * 1e9)
     }
     /// The timer expired: double it for the next arming.
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(16);
+        self.timer_ns = self.compute_timer();
     }
     /// ns-2.35: data starts from the ITO with the SYN's backoff kept until a sample
     /// (`t_backoff_` is reset only in `newack` with `rtt_active_`).
     pub fn restart_from_ito_keeping_backoff(&mut self) {
         self.has_sample = false;
+        self.timer_ns = self.compute_timer();
     }
     /// RFC 6298 (5.7): the SYN timed out, so data transmission starts again from the ITO.
     pub fn restart_from_ito(&mut self) {
         self.has_sample = false;
         self.backoff = 0;
+        self.timer_ns = self.compute_timer();
     }
     pub fn srtt(&self) -> Option<f64> {
         self.has_sample.then_some(self.srtt)

@@ -194,6 +194,14 @@ impl Cc {
 }
 
 impl Cc {
+    /// Whether `on_ack_info` does anything: CUBIC, DCTCP and pFabric take the ACK's
+    /// context, the Reno family (the trait's default) ignores it, so the sender skips
+    /// building it.
+    #[inline]
+    pub fn takes_ack_info(&self) -> bool {
+        matches!(self, Cc::Cubic(_) | Cc::Dctcp(_) | Cc::Pfabric(_))
+    }
+
     /// A loss repaired without fast recovery (RFC 8985 7.4.2: a tail loss probe repaired
     /// it): the congestion control's response to a loss event, ssthresh as for a loss and
     /// cwnd = ssthresh (Linux: tcp_init_cwnd_reduction then tcp_end_cwnd_reduction). For
