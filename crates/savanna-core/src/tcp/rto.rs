@@ -69,9 +69,7 @@ impl RtoEstimator {
             self.tick = tick_s;
             self.phase = (z >> 11) as f64 / (1u64 << 53) as f64 * tick_s;
         }
-        if self.has_sample {
-            self.timer_ns = self.compute_timer();
-        }
+        self.timer_ns = self.compute_timer();
         self
     }
 
@@ -228,6 +226,32 @@ mod tests {
             two += (k == 2.0) as u32;
         }
         assert!((800..1200).contains(&two), "two ticks {two} times in 2000");
+    }
+
+    /// The timer read on every ACK is kept, not computed on the read: after any sequence of
+    /// samples, back-offs and restarts, with or without ticks, it must be what the state
+    /// gives now.
+    #[test]
+    fn the_kept_timer_is_always_the_one_the_state_gives() {
+        let mut rng = crate::engine::Rng::stream(11, "rto-kept-timer");
+        for case in 0..200u64 {
+            let tick = [0.0, 0.01, 0.1, 0.5][(case % 4) as usize];
+            let min_rto = [0.0, 0.2, 1.0][(case % 3) as usize];
+            let mut e = RtoEstimator::new(3.0, min_rto, 60.0, 0.001).ticked(tick, case);
+            let mut now: Time = 0;
+            assert_eq!(e.timer(), e.compute_timer());
+            for _ in 0..200 {
+                now += 1 + rng.below(2_000_000_000);
+                match rng.below(6) {
+                    0 | 1 => e.sample_at(rng.uniform() * 2.0 + 1e-4, now),
+                    2 => e.sample(rng.uniform() * 2.0 + 1e-4),
+                    3 => e.back_off(),
+                    4 => e.restart_from_ito(),
+                    _ => e.restart_from_ito_keeping_backoff(),
+                }
+                assert_eq!(e.timer(), e.compute_timer(), "case {case}");
+            }
+        }
     }
 
     /// ns-2's fixed point: a later sample moves SRTT by 1/8 and RTTVAR by 1/4 of the
