@@ -86,6 +86,9 @@ struct NodeFx {
     classifier: u32,
 }
 
+/// A node with neither.
+const NO_FX: NodeFx = NodeFx { policy: NONE, classifier: NONE };
+
 /// Timer slots of endpoint `ep` in the scheduler: its retransmission and delayed-ACK timers.
 #[inline]
 fn rto_slot(ep: u32) -> u32 {
@@ -154,7 +157,7 @@ impl World {
         }
         let mut node_fx = Vec::new();
         if !plan.classifiers.is_empty() || !plan.policies.is_empty() {
-            node_fx = vec![NodeFx { policy: NONE, classifier: NONE }; topo.n_nodes()];
+            node_fx = vec![NO_FX; topo.n_nodes()];
         }
         for (i, (node, _)) in plan.classifiers.iter().enumerate() {
             node_fx[*node as usize].classifier = i as u32;
@@ -304,7 +307,7 @@ impl World {
     fn forward(&mut self, node: u32, id: PktId) {
         let dst = self.pkts.get(id).dst;
         let mut l = NO_ROUTE;
-        let fx = self.node_fx.get(node as usize).copied().unwrap_or(NodeFx { policy: NONE, classifier: NONE });
+        let fx = self.node_fx.get(node as usize).copied().unwrap_or(NO_FX);
         let pi = fx.policy;
         if pi != NONE {
             l = self.policy_route(pi as usize, id);

@@ -756,18 +756,7 @@ impl TcpEndpoint {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            if self.cc.takes_ack_info() {
-                let info = AckInfo {
-                    now: io.now,
-                    acked: newly,
-                    snd_una: ack,
-                    snd_max: self.snd_max,
-                    rtt_s,
-                    srtt_s: self.rto.srtt(),
-                    ece,
-                };
-                self.cc.on_ack_info(&mut self.win, &info);
-            }
+            self.cc_ack_info(ack, newly, rtt_s, ece, io);
             // RFC 3168 6.1.2: at most one reduction per window of data, none in recovery.
             let mut reduced = false;
             if ece && self.ecn_ok() && !self.recovery.in_fast_recovery() && ack > self.ecn_high {
@@ -1324,7 +1313,7 @@ impl TcpEndpoint {
         }
         self.sk.dupacks = 0;
         self.limited_sent = 0;
-        self.sack_ack_info(ack, una, rtt_s, ece, io);
+        self.cc_ack_info(ack, ack - una, rtt_s, ece, io);
         let mut reduced = false;
         if ece && self.ecn_ok() && !self.sk.in_recovery && ack > self.ecn_high {
             let flight = self.loss_base(io.cfg, self.flight());
@@ -1793,20 +1782,15 @@ impl TcpEndpoint {
     }
 
     /// The ACK's context for the congestion control (CUBIC's clock and RTT, HyStart++'s
-    /// rounds, DCTCP's marked fraction), on the SACK path as on the other.
-    fn sack_ack_info(&mut self, ack: u64, una: u64, rtt_s: Option<f64>, ece: bool, io: &TcpIo) {
+    /// rounds, DCTCP's marked fraction), on every path, after snd_una moved to `ack` with
+    /// `acked` packets newly acknowledged; built only for one that reads it.
+    #[inline]
+    fn cc_ack_info(&mut self, ack: u64, acked: u64, rtt_s: Option<f64>, ece: bool, io: &TcpIo) {
         if !self.cc.takes_ack_info() {
             return;
         }
-        let info = AckInfo {
-            now: io.now,
-            acked: ack - una,
-            snd_una: ack,
-            snd_max: self.snd_max,
-            rtt_s,
-            srtt_s: self.rto.srtt(),
-            ece,
-        };
+        let info =
+            AckInfo { now: io.now, acked, snd_una: ack, snd_max: self.snd_max, rtt_s, srtt_s: self.rto.srtt(), ece };
         self.cc.on_ack_info(&mut self.win, &info);
     }
 }

@@ -142,6 +142,9 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn takes_ack_info(&self) -> bool {
+        true
+    }
     fn on_ack_info(&mut self, w: &mut Window, a: &AckInfo) {
         self.now = a.now;
         if let Some(s) = a.srtt_s {

@@ -41,6 +41,9 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn takes_ack_info(&self) -> bool {
+        true
+    }
     fn on_ack_info(&mut self, _w: &mut Window, a: &AckInfo) {
         // RFC 8257 3.3: count the acknowledged and the marked (ECE) packets ...
         self.acked += a.acked;

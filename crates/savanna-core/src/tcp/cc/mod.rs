@@ -98,6 +98,13 @@ pub trait CongestionControl {
     /// ignores it: the Reno family needs only the window.
     fn on_ack_info(&mut self, _w: &mut Window, _a: &AckInfo) {}
 
+    /// Whether `on_ack_info` reads the context: an implementation that overrides it says
+    /// so here, and the sender builds the context only then (the Reno family never reads
+    /// it: building it was a cost on every ACK).
+    fn takes_ack_info(&self) -> bool {
+        false
+    }
+
     /// ssthresh after a congestion event with `flight` packets outstanding.
     fn ssthresh(&self, _w: &Window, flight: u64) -> f64 {
         halved_flight(flight)
@@ -194,14 +201,6 @@ impl Cc {
 }
 
 impl Cc {
-    /// Whether `on_ack_info` does anything: CUBIC, DCTCP and pFabric take the ACK's
-    /// context, the Reno family (the trait's default) ignores it, so the sender skips
-    /// building it.
-    #[inline]
-    pub fn takes_ack_info(&self) -> bool {
-        matches!(self, Cc::Cubic(_) | Cc::Dctcp(_) | Cc::Pfabric(_))
-    }
-
     /// A loss repaired without fast recovery (RFC 8985 7.4.2: a tail loss probe repaired
     /// it): the congestion control's response to a loss event, ssthresh as for a loss and
     /// cwnd = ssthresh (Linux: tcp_init_cwnd_reduction then tcp_end_cwnd_reduction). For
@@ -234,6 +233,10 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_ack_info(&mut self, w: &mut Window, a: &AckInfo) {
         each!(self, c => c.on_ack_info(w, a))
+    }
+    #[inline]
+    fn takes_ack_info(&self) -> bool {
+        each!(self, c => c.takes_ack_info())
     }
     #[inline]
     fn ssthresh(&self, w: &Window, flight: u64) -> f64 {
@@ -275,6 +278,38 @@ mod tests {
 
     fn w(cwnd: f64, ssthresh: f64) -> Window {
         Window { cwnd, ssthresh }
+    }
+
+    #[test]
+    fn a_congestion_control_reads_the_ack_context_exactly_when_it_says_so() {
+        // The sender builds the context only for those whose `takes_ack_info` is true: one
+        // that reads it without saying so would silently get none (its state here changes).
+        let variants = [
+            Variant::NewReno,
+            Variant::Reno,
+            Variant::Tahoe,
+            Variant::Cubic { hystart: true, hystart_rule: hystart::Rule::default() },
+            Variant::Cubic { hystart: false, hystart_rule: hystart::Rule::default() },
+            Variant::Dctcp,
+            Variant::Pfabric,
+        ];
+        let info = AckInfo {
+            now: 5_000_000_000,
+            acked: 3,
+            snd_una: 40,
+            snd_max: 50,
+            rtt_s: Some(0.1),
+            srtt_s: Some(0.1),
+            ece: true,
+        };
+        for v in variants {
+            let mut c = Cc::new(v);
+            let mut x = w(10.0, 64.0);
+            let before = format!("{c:?} {x:?}");
+            c.on_ack_info(&mut x, &info);
+            let read = format!("{c:?} {x:?}") != before;
+            assert_eq!(c.takes_ack_info(), read, "{}: takes_ack_info against what on_ack_info does", v.name());
+        }
     }
 
     #[test]

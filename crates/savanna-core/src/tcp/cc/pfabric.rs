@@ -39,6 +39,9 @@ impl Pfabric {
 }
 
 impl CongestionControl for Pfabric {
+    fn takes_ack_info(&self) -> bool {
+        true
+    }
     /// Any ACK of new data ends a run of timeouts, and with it probe mode; the window is
     /// then below ssthresh, so the default `on_ack` slow-starts.
     fn on_ack_info(&mut self, w: &mut Window, a: &AckInfo) {
