@@ -1,13 +1,16 @@
 //! Engine: the integer-nanosecond clock, the event queue, and seeded RNG streams.
 //!
-//! One binary heap orders events by (time, insertion sequence), so two events at the same
+//! Events are ordered by (time, insertion sequence), so two events at the same
 //! nanosecond fire in the order they were scheduled: runs are deterministic. Re-armable
 //! timers (`set_timer`, `cancel_timer`) sit in an indexed heap of their own, one slot each:
 //! re-arming replaces the slot's entry and cancelling removes it, so no stale timer fires.
 //! A link's propagation delay is constant, so its arrivals leave in the order they entered:
-//! the simulator keeps them in a per-link line and only the line's head sits in the heap,
+//! the simulator keeps them in a per-link line and only the line's head is queued,
 //! with the insertion number it was given when it was sent (`reserve_seq`, `at_seq`), so the
-//! order of events is exactly that of one heap holding them all, with a smaller heap.
+//! order of events is exactly that of one queue holding them all, with a smaller queue.
+//! Events of the near future go to a ring of time buckets (`calendar`) when their bucket
+//! has room; the others (far ahead, or in a crowded bucket) to the event heap, and a pop
+//! takes the least of the ring, the heap and the timers, so the order is the same.
 //! The event heap is a 4-ary min-heap written here (`EventHeap`): fewer levels per pop than
 //! a binary heap, and its pop moves the last entry down through a hole instead of swapping it
 //! into the root and reading it back (measured: that read-back stalled the event loop).
@@ -15,7 +18,10 @@
 //! and a fixed stream name, so that the seed rule of `../shared/design.md` holds: changing
 //! the queue discipline changes no workload draw.
 
+mod calendar;
 pub mod rng;
+
+use calendar::Calendar;
 
 pub use rng::Rng;
 
@@ -37,6 +43,40 @@ pub fn secs_to_ns(s: f64) -> Time {
 pub fn round_u64(x: f64) -> u64 {
     let t = x as u64;
     t.saturating_add(u64::from(x - t as f64 >= 0.5))
+}
+
+/// `x.rem_euclid(y)` for a positive, normal `y`, exactly as it (every input gives the same
+/// bits: `tests::rem_euclid_is_rem_euclid`), without the bit-at-a-time `fmod` that Rust's
+/// `%` on doubles links to (about 230 instructions a call, once per RTT sample of a TCP
+/// whose timers tick as ns-2's do). A remainder of two doubles is exact: with x = mx 2^ex
+/// and y = my 2^ey (integer mantissas below 2^53, ex >= ey when x >= y), it is
+/// (mx 2^(ex-ey) mod my) 2^ey, reduced here a few bits at a time in 64-bit integers.
+/// Other inputs (a negative, subnormal or non-finite x; y not above 2^-970, whose 2^ey
+/// is not a normal double) go to `rem_euclid` itself.
+#[inline]
+pub fn rem_euclid_pos(x: f64, y: f64) -> f64 {
+    if !(x >= 0.0 && x.is_normal() && y >= f64::from_bits(53 << 52)) || y.is_infinite() {
+        return x.rem_euclid(y);
+    }
+    if x < y {
+        return x;
+    }
+    let parts = |v: f64| {
+        let b = v.to_bits();
+        ((b & ((1 << 52) - 1)) | (1 << 52), ((b >> 52) & 0x7ff) as i32 - 1075)
+    };
+    let ((mx, ex), (my, ey)) = (parts(x), parts(y));
+    // r = mx 2^d mod my, shifting at most 11 bits at a time (r < my < 2^53, so r 2^11 < 2^64).
+    let mut r = mx % my;
+    let mut d = ex - ey;
+    while d > 0 {
+        let s = d.min(11);
+        r = (r << s) % my;
+        d -= s;
+    }
+    // r < 2^53 is exact as a double; 2^ey is a normal double (ey >= -1022 for y >= 2^-970),
+    // and so is the product unless r is 0.
+    r as f64 * f64::from_bits(((ey + 1023) as u64) << 52)
 }
 
 pub fn ns_to_secs(t: Time) -> f64 {
@@ -218,6 +258,8 @@ impl EventHeap {
 
 /// The event queue and the clock.
 pub struct Scheduler {
+    /// Near-future events (most of them); the rest wait in `heap`.
+    cal: Calendar,
     heap: EventHeap,
     timers: TimerHeap,
     seq: u64,
@@ -344,7 +386,19 @@ impl Default for Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
+        Self::with_calendar(Calendar::new(16, 8))
+    }
+
+    /// A scheduler whose near-future ring suits a network whose shortest full-packet
+    /// transmission takes `min_tx` ns and whose longest link `horizon` ns (transmission and
+    /// propagation): see `Calendar::for_network`. It changes no order, only the cost.
+    pub fn for_network(min_tx: Time, horizon: Time) -> Self {
+        Self::with_calendar(Calendar::for_network(min_tx, horizon))
+    }
+
+    fn with_calendar(cal: Calendar) -> Self {
         Scheduler {
+            cal,
             heap: EventHeap::with_capacity(256),
             timers: TimerHeap::default(),
             seq: 0,
@@ -362,7 +416,13 @@ impl Scheduler {
     pub fn at(&mut self, at: Time, ev: Event) {
         let time = at.max(self.now);
         self.seq += 1;
-        self.heap.push(Entry::new(time, self.seq, ev));
+        self.push(Entry::new(time, self.seq, ev));
+    }
+    #[inline(always)]
+    fn push(&mut self, e: Entry) {
+        if !self.cal.try_push(e) {
+            self.heap.push(e);
+        }
     }
     /// Take the insertion number the next scheduled event would get, for an event kept
     /// outside the heap until it is the earliest of its line (see `at_seq`).
@@ -376,7 +436,7 @@ impl Scheduler {
     #[inline]
     pub fn at_seq(&mut self, at: Time, seq: u64, ev: Event) {
         debug_assert!(at >= self.now);
-        self.heap.push(Entry::new(at, seq, ev));
+        self.push(Entry::new(at, seq, ev));
     }
     /// Schedule `ev` after `delay` nanoseconds.
     #[inline]
@@ -396,20 +456,22 @@ impl Scheduler {
     pub fn cancel_timer(&mut self, slot: u32) {
         self.timers.remove(slot);
     }
-    /// Pop the next event and advance the clock to it.
+    /// Pop the next event and advance the clock to it: the least of the ring's, the heap's
+    /// and the timers' (keys are unique).
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         self.heap.settle();
-        let timer = self.timers.peek();
-        let timer_first = match (self.heap.peek(), timer) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(h), Some(t)) => pack(t.0, t.1) < h.key,
-        };
-        let (time, seq, ev) = match timer {
-            Some((_, seq)) if timer_first => {
+        let cal = self.cal.peek();
+        let hk = self.heap.peek().map_or(u128::MAX, |h| h.key);
+        let tk = self.timers.peek().map_or(u128::MAX, |t| pack(t.0, t.1));
+        let (time, seq, ev) = match cal {
+            Some((ck, spot)) if ck < hk && ck < tk => {
+                let e = self.cal.take(spot);
+                (e.time(), e.key as u64, e.ev)
+            }
+            _ if tk < hk => {
                 let (time, ev) = self.timers.pop()?;
-                (time, seq, ev)
+                (time, tk as u64, ev)
             }
             _ => {
                 let e = self.heap.take()?;
@@ -418,6 +480,7 @@ impl Scheduler {
         };
         debug_assert!(time >= self.now);
         self.now = time;
+        self.cal.advance(time);
         self.cur_seq = seq;
         self.popped += 1;
         Some(ev)
@@ -434,7 +497,7 @@ impl Scheduler {
         self.popped
     }
     pub fn pending(&self) -> usize {
-        self.heap.len() + self.timers.heap.len()
+        self.cal.len() + self.heap.len() + self.timers.heap.len()
     }
 }
 
@@ -475,6 +538,37 @@ mod tests {
         }
         for x in xs {
             assert_eq!(round_u64(x), x.round() as u64, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn rem_euclid_is_rem_euclid() {
+        // Divisors from ns-2's ticks to odd ones; dividends at, around and between their
+        // multiples, far beyond them, below them, negative, subnormal, zero, non-finite.
+        let mut r = Rng::stream(9, "rem-euclid");
+        let mut ys = vec![0.01, 0.1, 0.5, 1.0, 0.2, 0.001, 3.0e-9, 1.0e-300, 7.0e300, f64::MIN_POSITIVE];
+        for _ in 0..30 {
+            ys.push(r.uniform() * 10f64.powi(r.below(12) as i32 - 6));
+        }
+        for &y in &ys {
+            let mut xs = vec![0.0, -0.0, y, -y, 2.0 * y, 1e6 * y, y * (1.0 - f64::EPSILON), 5e-324, f64::NAN];
+            xs.extend([f64::INFINITY, f64::NEG_INFINITY, f64::MAX, 1e300, 1e-300]);
+            for k in [1.0, 2.0, 3.0, 7.0, 100.0, 12345.0, 4.0e15, 1.0e17] {
+                let m = k * y;
+                xs.extend([m, m.next_up(), m.next_down(), m + y / 2.0]);
+            }
+            for _ in 0..20_000 {
+                xs.push(r.uniform() * y * 10f64.powi(r.below(9) as i32));
+                xs.push(r.uniform() * 600.0 - r.uniform() * 0.2);
+                xs.push(f64::from_bits(r.below(1 << 62) + (1 << 61)));
+            }
+            for x in xs {
+                let (got, want) = (rem_euclid_pos(x, y), x.rem_euclid(y));
+                assert!(
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                    "{x:e} mod {y:e}: {got:e} != {want:e}"
+                );
+            }
         }
     }
 

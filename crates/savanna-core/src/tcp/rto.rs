@@ -14,7 +14,7 @@
 //! The timer in ns (`timer`, read on every ACK of new data) is computed when a sample, a
 //! backoff or a restart changes it, not on each read.
 
-use crate::engine::Time;
+use crate::engine::{rem_euclid_pos, Time};
 
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
@@ -81,7 +81,7 @@ impl RtoEstimator {
         }
         // ns-2 `rtt_update`: ticks crossed, counting from the connection's phase.
         let send = now as f64 * 1e-9 - r + self.phase;
-        let ticks = (((r + send.rem_euclid(self.tick)) / self.tick) as i64).max(1);
+        let ticks = (((r + rem_euclid_pos(send, self.tick)) / self.tick) as i64).max(1);
         if self.has_sample {
             let mut delta = ticks - (self.t_srtt >> 3);
             self.t_srtt += delta;

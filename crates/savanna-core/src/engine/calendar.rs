@@ -1,0 +1,224 @@
+//! The near-future part of the event queue: a ring of time buckets, after Brown's calendar
+//! queue (CACM 31(10), 1988), fixed in size rather than resized.
+//!
+//! Bucket `i` holds events whose slot `time >> shift` is `i` modulo the ring, for slots from
+//! the clock's up to one ring ahead; a bucket has room for `ROOM` entries. An event that
+//! falls beyond the ring or into a full bucket is refused (`try_push` returns false), and
+//! the scheduler keeps it in its heap instead: the least event is the least of the two, so
+//! the ring's size and bucket width change no order, only what each push and pop costs
+//! (`tests::any_ring_pops_what_a_sorted_list_does`). Readings: a bucket is unsorted (at most
+//! `ROOM` entries are compared per pop); a bitmap of occupied buckets finds the first one
+//! 64 buckets at a time.
+
+use super::{Entry, Time};
+
+/// Entries a bucket holds.
+const ROOM: usize = 4;
+
+#[derive(Clone, Copy)]
+struct Bucket {
+    len: u32,
+    e: [Entry; ROOM],
+}
+
+const EMPTY: Bucket = Bucket { len: 0, e: [super::SENTINEL; ROOM] };
+
+pub(super) struct Calendar {
+    /// Bucket width: 2^shift ns.
+    shift: u32,
+    /// Buckets - 1 (a power of two minus one).
+    mask: u64,
+    /// The clock's slot: no entry has a smaller one (entries are never scheduled before now).
+    cursor: u64,
+    buckets: Box<[Bucket]>,
+    /// Bit `i` set when bucket `i` holds an entry.
+    occupied: Box<[u64]>,
+    n: usize,
+}
+
+/// Where the least entry of the ring is: (bucket, index in it).
+pub(super) type Spot = (usize, usize);
+
+impl Calendar {
+    /// A ring of 2^`log2_buckets` buckets (at least 64) of 2^`shift` ns each.
+    pub fn new(shift: u32, log2_buckets: u32) -> Self {
+        let nb = 1usize << log2_buckets.max(6);
+        Calendar {
+            shift,
+            mask: nb as u64 - 1,
+            cursor: 0,
+            buckets: vec![EMPTY; nb].into_boxed_slice(),
+            occupied: vec![0; nb / 64].into_boxed_slice(),
+            n: 0,
+        }
+    }
+
+    /// The ring for a network whose smallest full-packet transmission time is `min_tx` and
+    /// whose longest link (transmission plus propagation) takes `horizon`: buckets about as
+    /// wide as that transmission, enough of them (64 to 4096) to span the horizon.
+    pub fn for_network(min_tx: Time, horizon: Time) -> Self {
+        let shift = 63 - min_tx.max(1).leading_zeros(); // 2^shift <= min_tx
+        let need = (horizon >> shift) + 1;
+        let log2 = need.next_power_of_two().trailing_zeros().clamp(6, 12);
+        Calendar::new(shift, log2)
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// The clock moved to `now` (never backwards).
+    #[inline(always)]
+    pub fn advance(&mut self, now: Time) {
+        self.cursor = now >> self.shift;
+    }
+
+    /// Keep `e` (its time at or after the clock's) if it falls within the ring and its
+    /// bucket has room; false if not.
+    #[inline(always)]
+    pub fn try_push(&mut self, e: Entry) -> bool {
+        let slot = e.time() >> self.shift;
+        debug_assert!(slot >= self.cursor, "an event before the clock");
+        if slot.wrapping_sub(self.cursor) > self.mask {
+            return false;
+        }
+        let i = (slot & self.mask) as usize;
+        let b = &mut self.buckets[i];
+        let l = b.len as usize;
+        if l == ROOM {
+            return false;
+        }
+        b.e[l] = e;
+        b.len += 1;
+        self.occupied[i >> 6] |= 1 << (i & 63);
+        self.n += 1;
+        true
+    }
+
+    /// The least entry's key and spot, if any.
+    #[inline(always)]
+    pub fn peek(&self) -> Option<(u128, Spot)> {
+        if self.n == 0 {
+            return None;
+        }
+        // The first occupied bucket from the cursor's, going round: it holds the least slot.
+        let start = (self.cursor & self.mask) as usize;
+        let words = self.occupied.len();
+        let mut w = start >> 6;
+        let mut bits = self.occupied[w] & (!0u64 << (start & 63));
+        while bits == 0 {
+            w = (w + 1) & (words - 1);
+            bits = self.occupied[w];
+        }
+        let i = (w << 6) + bits.trailing_zeros() as usize;
+        let b = &self.buckets[i];
+        let mut j = 0;
+        let mut k = b.e[0].key();
+        for (x, e) in b.e[..b.len as usize].iter().enumerate().skip(1) {
+            if e.key() < k {
+                k = e.key();
+                j = x;
+            }
+        }
+        Some((k, (i, j)))
+    }
+
+    /// Remove and return the entry at `spot` (from `peek`).
+    #[inline(always)]
+    pub fn take(&mut self, (i, j): Spot) -> Entry {
+        let b = &mut self.buckets[i];
+        let e = b.e[j];
+        b.len -= 1;
+        b.e[j] = b.e[b.len as usize];
+        if b.len == 0 {
+            self.occupied[i >> 6] &= !(1 << (i & 63));
+        }
+        self.n -= 1;
+        e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Event, Rng};
+    use super::*;
+
+    /// Pop the least entry of `c` and of `over` (entries `c` refused, as the scheduler keeps
+    /// them in its heap), and move the clock to it.
+    fn pop_one(c: &mut Calendar, over: &mut Vec<Entry>) -> Option<Entry> {
+        over.sort_by_key(|e| std::cmp::Reverse(e.key()));
+        let o = over.last().map_or(u128::MAX, |e| e.key());
+        let e = match c.peek() {
+            Some((k, s)) if k < o => {
+                assert_eq!(k, c.buckets[s.0].e[s.1].key());
+                c.take(s)
+            }
+            _ => over.pop()?,
+        };
+        c.advance(e.time());
+        Some(e)
+    }
+
+    #[test]
+    fn any_ring_pops_what_a_sorted_list_does() {
+        // Rings from 64 one-ns buckets (most events refused) to wide ones (most taken),
+        // pushes and pops interleaved, times spread from the same ns to far beyond the ring:
+        // every pop is the least (time, seq) pending, as a sorted list says.
+        let mut rng = Rng::stream(3, "calendar-test");
+        for (shift, log2) in [(0, 6), (4, 6), (10, 8), (14, 10), (20, 12)] {
+            let mut c = Calendar::new(shift, log2);
+            let mut over = Vec::new();
+            let mut want = Vec::new();
+            let mut got = Vec::new();
+            let (mut now, mut seq) = (0u64, 0u64);
+            for _ in 0..20_000 {
+                if rng.bernoulli(0.55) {
+                    let span = [4u64, 1 << 12, 1 << 20, 1 << 28][rng.below(4) as usize];
+                    seq += 1;
+                    let e = Entry::new(now + rng.below(span), seq, Event::Sample);
+                    want.push(e.key());
+                    if !c.try_push(e) {
+                        over.push(e);
+                    }
+                } else if let Some(e) = pop_one(&mut c, &mut over) {
+                    now = e.time();
+                    got.push(e.key());
+                }
+            }
+            while let Some(e) = pop_one(&mut c, &mut over) {
+                got.push(e.key());
+            }
+            want.sort();
+            assert_eq!(got, want, "shift {shift}, 2^{log2} buckets");
+            assert_eq!(c.len(), 0);
+        }
+    }
+
+    #[test]
+    fn a_full_bucket_and_a_slot_beyond_the_ring_are_refused() {
+        let mut c = Calendar::new(10, 6); // 64 buckets of 1024 ns
+        for s in 0..ROOM as u64 {
+            assert!(c.try_push(Entry::new(5, s, Event::Sample)));
+        }
+        assert!(!c.try_push(Entry::new(1023, 9, Event::Sample)), "bucket 0 is full");
+        assert!(c.try_push(Entry::new(1024, 9, Event::Sample)));
+        assert!(c.try_push(Entry::new(64 * 1024 - 1, 10, Event::Sample)), "the ring's last slot");
+        assert!(!c.try_push(Entry::new(64 * 1024, 11, Event::Sample)), "one ring ahead");
+        assert_eq!(c.len(), ROOM + 2);
+    }
+
+    #[test]
+    fn the_ring_spans_the_longest_link_in_buckets_no_wider_than_the_shortest_transmission() {
+        // 120 us transmissions, 41.2 ms horizon: 65.5 us buckets, 1024 of them (67 ms).
+        let c = Calendar::for_network(120_000, 41_200_000);
+        assert_eq!((c.shift, c.mask + 1), (16, 1024));
+        assert!((c.mask + 1) << c.shift >= 41_200_000);
+        // At most 4096 buckets: a 1.2 us transmission and a 1 s horizon do not span it.
+        let c = Calendar::for_network(1_200, 1_000_000_000);
+        assert_eq!((c.shift, c.mask + 1), (10, 4096));
+        // At least 64.
+        let c = Calendar::for_network(1_000_000, 1_000_000);
+        assert_eq!(c.mask + 1, 64);
+    }
+}
