@@ -7,37 +7,30 @@
 //! the scheduler keeps it in its heap instead: the least event is the least of the two, so
 //! the ring's size and bucket width change no order, only what each push and pop costs
 //! (`tests::any_ring_pops_what_a_sorted_list_does`). Readings: a bucket is unsorted (at most
-//! `ROOM` entries are compared per pop); a bitmap of occupied buckets finds the first one
-//! 64 buckets at a time.
+//! `ROOM` entries are compared per pop); the entry counts of the buckets, read eight to a
+//! word, find the first occupied bucket.
 
 use super::{Entry, Time};
 
 /// Entries a bucket holds.
 const ROOM: usize = 4;
 
-#[derive(Clone, Copy)]
-struct Bucket {
-    len: u32,
-    e: [Entry; ROOM],
-}
-
-const EMPTY: Bucket = Bucket { len: 0, e: [super::SENTINEL; ROOM] };
-
 pub(super) struct Calendar {
     /// Bucket width: 2^shift ns.
     shift: u32,
-    /// Buckets - 1 (a power of two minus one).
+    /// Buckets - 1 (a power of two, at least 64, minus one).
     mask: u64,
+    /// Slots ahead of the clock's that the ring takes: its buckets, or 0 when it is off.
+    span: u64,
     /// The clock's slot: no entry has a smaller one (entries are never scheduled before now).
     cursor: u64,
-    buckets: Box<[Bucket]>,
-    /// Bit `i` set when bucket `i` holds an entry.
-    occupied: Box<[u64]>,
+    /// Entries in each bucket: also what the search for the first occupied bucket reads,
+    /// eight buckets a word.
+    lens: Box<[u8]>,
+    /// Bucket `i`'s entries at `ROOM i ..`, unordered.
+    ents: Box<[Entry]>,
     n: usize,
 }
-
-/// Where the least entry of the ring is: (bucket, index in it).
-pub(super) type Spot = (usize, usize);
 
 impl Calendar {
     /// A ring of 2^`log2_buckets` buckets (at least 64) of 2^`shift` ns each.
@@ -46,21 +39,29 @@ impl Calendar {
         Calendar {
             shift,
             mask: nb as u64 - 1,
+            span: nb as u64,
             cursor: 0,
-            buckets: vec![EMPTY; nb].into_boxed_slice(),
-            occupied: vec![0; nb / 64].into_boxed_slice(),
+            lens: vec![0; nb].into_boxed_slice(),
+            ents: vec![super::SENTINEL; nb * ROOM].into_boxed_slice(),
             n: 0,
         }
     }
 
     /// The ring for a network whose smallest full-packet transmission time is `min_tx` and
     /// whose longest link (transmission plus propagation) takes `horizon`: buckets about as
-    /// wide as that transmission, enough of them (64 to 4096) to span the horizon.
+    /// wide as that transmission, enough of them (64 to 4096) to span the horizon; off (every
+    /// event to the heap) when 4096 do not span it. Measured: a ring that spans only part of
+    /// the horizon sends most events to the heap anyway and costs more than it saves (the
+    /// 10 Gb/s dumbbell of `benchmarks/bench_scaling.py` ran 13% slower with one).
     pub fn for_network(min_tx: Time, horizon: Time) -> Self {
         let shift = 63 - min_tx.max(1).leading_zeros(); // 2^shift <= min_tx
         let need = (horizon >> shift) + 1;
-        let log2 = need.next_power_of_two().trailing_zeros().clamp(6, 12);
-        Calendar::new(shift, log2)
+        let log2 = need.next_power_of_two().trailing_zeros().max(6);
+        let mut c = Calendar::new(shift, log2.min(12));
+        if log2 > 12 {
+            c.span = 0;
+        }
+        c
     }
 
     #[inline]
@@ -80,62 +81,55 @@ impl Calendar {
     pub fn try_push(&mut self, e: Entry) -> bool {
         let slot = e.time() >> self.shift;
         debug_assert!(slot >= self.cursor, "an event before the clock");
-        if slot.wrapping_sub(self.cursor) > self.mask {
+        if slot.wrapping_sub(self.cursor) >= self.span {
             return false;
         }
         let i = (slot & self.mask) as usize;
-        let b = &mut self.buckets[i];
-        let l = b.len as usize;
+        let l = self.lens[i] as usize;
         if l == ROOM {
             return false;
         }
-        b.e[l] = e;
-        b.len += 1;
-        self.occupied[i >> 6] |= 1 << (i & 63);
+        self.ents[i * ROOM + l] = e;
+        self.lens[i] = l as u8 + 1;
         self.n += 1;
         true
     }
 
-    /// The least entry's key and spot, if any.
+    /// Remove and return the least entry if its key is below `bound`.
     #[inline(always)]
-    pub fn peek(&self) -> Option<(u128, Spot)> {
+    pub fn pop_below(&mut self, bound: u128) -> Option<Entry> {
         if self.n == 0 {
             return None;
         }
         // The first occupied bucket from the cursor's, going round: it holds the least slot.
         let start = (self.cursor & self.mask) as usize;
-        let words = self.occupied.len();
-        let mut w = start >> 6;
-        let mut bits = self.occupied[w] & (!0u64 << (start & 63));
+        let words = self.lens.len() / 8;
+        let word = |w: usize| u64::from_le_bytes(self.lens[8 * w..8 * w + 8].try_into().expect("8 bytes"));
+        let mut w = start / 8;
+        let mut bits = word(w) & (!0u64 << (8 * (start % 8)));
         while bits == 0 {
             w = (w + 1) & (words - 1);
-            bits = self.occupied[w];
+            bits = word(w);
         }
-        let i = (w << 6) + bits.trailing_zeros() as usize;
-        let b = &self.buckets[i];
+        let i = 8 * w + bits.trailing_zeros() as usize / 8;
+        let l = self.lens[i] as usize;
+        let b = &mut self.ents[i * ROOM..i * ROOM + l];
         let mut j = 0;
-        let mut k = b.e[0].key();
-        for (x, e) in b.e[..b.len as usize].iter().enumerate().skip(1) {
+        let mut k = b[0].key();
+        for (x, e) in b.iter().enumerate().skip(1) {
             if e.key() < k {
                 k = e.key();
                 j = x;
             }
         }
-        Some((k, (i, j)))
-    }
-
-    /// Remove and return the entry at `spot` (from `peek`).
-    #[inline(always)]
-    pub fn take(&mut self, (i, j): Spot) -> Entry {
-        let b = &mut self.buckets[i];
-        let e = b.e[j];
-        b.len -= 1;
-        b.e[j] = b.e[b.len as usize];
-        if b.len == 0 {
-            self.occupied[i >> 6] &= !(1 << (i & 63));
+        if k >= bound {
+            return None;
         }
+        let e = b[j];
+        b[j] = b[l - 1];
+        self.lens[i] = l as u8 - 1;
         self.n -= 1;
-        e
+        Some(e)
     }
 }
 
@@ -149,12 +143,9 @@ mod tests {
     fn pop_one(c: &mut Calendar, over: &mut Vec<Entry>) -> Option<Entry> {
         over.sort_by_key(|e| std::cmp::Reverse(e.key()));
         let o = over.last().map_or(u128::MAX, |e| e.key());
-        let e = match c.peek() {
-            Some((k, s)) if k < o => {
-                assert_eq!(k, c.buckets[s.0].e[s.1].key());
-                c.take(s)
-            }
-            _ => over.pop()?,
+        let e = match c.pop_below(o) {
+            Some(e) => e,
+            None => over.pop()?,
         };
         c.advance(e.time());
         Some(e)
@@ -214,9 +205,14 @@ mod tests {
         let c = Calendar::for_network(120_000, 41_200_000);
         assert_eq!((c.shift, c.mask + 1), (16, 1024));
         assert!((c.mask + 1) << c.shift >= 41_200_000);
-        // At most 4096 buckets: a 1.2 us transmission and a 1 s horizon do not span it.
-        let c = Calendar::for_network(1_200, 1_000_000_000);
-        assert_eq!((c.shift, c.mask + 1), (10, 4096));
+        // 4096 buckets of 1 us do not span a 1 s horizon: off, every event refused.
+        let mut c = Calendar::for_network(1_200, 1_000_000_000);
+        assert_eq!(c.span, 0);
+        assert!(!c.try_push(Entry::new(0, 1, Event::Sample)));
+        assert!(c.pop_below(u128::MAX).is_none());
+        // 4096 of them span a 4 ms one.
+        let c = Calendar::for_network(1_200, 4_000_000);
+        assert_eq!((c.shift, c.span), (10, 4096));
         // At least 64.
         let c = Calendar::for_network(1_000_000, 1_000_000);
         assert_eq!(c.mask + 1, 64);

@@ -461,15 +461,11 @@ impl Scheduler {
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
         self.heap.settle();
-        let cal = self.cal.peek();
         let hk = self.heap.peek().map_or(u128::MAX, |h| h.key);
         let tk = self.timers.peek().map_or(u128::MAX, |t| pack(t.0, t.1));
-        let (time, seq, ev) = match cal {
-            Some((ck, spot)) if ck < hk && ck < tk => {
-                let e = self.cal.take(spot);
-                (e.time(), e.key as u64, e.ev)
-            }
-            _ if tk < hk => {
+        let (time, seq, ev) = match self.cal.pop_below(hk.min(tk)) {
+            Some(e) => (e.time(), e.key as u64, e.ev),
+            None if tk < hk => {
                 let (time, ev) = self.timers.pop()?;
                 (time, tk as u64, ev)
             }
