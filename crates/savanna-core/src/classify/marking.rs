@@ -31,10 +31,8 @@
 //!   considering the average size of WWW documents"). The paper's Table 3 holds only the
 //!   RED/RIO parameters; it gives no timeout (marking needs none there).
 
-use std::collections::HashMap;
-
 use super::registry::{resolve_k, EdgeClassifierSpec};
-use super::{flow_key, Classifier, ClassifierReport};
+use super::{flow_key, Classifier, ClassifierReport, FlowTable};
 use crate::engine::{secs_to_ns, Time};
 use crate::model::tokuda::KSpec;
 use crate::net::ClassMark;
@@ -112,7 +110,7 @@ pub struct MarkingClassifier {
     idle_timeout: Time,
     window: Time,
     /// flow key -> (packets counted since its last SYN, last time seen)
-    table: HashMap<u64, (u64, Time)>,
+    table: FlowTable<(u64, Time)>,
     next_expiry: Time,
     /// Active (short, long) connections at the latest tick.
     counts: (u64, u64),
@@ -125,7 +123,7 @@ impl MarkingClassifier {
             k,
             idle_timeout,
             window: window.max(1),
-            table: HashMap::with_capacity(1024),
+            table: FlowTable::with_capacity_and_hasher(1024, Default::default()),
             next_expiry: idle_timeout,
             counts: (0, 0),
         }

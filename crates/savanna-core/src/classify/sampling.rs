@@ -38,10 +38,8 @@
 //!   [sec] for sampling and hash algorithms, and I = 3 [1/packets] for the sampling
 //!   algorithm"; K = 7 again in 4.2). The paper's Table 3 holds only the RED/RIO parameters.
 
-use std::collections::HashMap;
-
 use super::registry::{resolve_k, EdgeClassifierSpec};
-use super::{flow_key, Classifier, ClassifierReport};
+use super::{flow_key, Classifier, ClassifierReport, FlowTable};
 use crate::engine::{secs_to_ns, Rng, Time};
 use crate::net::ClassMark;
 use crate::net::Packet;
@@ -156,9 +154,9 @@ pub struct SamplingClassifier {
     /// Packets seen since the last sample (deterministic sampling).
     since_sample: u64,
     /// Sampling table: flow key -> packets sampled in the current interval.
-    sampled: HashMap<u64, u64>,
+    sampled: FlowTable<u64>,
     /// Classification table: flow key -> C_i, sampled packets since the flow was added.
-    table: HashMap<u64, u64>,
+    table: FlowTable<u64>,
 }
 
 impl SamplingClassifier {
@@ -171,8 +169,8 @@ impl SamplingClassifier {
             thr_pkts: p.threshold_samples.map_or(p.k as f64, |v| v * every as f64),
             rng,
             since_sample: 0,
-            sampled: HashMap::with_capacity(256),
-            table: HashMap::with_capacity(256),
+            sampled: FlowTable::with_capacity_and_hasher(256, Default::default()),
+            table: FlowTable::with_capacity_and_hasher(256, Default::default()),
         }
     }
     /// C_i of a flow key, if the flow is in the classification table.

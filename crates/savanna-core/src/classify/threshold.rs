@@ -7,10 +7,8 @@
 //! Defaults from their Table III: SLR 3, T_u 1 s, T_c 10 s. The paper does not give the
 //! initial L_t; we start at 20 packets (`initial_threshold`) and keep L_t >= 1.
 
-use std::collections::HashMap;
-
 use super::registry::EdgeClassifierSpec;
-use super::{flow_key, Classifier, ClassifierReport};
+use super::{flow_key, Classifier, ClassifierReport, FlowTable};
 use crate::engine::{secs_to_ns, Time};
 use crate::error::Result;
 use crate::net::ClassMark;
@@ -118,7 +116,7 @@ pub struct ThresholdParams {
 pub struct ThresholdClassifier {
     p: ThresholdParams,
     /// flow key -> (packets seen, last time seen)
-    table: HashMap<u64, (u64, Time)>,
+    table: FlowTable<(u64, Time)>,
     lt: u64,
     next_expiry: Time,
     next_control: Time,
@@ -130,7 +128,7 @@ impl ThresholdClassifier {
             lt: p.initial_threshold,
             next_expiry: p.t_u,
             next_control: p.t_c,
-            table: HashMap::with_capacity(1024),
+            table: FlowTable::with_capacity_and_hasher(1024, Default::default()),
             p,
         }
     }
