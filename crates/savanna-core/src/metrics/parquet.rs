@@ -297,9 +297,8 @@ pub fn write_flows(path: &Path, flows: &[FlowRecord]) -> Result<()> {
 }
 
 /// A Parquet table written incrementally, with memory that does not grow with the number
-/// of records: each record pushed is spooled, its first `SPOOL_MEMORY` bytes in memory and
-/// the rest in a scratch file next to the output (`.<name>.spool`, made when first needed,
-/// removed by `finish` or when the writer is dropped), and `finish` turns
+/// of records: each record pushed is spooled to a scratch file next to the output
+/// (`.<name>.spool`, removed by `finish` or when the writer is dropped), and `finish` turns
 /// the spool into Parquet column by column, in row groups of `ROW_GROUP_ROWS`. Keeping
 /// records in memory until a row group is full would hold about 0.3 MB per 1024 flow
 /// records (a 64K-row group of queue samples, 10 MB), and every row group written leaves
@@ -338,12 +337,6 @@ pub type FlowWriter = SpoolWriter<FlowRecord>;
 /// Records per spool block (`SpoolWriter`); `ROW_GROUP_ROWS` is a multiple of it, so a row
 /// group starts at a block.
 const SPOOL_BLOCK_ROWS: usize = 128;
-
-/// Bytes of a spool kept in memory before the rest goes to its scratch file: a run's
-/// 16,000 flow records (31 words each), so that most runs write and read no scratch file
-/// (measured: the file's write and read-back calls took 5 of the 13 ms that finishing the
-/// reference dumbbell's 11,154 flow records took), while a long run's spool stays bounded.
-const SPOOL_MEMORY: usize = 4 << 20;
 const _: () = assert!(ROW_GROUP_ROWS.is_multiple_of(SPOOL_BLOCK_ROWS));
 
 impl SpoolWriter<FlowRecord> {
@@ -365,12 +358,15 @@ impl<R> SpoolWriter<R> {
         debug_assert!(batch_rows.is_multiple_of(SPOOL_BLOCK_ROWS) && batch_rows <= ROW_GROUP_ROWS);
         let table = TableWriter::create(path, message, cols, strings_only)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let spool = Spool {
-            path: path.with_file_name(format!(".{name}.spool")),
-            mem: Vec::new(),
-            mem_limit: SPOOL_MEMORY,
-            file: None,
-        };
+        let spool_path = path.with_file_name(format!(".{name}.spool"));
+        let spool = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&spool_path)
+            .map_err(|e| Error::io(spool_path.display().to_string(), e))?;
+        let spool = Spool { path: spool_path, file: spool };
         let mut slot = Vec::with_capacity(table.cols.len());
         let mut slots = 0;
         for c in &table.cols {
@@ -444,14 +440,7 @@ impl<R> SpoolWriter<R> {
     }
 
     fn spool_block(&mut self) -> Result<()> {
-        self.spool.append(&self.block).map_err(|e| self.spool.error(e))
-    }
-
-    /// Keep at most `bytes` of the spool in memory (tests: to spill to the file early).
-    #[cfg(test)]
-    fn spill_after(mut self, bytes: usize) -> Self {
-        self.spool.mem_limit = bytes;
-        self
+        (&self.spool.file).write_all(&self.block).map_err(|e| self.spool.error(e))
     }
 
     /// Write the table from the spool; the spool is removed.
@@ -461,7 +450,7 @@ impl<R> SpoolWriter<R> {
         }
         let SpoolWriter { mut table, spool, slot, slots, rows, batch_rows, strings, .. } = self;
         let spool_err = |e: std::io::Error| spool.error(e);
-        let mut reader = SpoolReader { spool: &spool, slots, buf: Vec::new() };
+        let mut reader = SpoolReader { file: &spool.file, slots, buf: Vec::new() };
         let shown = table.shown.clone();
         let io_err = |e: &dyn std::fmt::Display| Error::io(shown.clone(), e);
         for first in (0..rows).step_by(ROW_GROUP_ROWS) {
@@ -516,44 +505,13 @@ impl<R> SpoolWriter<R> {
     }
 }
 
-/// A `SpoolWriter`'s blocks, appended in order: the first ones in memory, up to
-/// `mem_limit` bytes, and all later ones in a scratch file made when the first of them comes
-/// (a block is never split between the two) and removed when dropped.
+/// A `SpoolWriter`'s scratch file, removed when dropped (whether or not the writer finished).
 struct Spool {
     path: PathBuf,
-    mem: Vec<u8>,
-    mem_limit: usize,
-    file: Option<File>,
+    file: File,
 }
 
 impl Spool {
-    fn append(&mut self, block: &[u8]) -> std::io::Result<()> {
-        if self.file.is_none() && self.mem.len() + block.len() <= self.mem_limit {
-            self.mem.extend_from_slice(block);
-            return Ok(());
-        }
-        let file = match &mut self.file {
-            Some(f) => f,
-            None => self.file.insert(
-                std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&self.path)?,
-            ),
-        };
-        file.write_all(block)
-    }
-
-    /// The `n` bytes at offset `at` of the spool (`buf` holds them when they are read from
-    /// the file).
-    fn read<'a>(&'a self, at: usize, n: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
-        if at + n <= self.mem.len() {
-            return Ok(&self.mem[at..at + n]);
-        }
-        let mut file = self.file.as_ref().ok_or_else(|| std::io::Error::other("spool block missing"))?;
-        buf.resize(n, 0);
-        file.seek(SeekFrom::Start((at - self.mem.len()) as u64))?;
-        file.read_exact(buf)?;
-        Ok(buf)
-    }
-
     fn error(&self, e: std::io::Error) -> Error {
         Error::io(self.path.display().to_string(), e)
     }
@@ -561,24 +519,25 @@ impl Spool {
 
 impl Drop for Spool {
     fn drop(&mut self) {
-        if self.file.is_some() {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
 /// Reads one slot's words of one block back from a `SpoolWriter`'s spool.
 struct SpoolReader<'a> {
-    spool: &'a Spool,
+    file: &'a File,
     slots: usize,
     buf: Vec<u8>,
 }
 
 impl SpoolReader<'_> {
     fn words(&mut self, block: usize, slot: usize, n: usize) -> std::io::Result<impl Iterator<Item = u64> + '_> {
-        let at = (block * self.slots + slot) * SPOOL_BLOCK_ROWS * 8;
-        let bytes = self.spool.read(at, n * 8, &mut self.buf)?;
-        Ok(bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))))
+        let at = ((block * self.slots + slot) * SPOOL_BLOCK_ROWS * 8) as u64;
+        self.buf.resize(n * 8, 0);
+        let mut file = self.file;
+        file.seek(SeekFrom::Start(at))?;
+        file.read_exact(&mut self.buf)?;
+        Ok(self.buf.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))))
     }
 
     /// An optional column's definition levels (its presence slot) and present values.
@@ -864,8 +823,7 @@ mod tests {
     }
 
     /// `rows` written at the end (`write`) and spooled while running (`writer`) must give
-    /// the same bytes, whether the spool stays in memory, goes to its file from the first
-    /// block or from the fourth, and no spool may be left behind.
+    /// the same bytes, and no spool may be left behind.
     fn spooled_equals_whole<R: Clone>(
         name: &str,
         rows: &[R],
@@ -874,19 +832,15 @@ mod tests {
     ) {
         let dir = scratch(name);
         write(&dir.join("whole.parquet"), rows).unwrap();
-        let whole = std::fs::read(dir.join("whole.parquet")).unwrap();
-        for spill in [usize::MAX, 0, 3] {
-            let mut w = writer(&dir.join("spooled.parquet")).unwrap();
-            let block = w.block.len();
-            w = w.spill_after(spill.saturating_mul(block));
-            for r in rows {
-                w.push(r.clone()).unwrap();
-            }
-            w.finish().unwrap();
-            assert!(whole == std::fs::read(dir.join("spooled.parquet")).unwrap(), "{name}, {spill}: files differ");
-            let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-            assert_eq!(left.len(), 2, "{name}: {left:?}");
+        let mut w = writer(&dir.join("spooled.parquet")).unwrap();
+        for r in rows {
+            w.push(r.clone()).unwrap();
         }
+        w.finish().unwrap();
+        let whole = std::fs::read(dir.join("whole.parquet")).unwrap();
+        assert!(whole == std::fs::read(dir.join("spooled.parquet")).unwrap(), "{name}: files differ");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "{name}: {left:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1204,18 +1158,13 @@ mod tests {
         let n = (ROW_GROUP_ROWS + 3 * SPOOL_BLOCK_ROWS + 5) as u64;
         let mut w = FlowWriter::create(&path).unwrap();
         let spool = dir.join(".flows.parquet.spool");
-        // Records in uneven batches and one at a time; the first SPOOL_MEMORY bytes of
-        // them stay in memory, the rest go to the scratch file.
+        assert!(spool.exists());
+        // Records in uneven batches and one at a time.
         let batch: Vec<FlowRecord> = (0..77).map(synthetic_flow).collect();
         w.write(&batch).unwrap();
         for i in 77..n {
             w.push(synthetic_flow(i)).unwrap();
-            if i == 77 {
-                assert!(!spool.exists(), "a scratch file before SPOOL_MEMORY bytes");
-            }
         }
-        assert!(spool.exists() && w.spool.mem.len() <= SPOOL_MEMORY);
-        assert!(w.spool.mem.len() + w.block.len() > SPOOL_MEMORY, "memory not used to the limit");
         w.finish().unwrap();
         assert!(!spool.exists(), "spool left behind");
 
@@ -1239,7 +1188,7 @@ mod tests {
     #[test]
     fn a_dropped_flow_writer_leaves_no_spool() {
         let dir = scratch("spool-drop");
-        let mut w = FlowWriter::create(&dir.join("flows.parquet")).unwrap().spill_after(0);
+        let mut w = FlowWriter::create(&dir.join("flows.parquet")).unwrap();
         for i in 0..(SPOOL_BLOCK_ROWS as u64 + 1) {
             w.push(synthetic_flow(i)).unwrap();
         }
