@@ -48,15 +48,21 @@ impl Calendar {
     }
 
     /// The ring for a network whose smallest full-packet transmission time is `min_tx` and
-    /// whose longest link (transmission plus propagation) takes `horizon`: buckets about as
-    /// wide as that transmission, enough of them (64 to 4096) to span the horizon; off (every
-    /// event to the heap) when 4096 do not span it. Measured: a ring that spans only part of
+    /// whose longest link (transmission plus propagation) takes `horizon`: 64 to 4096
+    /// buckets spanning the horizon, each about as wide as that transmission, or up to four
+    /// times as wide when 4096 of those do not span it; off (every event to the heap) when
+    /// 4096 buckets of four transmissions do not. Measured: a ring that spans only part of
     /// the horizon sends most events to the heap anyway and costs more than it saves (the
-    /// 10 Gb/s dumbbell of `benchmarks/bench_scaling.py` ran 13% slower with one).
+    /// 10 Gb/s dumbbell of `benchmarks/bench_scaling.py`, 262 us of a 40 ms horizon, ran
+    /// 13% slower with one), while wider buckets cost little more where packets are few
+    /// per transmission time (FavorQueue fig. 3 at 100 Mb/s: 11% fewer instructions on).
     pub fn for_network(min_tx: Time, horizon: Time) -> Self {
-        let shift = 63 - min_tx.max(1).leading_zeros(); // 2^shift <= min_tx
-        let need = (horizon >> shift) + 1;
-        let log2 = need.next_power_of_two().trailing_zeros().max(6);
+        let mut shift = 63 - min_tx.max(1).leading_zeros(); // 2^shift <= min_tx
+        let mut log2 = ((horizon >> shift) + 1).next_power_of_two().trailing_zeros().max(6);
+        if log2 > 12 && log2 <= 14 {
+            shift += log2 - 12;
+            log2 = 12;
+        }
         let mut c = Calendar::new(shift, log2.min(12));
         if log2 > 12 {
             c.span = 0;
@@ -205,7 +211,11 @@ mod tests {
         let c = Calendar::for_network(120_000, 41_200_000);
         assert_eq!((c.shift, c.mask + 1), (16, 1024));
         assert!((c.mask + 1) << c.shift >= 41_200_000);
-        // 4096 buckets of 1 us do not span a 1 s horizon: off, every event refused.
+        // 8 us transmissions, 41 ms: 5,000 buckets needed, 4096 of 16 us instead.
+        let c = Calendar::for_network(12_000, 41_000_000);
+        assert_eq!((c.shift, c.span), (14, 4096));
+        // 4096 buckets of four 1 us transmissions do not span a 1 s horizon: off, every
+        // event refused.
         let mut c = Calendar::for_network(1_200, 1_000_000_000);
         assert_eq!(c.span, 0);
         assert!(!c.try_push(Entry::new(0, 1, Event::Sample)));
