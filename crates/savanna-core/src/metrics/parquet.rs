@@ -531,14 +531,17 @@ impl Drop for Spool {
     }
 }
 
+/// A spool block and a slot in it.
+type BlockSlot = (usize, usize);
+
 /// Reads one slot's words of one block back from a `SpoolWriter`'s spool: the slot's whole
 /// block at once, the last two kept (an optional column reads its presence slot and its
 /// value slot alternately, a batch at a time).
 struct SpoolReader<'a> {
     file: &'a File,
     slots: usize,
-    /// (block, slot, its words as bytes), the one used last at `last`.
-    cache: [(usize, usize, Vec<u8>); 2],
+    /// (block, slot) read into each buffer, if any; the one used last at `last`.
+    cache: [(Option<BlockSlot>, Vec<u8>); 2],
     last: usize,
 }
 
@@ -551,22 +554,22 @@ impl SpoolReader<'_> {
         from: usize,
         n: usize,
     ) -> std::io::Result<impl Iterator<Item = u64> + '_> {
-        let hit = self.cache.iter().position(|c| (c.0, c.1) == (block, slot) && !c.2.is_empty());
-        let i = match hit {
+        let i = match self.cache.iter().position(|c| c.0 == Some((block, slot))) {
             Some(i) => i,
             None => {
                 let i = 1 - self.last;
                 let c = &mut self.cache[i];
-                c.2.resize(SPOOL_BLOCK_ROWS * 8, 0);
+                c.0 = None;
+                c.1.resize(SPOOL_BLOCK_ROWS * 8, 0);
                 let mut file = self.file;
                 file.seek(SeekFrom::Start(((block * self.slots + slot) * SPOOL_BLOCK_ROWS * 8) as u64))?;
-                file.read_exact(&mut c.2)?;
-                (c.0, c.1) = (block, slot);
+                file.read_exact(&mut c.1)?;
+                c.0 = Some((block, slot));
                 i
             }
         };
         self.last = i;
-        let bytes = &self.cache[i].2[from * 8..(from + n) * 8];
+        let bytes = &self.cache[i].1[from * 8..(from + n) * 8];
         Ok(bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))))
     }
 

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use crate::aqm::DropReason;
 use crate::classify::Classifier;
-use crate::engine::{secs_to_ns, Event, Rng, Scheduler, Time};
+use crate::engine::{Event, Rng, Scheduler, Time};
 use crate::error::Result;
 use crate::metrics::{ClassMark, FlowSink, RunOutput};
 use crate::net::packet::FLAG_RETX;
@@ -175,9 +175,9 @@ impl World {
         // The event ring's buckets about one full packet's shortest transmission wide, the
         // ring as long as the longest link's transmission and propagation (only the cost
         // depends on it: `engine::calendar`).
-        let tx_ns = |l: &crate::net::topology::LinkSpec| secs_to_ns(plan.pkt_bytes as f64 * 8.0 / l.rate_bps);
-        let min_tx = topo.links.iter().map(tx_ns).min().unwrap_or(1);
-        let horizon = topo.links.iter().map(|l| tx_ns(l).saturating_add(l.delay_ns)).max().unwrap_or(1);
+        let full = plan.pkt_bytes;
+        let min_tx = ports.iter().map(|p| p.tx_ns(full)).min().unwrap_or(1);
+        let horizon = ports.iter().map(|p| p.tx_ns(full).saturating_add(p.delay_ns)).max().unwrap_or(1);
         let udp_bytes = plan.traffic.iter().map(|t| t.gen.udp_packet_bytes().unwrap_or(0) as u64).collect();
         let mut w = World {
             sched: Scheduler::for_network(min_tx, horizon),

@@ -310,6 +310,12 @@ impl Port {
         self.idle_pass = None;
     }
 
+    /// Time to serialise `bytes` on this link, ns.
+    #[inline]
+    pub fn tx_ns(&self, bytes: u32) -> Time {
+        (bytes as f64 * self.ns_per_byte).round() as Time
+    }
+
     /// Start serialising packet `id` (taken from the queue, or passed): returns when its
     /// transmission ends.
     #[inline(always)]
@@ -319,7 +325,7 @@ impl Port {
         let tx = if self.tx_memo.0 == size {
             self.tx_memo.1
         } else {
-            let tx = (size as f64 * self.ns_per_byte).round() as Time;
+            let tx = self.tx_ns(size);
             self.tx_memo = (size, tx);
             tx
         };
