@@ -582,3 +582,212 @@ def test_shared_pool_reuses_its_workers_across_batches_and_ends_them_after():
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+# ---- runs written in place by local workers (issue 21) ----------------------------------------
+
+
+def _task(job: Job, out: Path, in_place: bool) -> dict:
+    """The task ``run_many`` gives a worker for ``job`` (no base_dir: the current one)."""
+    return {
+        "run_id": job.run_id,
+        "scenario": job.scenario,
+        "params": dict(job.params),
+        "base_dir": os.getcwd(),
+        "tmp_dir": str(out.resolve() / store.STAGING_DIR),
+        "in_place": in_place,
+    }
+
+
+def _without_wall_time(name: str, data: bytes):
+    """A run file's contents for comparing two runs of one job: the bytes, except that
+    the wall time the run took (summary.json's and summaries.parquet's wall_seconds, the
+    one thing that differs) is left out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if name == "summary.json":
+        d = json.loads(data)
+        assert isinstance(d.pop("wall_seconds"), float)
+        return d
+    if name == "summaries.parquet":
+        t = pq.read_table(pa.BufferReader(data))
+        return t.drop_columns(["wall_seconds"]).to_pylist(), t.schema.remove(t.schema.get_field_index("wall_seconds"))
+    return data
+
+
+def test_a_run_written_in_place_has_the_files_and_bytes_of_a_run_sent_back(tmp_path):
+    # Through the local pool, each worker writes its run into the staging area and this
+    # process renames the directory; sent back as bytes (as a Dask worker does), this
+    # process writes the files. Same names, same bytes, same modes, nothing else.
+    jobs = tiny_jobs(n_seeds=1)
+    placed = tmp_path / "in_place"
+    rep = run_many(jobs, placed, workers=2, progress=False)
+    assert rep.failed == {} and sorted(rep.done) == sorted(j.run_id for j in jobs)
+    sent = tmp_path / "sent"
+    for j in jobs:
+        from savanna.sweep import execute
+
+        result = execute(_task(j, sent, in_place=False))
+        store.commit_run(sent, j.run_id, j.params, ["qdisc", "seed"], result["files"])
+    a, b = store.completed_runs(placed), store.completed_runs(sent)
+    assert {r: d.relative_to(placed) for r, d in a.items()} == {r: d.relative_to(sent) for r, d in b.items()}
+    for rid in a:
+        names = sorted(os.listdir(a[rid]))  # hidden entries too: no staging left inside
+        assert names == sorted(os.listdir(b[rid]))
+        assert {"params.json", "scenario.json", "summaries.parquet", "flows.parquet"} <= set(names)
+        assert a[rid].stat().st_mode == b[rid].stat().st_mode
+        for name in names:
+            pa_, pb = a[rid] / name, b[rid] / name
+            assert pa_.stat().st_mode == pb.stat().st_mode, name
+            assert _without_wall_time(name, pa_.read_bytes()) == _without_wall_time(name, pb.read_bytes()), name
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("where", ["before the core runs", "after the core wrote its files"])
+def test_a_run_failing_in_place_leaves_nothing_in_staging_or_runs(tmp_path, monkeypatch, workers, where):
+    # With one worker the runs share this process, which outlives them: only the worker's
+    # own clean-up can remove a failed run's directory. Two make a pool.
+    jobs = tiny_jobs(n_seeds=1)
+    if where == "before the core runs":
+        monkeypatch.setenv(FAIL_HOOK_ENV, "qdisc=favorqueue")
+        bad = [j.run_id for j in jobs if j.params["qdisc"] == "favorqueue"]
+    else:  # a parameter that a column of flows.parquet would hide: refused once it is written
+        jobs = [Job(j.run_id, j.scenario, {**j.params, "fct_s": 1.5}) for j in jobs]
+        bad = [j.run_id for j in jobs]
+    out = tmp_path / "ds"
+    rep = run_many(jobs, out, workers=workers, progress=False)
+    assert sorted(rep.failed) == sorted(bad)
+    if where == "after the core wrote its files":
+        assert all("'fct_s' has the name of a column of flows.parquet" in e for e in rep.failed.values())
+    assert sorted(rep.done) == sorted(j.run_id for j in jobs if j.run_id not in bad)
+    assert list((out / store.STAGING_DIR).iterdir()) == []
+    for rid in bad:
+        assert not list((out / store.RUNS_DIR).rglob(f"run_id={rid}"))
+        assert (out / store.FAILED_DIR / f"{rid}.json").is_file()
+
+
+def test_a_run_already_present_is_kept_and_its_staged_copy_removed(tmp_path):
+    from savanna.sweep import execute
+
+    (job,) = tiny_jobs(n_seeds=1, queues=("droptail",))
+    out = tmp_path / "ds"
+    run_many([job], out, workers=1, progress=False)
+    (present,) = store.completed_runs(out).values()
+    stamps = file_stamps(present)
+    staged = Path(execute(_task(job, out, in_place=True))["dir"])
+    assert staged.parent == out.resolve() / store.STAGING_DIR and (staged / "summary.json").is_file()
+    assert store.commit_dir(out, job.run_id, job.params, ["qdisc", "seed"], staged) == present
+    assert file_stamps(present) == stamps
+    assert not staged.exists()
+
+
+def test_commit_dir_refuses_what_is_not_a_complete_run_in_the_staging_area(tmp_path):
+    out = tmp_path / "ds"
+    (out / store.STAGING_DIR).mkdir(parents=True)
+    # Not in the staging area, or deeper in it: refused and left as it is.
+    for mine in (tmp_path / "mine", out / store.STAGING_DIR / "a" / "b"):
+        mine.mkdir(parents=True)
+        (mine / "summary.json").write_text("{}")
+        with pytest.raises(store.StoreError, match="not a run's directory in"):
+            store.commit_dir(out, "r1", {"x": 1}, ["x"], mine)
+        assert (mine / "summary.json").is_file()
+    # In it but incomplete (no summary.json): refused and removed.
+    half = out / store.STAGING_DIR / ".partial-1-0"
+    half.mkdir()
+    (half / "flows.parquet").write_bytes(b"half a run")
+    with pytest.raises(store.StoreError, match="no summary.json"):
+        store.commit_dir(out, "r1", {"x": 1}, ["x"], half)
+    assert not half.exists() and not (out / store.RUNS_DIR).exists()
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_dead_workers_leftover_in_staging_is_swept_by_the_next_sweep(tmp_path):
+    from savanna.runner import _partial_pid
+
+    out = tmp_path / "ds"
+    pid = _dead_pid()
+    left = out / store.STAGING_DIR / f".partial-{pid}-0"
+    (left / f".partial-{pid}-3").mkdir(parents=True)  # the core's own staging inside
+    (left / f".partial-{pid}-3" / "flows.parquet").write_bytes(b"half a run")
+    assert _partial_pid(left.name) == pid  # the rule the in-place directories follow
+    rep = run_many(tiny_jobs(n_seeds=1, queues=("droptail",)), out, workers=1, progress=False)
+    assert rep.failed == {} and len(rep.done) == 1
+    assert list((out / store.STAGING_DIR).iterdir()) == []
+
+
+def test_a_worker_killed_mid_run_leaves_nothing_in_staging_once_its_pool_is_gone(tmp_path):
+    # A worker is killed (as the OOM killer would) while the core writes its run in place:
+    # its directory stays behind. It must be gone before a worker of the next pool starts
+    # a run (and at the end), and the run, run again alone, completes.
+    import threading
+
+    import psutil
+    from savanna.runner import _partial_pid
+
+    jobs = tiny_jobs(n_seeds=2, duration_s=150.0)  # a fifth of a second or more each
+    out = tmp_path / "ds"
+    staging = out / store.STAGING_DIR
+    killed: list[Path] = []
+    old_pool: set[int] = set()
+    gone_when_the_next_pool_ran: list[bool] = []
+    stop = threading.Event()
+
+    def core_running(d: Path) -> bool:
+        try:
+            return any(p.name.startswith(".partial-") for p in d.iterdir())
+        except OSError:  # renamed into place meanwhile
+            return False
+
+    def watch():
+        while not stop.is_set() and not gone_when_the_next_pool_ran:
+            try:
+                dirs = {p: _partial_pid(p.name) for p in staging.iterdir()}
+            except OSError:
+                dirs = {}
+            for d, pid in dirs.items():
+                if pid is None or pid == os.getpid():
+                    continue
+                if not killed and core_running(d):
+                    old_pool.update(c.pid for c in psutil.Process().children())
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(d)
+                elif killed and pid not in old_pool:
+                    gone_when_the_next_pool_ran.append(not killed[0].exists())
+                    break
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        rep = run_many(jobs, out, workers=2, progress=False)
+    finally:
+        stop.set()
+        watcher.join()
+    assert killed, "no worker was caught mid-run"
+    assert gone_when_the_next_pool_ran == [True]
+    assert rep.failed == {} and sorted(rep.done) == sorted(j.run_id for j in jobs)
+    assert list(staging.iterdir()) == []
+
+
+def test_a_sweep_that_stops_in_its_own_process_leaves_nothing_in_staging(tmp_path, monkeypatch):
+    # The sweep's process stops (here: writing its first run raises; Ctrl-C alike) while
+    # the pool's workers hold runs written in place that it will never rename: once the
+    # pool is gone, so are they.
+    class Stop(Exception):
+        pass
+
+    def stop(*args):
+        raise Stop
+
+    monkeypatch.setattr(store, "commit_dir", stop)
+    out = tmp_path / "ds"
+    with pytest.raises(Stop):
+        run_many(tiny_jobs(n_seeds=2), out, workers=2, progress=False)
+    assert list((out / store.STAGING_DIR).iterdir()) == []
+    assert store.completed_runs(out) == {}

@@ -16,9 +16,12 @@ Layout of a dataset directory ``OUT``::
     OUT/.staging/                         runs being written (ignored; cleaned on start)
 
 A run directory appears by one ``rename`` of a complete staging directory, so a run is
-either fully present or absent; ``completed_runs`` lists the present ones. Parameter
-values live in the directory names (percent-encoded where needed) and come back as typed
-columns through ``hive_types``. Each ``X.parquet`` file becomes a view ``X``.
+either fully present or absent; ``completed_runs`` lists the present ones. ``commit_run``
+fills the staging directory with the files it is given, ``commit_dir`` takes one that a
+local worker process filled (named ``.partial-<pid>-<n>``, as ``runner.sweep_dead_partials``
+recognises a dead process's leftovers). Parameter values live in the directory names
+(percent-encoded where needed) and come back as typed columns through ``hive_types``.
+Each ``X.parquet`` file becomes a view ``X``.
 
 Python: ``load(out_dir, table)`` and ``query(out_dir, sql)`` return pandas DataFrames;
 ``connect(out_dir)`` gives a DuckDB connection with the views. duckdb, pyarrow and pandas
@@ -232,6 +235,46 @@ def commit_run(
         _fsync_dir(final.parent)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        raise
+    clear_failure(out, run_id)
+    return final
+
+
+def commit_dir(
+    out_dir: PathLike,
+    run_id: str,
+    params: Mapping[str, Any],
+    names: list[str],
+    staged: PathLike,
+) -> Path:
+    """``commit_run`` for a run whose files a worker already wrote into ``staged``, a
+    directory directly inside ``OUT/.staging``: sync the files and rename the directory
+    into place, so that their contents never pass through this process.
+
+    If the run is already present, nothing of it changes. ``staged`` is gone afterwards,
+    whatever happened: renamed, or removed (the run already present, an incomplete run
+    without ``summary.json``, a failed rename). Raises ``StoreError`` for a ``staged``
+    outside the staging area (left as it is) or an incomplete run, ``OSError`` when the
+    file system refuses. Returns the run's directory."""
+    out = Path(out_dir)
+    src = Path(staged)
+    staging = (out / STAGING_DIR).resolve()
+    if src.resolve().parent != staging or src.is_symlink() or not src.is_dir():
+        raise StoreError(f"{src}: not a run's directory in {staging}")
+    final = out / RUNS_DIR / partition_dir(params, names, run_id)
+    try:
+        if (final / COMPLETE_MARKER).is_file():
+            shutil.rmtree(src, ignore_errors=True)
+            return final
+        order = sorted(p.name for p in src.iterdir() if p.is_file())
+        if COMPLETE_MARKER not in order:
+            raise StoreError(f"{src}: no {COMPLETE_MARKER}, not a complete run")
+        _sync_files(src, order)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(src, final)
+        _fsync_dir(final.parent)
+    except BaseException:
+        shutil.rmtree(src, ignore_errors=True)
         raise
     clear_failure(out, run_id)
     return final

@@ -23,9 +23,11 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import itertools
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -88,28 +90,28 @@ class RunReport:
 
 
 def execute(task: Mapping[str, Any]) -> dict:
-    """Run one job in the calling process and return its files' contents.
+    """Run one job in the calling process and hand back its files.
 
-    ``task``: ``run_id``, ``scenario`` (dict), ``params`` (dict), ``base_dir`` (str).
-    Returns ``{"run_id", "files": {name: bytes}}`` or ``{"run_id", "error": str}``; it
-    never raises for a failed run, so pools and clusters treat every run alike. The
-    files are the core's outputs byte for byte, plus the summary tables, ``params.json``
-    and ``scenario.json``.
+    ``task``: ``run_id``, ``scenario`` (dict), ``params`` (dict), ``base_dir`` (str), and
+    optionally ``tmp_dir`` (the sweep's ``OUT/.staging``) and ``in_place``. Returns
+    ``{"run_id", "files": {name: bytes}}``, or with ``in_place`` (a worker that shares
+    the sweep's file system: the local pool) ``{"run_id", "dir": str}``, a directory in
+    ``tmp_dir`` holding the files, for ``store.commit_dir``; or ``{"run_id", "error":
+    str}``. It never raises for a failed run, so pools and clusters treat every run alike.
+    The files are the same either way: the core's outputs byte for byte, plus the summary
+    tables, ``params.json`` and ``scenario.json`` (``_write_run``).
     """
     run_id = task["run_id"]
     try:
+        if task.get("in_place"):
+            return {"run_id": run_id, "dir": str(_simulate_in_place(task))}
         return {"run_id": run_id, "files": _simulate(task)}
     except Exception as e:  # noqa: BLE001 - a failed run is data, not a crash
         return {"run_id": run_id, "error": _error_line(e)}
 
 
 def _simulate(task: Mapping[str, Any]) -> dict[str, bytes]:
-    from savanna import _core
-    from savanna.runner import resolve_scenario
-
-    params = dict(task["params"])
-    _fail_hook(params)
-    sc = resolve_scenario(task["scenario"], base_dir=task["base_dir"])
+    """The run's files as bytes, for a worker that may not see the sweep's directory."""
     # Beside the output (its .staging, cleared when a sweep starts), so that a killed
     # sweep leaves nothing in the system's temporary directory; there when the sweep's
     # directory is not reachable (a remote worker).
@@ -121,28 +123,82 @@ def _simulate(task: Mapping[str, Any]) -> dict[str, bytes]:
             tmp_dir = None
     with tempfile.TemporaryDirectory(prefix=f"run-{os.getpid()}-", dir=tmp_dir) as tmp:
         out = Path(tmp) / "out"  # not existing yet: the core creates it
-        _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out), None, None)
-        files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
-    if store.COMPLETE_MARKER not in files:
+        _write_run(task, out)
+        return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def _simulate_in_place(task: Mapping[str, Any]) -> Path:
+    """The run's files left in a new directory of the sweep's staging area (``tmp_dir``)
+    for the parent to rename into place (``store.commit_dir``): they cross no pipe and
+    neither process holds them in memory (issue 21). On failure the directory is removed;
+    if this process is killed, the directory's name (``.partial-<pid>-<n>``) lets the sweep
+    remove it once the process is gone (``runner.sweep_dead_partials``)."""
+    out = _partial_dir(Path(task["tmp_dir"]))
+    try:
+        _write_run(task, out)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    return out
+
+
+# runner.sweep_dead_partials removes a directory named so once process <pid> is gone; the
+# core names its own staging directories alike.
+_PARTIAL_PREFIX = ".partial-"
+_partial_seq = itertools.count()
+
+
+def _partial_dir(parent: Path) -> Path:
+    """A new empty directory ``.partial-<pid>-<n>`` in ``parent`` (created if missing)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        d = parent / f"{_PARTIAL_PREFIX}{os.getpid()}-{next(_partial_seq)}"
+        try:
+            d.mkdir()
+        except FileExistsError:  # left by a dead process that had this pid: the next n
+            continue
+        return d
+
+
+def _write_run(task: Mapping[str, Any], out: Path) -> None:
+    """Simulate the task's run into directory ``out`` (existing and empty, or not yet
+    existing) and add the files the store keeps beside the core's: the summary tables,
+    ``params.json`` and ``scenario.json``. Both ways of handing a run back go through here."""
+    from savanna import _core
+    from savanna.runner import resolve_scenario
+
+    params = dict(task["params"])
+    _fail_hook(params)
+    sc = resolve_scenario(task["scenario"], base_dir=task["base_dir"])
+    _core.run_to_dir(sc.text, sc.fmt, str(sc.base_dir), str(out), None, None)
+    marker = out / store.COMPLETE_MARKER
+    if not marker.is_file():
         raise RuntimeError(f"the core wrote no {store.COMPLETE_MARKER}")
-    summary = json.loads(files[store.COMPLETE_MARKER])
-    files.update(store.summary_tables(summary, skip=params))
-    _check_shadowing(files, params)
-    files["params.json"] = _json_bytes(params)
-    files["scenario.json"] = _json_bytes({"base_dir": str(sc.base_dir), "scenario": task["scenario"]})
-    return files
+    extra = store.summary_tables(json.loads(marker.read_bytes()), skip=params)
+    core_files = {p.name: p for p in sorted(out.iterdir()) if p.is_file()}
+    _check_shadowing({**core_files, **extra}, params)
+    extra["params.json"] = _json_bytes(params)
+    extra["scenario.json"] = _json_bytes({"base_dir": str(sc.base_dir), "scenario": task["scenario"]})
+    for name, data in extra.items():
+        (out / name).write_bytes(data)
 
 
-def _check_shadowing(files: Mapping[str, bytes], params: Mapping[str, Any]) -> None:
+def _check_shadowing(files: Mapping[str, bytes | Path], params: Mapping[str, Any]) -> None:
     # A partition column hides a file column of the same name in DuckDB; refuse that
-    # rather than let a query read the wrong values.
+    # rather than let a query read the wrong values. A file is its bytes or its path.
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     taken = set(params) | {store.RUN_KEY}
     for name, data in files.items():
         if name.endswith(".parquet"):
-            cols = set(pq.read_schema(pa.BufferReader(data)).names)
+            if isinstance(data, Path):
+                # An open file, not its name: a name goes through pyarrow's file systems,
+                # whose first use costs a process some 4 MB more (measured).
+                with open(data, "rb") as f:
+                    cols = set(pq.read_schema(f).names)
+            else:
+                cols = set(pq.read_schema(pa.BufferReader(data)).names)
             clash = sorted(cols & taken)
             if clash:
                 raise ValueError(f"parameter {clash[0]!r} has the name of a column of {name}; rename it")
@@ -197,7 +253,8 @@ def run_many(
     """Run ``jobs`` into the dataset at ``out_dir`` and report what happened.
 
     ``workers``: size of the local process pool (default ``os.cpu_count()``; 1 runs in
-    this process). ``dask``: the address of a Dask distributed scheduler
+    this process); a worker writes each run into ``OUT/.staging`` itself and this process
+    renames it into place. ``dask``: the address of a Dask distributed scheduler
     (``tcp://host:port``) or a ``distributed.Client``; the runs then go to that cluster
     (results come back to this process, which writes them, so the workers need no shared
     file system). ``progress``: a progress bar on stderr when it is a terminal.
@@ -237,27 +294,36 @@ def run_many(
             else:
                 todo.append(j)
         cwd = os.getcwd()
+        staging = out.resolve() / store.STAGING_DIR
         tasks = [
             {
                 "run_id": j.run_id,
                 "scenario": j.scenario,
                 "params": dict(j.params),
                 "base_dir": str(Path(j.base_dir).resolve()) if j.base_dir else cwd,
-                "tmp_dir": str(Path(out).resolve() / store.STAGING_DIR),
+                "tmp_dir": str(staging),
+                # A local worker (or this process) writes the run's files into the staging
+                # area itself and sends back the directory's name; a Dask worker, which
+                # may not see this file system, sends the files.
+                "in_place": dask is None,
             }
             for j in todo
         ]
         by_id = {t["run_id"]: t for t in tasks}
         done = set()
         bar = _Progress(len(jobs), len(report.skipped), enabled=progress)
+        results = _results(tasks, workers, dask)
         try:
-            for result in _results(tasks, workers, dask):
+            for result in results:
                 rid = result["run_id"]
                 err = result.get("error")
                 if err is None:
                     try:
-                        store.commit_run(out, rid, by_id[rid]["params"], names, result["files"])
-                    except OSError as e:
+                        if "dir" in result:
+                            store.commit_dir(out, rid, by_id[rid]["params"], names, result["dir"])
+                        else:
+                            store.commit_run(out, rid, by_id[rid]["params"], names, result["files"])
+                    except (OSError, store.StoreError) as e:
                         err = f"cannot write the run into {out}: {e}"
                 if err is None:
                     done.add(rid)
@@ -277,7 +343,13 @@ def run_many(
                     )
                 bar.update(len(report.failed))
         finally:
+            # Closing ends the local pool (its workers finish or are gone); then what a
+            # worker that died (killed, Ctrl-C) left in the staging area can go.
+            results.close()
             bar.close()
+            from savanna.runner import sweep_dead_partials
+
+            sweep_dead_partials(staging)
         report.done = [j.run_id for j in todo if j.run_id in done]
     # Order failures as the jobs were given (completion order is not deterministic).
     report.failed = {j.run_id: report.failed[j.run_id] for j in todo if j.run_id in report.failed}
@@ -355,6 +427,7 @@ def _results_pool(tasks: list[dict], n: int, fn):
             batch, shared = shared, []
             for item in _pool_pass(ctx, batch, min(n, len(batch)), fn):
                 if isinstance(item, _Broken):
+                    _sweep_dead_workers(batch)
                     shared.extend(item.not_started)
                     alone.extend(item.running)
                 else:
@@ -363,12 +436,23 @@ def _results_pool(tasks: list[dict], n: int, fn):
             t = alone.pop(0)
             for item in _pool_pass(ctx, [t], 1, fn):
                 if isinstance(item, _Broken):
+                    _sweep_dead_workers([t])
                     yield {
                         "run_id": t["run_id"],
                         "error": "the worker process running it died (out of memory? a crash?)",
                     }
                 else:
                     yield item
+
+
+def _sweep_dead_workers(tasks: list[dict]) -> None:
+    """Remove what the workers of a broken pool left in the tasks' staging area: a run
+    written in place by a worker that was killed (``_simulate_in_place``). The pool's
+    processes are all gone by then, and every result it gave has been taken."""
+    from savanna.runner import sweep_dead_partials
+
+    for tmp_dir in sorted({t["tmp_dir"] for t in tasks if t.get("in_place")}):
+        sweep_dead_partials(tmp_dir)
 
 
 @dataclass
