@@ -7,6 +7,9 @@ VPY    := $(VENV)/bin/python
 # maturin's build backend runs the `maturin` executable from PATH; with
 # --no-build-isolation that is the one installed in the venv.
 VPATH_ENV := PATH="$(abspath $(VENV))/bin:$$PATH"
+# The extension is compiled with the core's optimisation profile (tools/pgo.py: made from
+# training runs when the sources change; SAVANNA_PGO=0 builds without it).
+PGO_ENV := RUSTFLAGS="$$($(PYTHON) tools/pgo.py flags)"
 
 .PHONY: setup setup-test build lint test test-rust test-py demo bench bench-ns3 clean
 
@@ -19,13 +22,13 @@ $(VPY):
 $(VENV)/.deps-installed: pyproject.toml | $(VPY)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install 'maturin>=1.9.4,<2'
-	$(VPATH_ENV) $(VPY) -m pip install --no-build-isolation -e '.[test]'
+	$(PGO_ENV) $(VPATH_ENV) $(VPY) -m pip install --no-build-isolation -e '.[test]'
 	touch $@
 
 # setup: environment + an up-to-date extension. The editable install builds
-# crates/savanna-py with the release profile ([tool.maturin] profile in pyproject.toml)
-# and places savanna/_core*.so in python/savanna; cargo makes this a no-op (~1 s) when no
-# Rust source changed. Needs no root.
+# crates/savanna-py with the `dist` profile ([tool.maturin] profile in pyproject.toml) and
+# the optimisation profile, and places savanna/_core*.so in python/savanna; cargo makes
+# this a no-op (~1 s) when no Rust source changed. Needs no root.
 setup: $(VENV)/.deps-installed build
 
 # setup-test: also Chromium (Debian's package), with which the tests render the
@@ -37,7 +40,7 @@ setup-test: setup
 # install does not, and where PYTHONDONTWRITEBYTECODE is set every `savanna` command would
 # compile its modules again (about 15 ms of each `savanna run`).
 build: | $(VENV)/.deps-installed
-	$(VPATH_ENV) $(VPY) -m pip install -q --no-build-isolation --no-deps -e .
+	$(PGO_ENV) $(VPATH_ENV) $(VPY) -m pip install -q --no-build-isolation --no-deps -e .
 	PYTHONDONTWRITEBYTECODE= $(VPY) -m compileall -q python/savanna >/dev/null
 
 # Formatter and linter, Rust and Python: any difference or warning fails.

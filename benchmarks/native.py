@@ -2,28 +2,43 @@
 time and memory are measured.
 
 `savanna-native` is the Rust core alone behind the same command line as `savanna run`:
-built with Cargo's `dist` profile (release with whole-program optimisation), dynamically
-linked, exactly as `cargo build --profile dist -p savanna-core --bin savanna-native` gives it
-to a user. Nothing is done to the binary for the benchmark's sake.
+built with Cargo's `dist` profile (release with whole-program optimisation) and the
+optimisation profile that `make setup` builds the extension with (`tools/pgo.py`),
+dynamically linked. Nothing is done to the binary for the benchmark's sake: it is compiled
+as the extension users run is.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import subprocess
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CARGO_ARGS = ["build", "--profile", "dist", "-q", "-p", "savanna-core", "--bin", "savanna-native"]
 BINARY = ROOT / "target" / "dist" / "savanna-native"
+
+
+def _load_pgo():
+    spec = importlib.util.spec_from_file_location("savanna_pgo", ROOT / "tools" / "pgo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# The profile (tools/pgo.py) and the build command the extension's profile applies to.
+pgo = _load_pgo()
 
 
 def build() -> tuple[Path, str]:
     """Build (or bring up to date) the binary; return (path, kind)."""
-    p = subprocess.run(["cargo", *CARGO_ARGS], cwd=ROOT, capture_output=True, text=True)
+    flags = pgo.rustflags()
+    env = {**os.environ, "RUSTFLAGS": flags}
+    p = subprocess.run(["cargo", *pgo.NATIVE_BUILD], cwd=ROOT, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise SystemExit("savanna-native: cargo build failed\n" + p.stderr[-3000:])
-    return BINARY, "dist"
+    return BINARY, "dist" + (" with PGO" if "-Cprofile-use" in flags else " without PGO")
 
 
 def existing() -> tuple[Path, str]:
@@ -34,7 +49,7 @@ def existing() -> tuple[Path, str]:
 
 
 def describe(kind: str) -> str:
-    return f"`savanna-native`, Cargo profile `{kind}` (release, fat LTO, one codegen unit)"
+    return f"`savanna-native`, Cargo profile {kind} (release, fat LTO, one codegen unit)"
 
 
 def run_measured(cmd) -> tuple[float, float]:
