@@ -227,17 +227,10 @@ def commit_run(
             order.append(COMPLETE_MARKER)
         for name in order:
             _write_plain(staging / name, files[name])
-        # The files reach the disk before the rename makes the run visible: one sync of
-        # the file system (one journal commit) instead of one fsync per file.
-        _sync_files(staging, order)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(staging, final)
-        _fsync_dir(final.parent)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    clear_failure(out, run_id)
-    return final
+    return _publish(out, run_id, staging, order, final)
 
 
 def commit_dir(
@@ -269,12 +262,24 @@ def commit_dir(
         order = sorted(p.name for p in src.iterdir() if p.is_file())
         if COMPLETE_MARKER not in order:
             raise StoreError(f"{src}: no {COMPLETE_MARKER}, not a complete run")
-        _sync_files(src, order)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(src, final)
-        _fsync_dir(final.parent)
     except BaseException:
         shutil.rmtree(src, ignore_errors=True)
+        raise
+    return _publish(out, run_id, src, order, final)
+
+
+def _publish(out: Path, run_id: str, staged: Path, names: list[str], final: Path) -> Path:
+    """Make the complete run in ``staged`` (files ``names``) visible as ``final``: the files
+    reach the disk before the rename does (one sync of the file system, one journal
+    commit, instead of one fsync per file), then the rename and its directory entry. On
+    any failure ``staged`` is removed. The run's failure record, if any, goes."""
+    try:
+        _sync_files(staged, names)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(staged, final)
+        _fsync_dir(final.parent)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
         raise
     clear_failure(out, run_id)
     return final
